@@ -1,0 +1,62 @@
+"""autograph: a standalone, NumPy-native AutoGraph.
+
+Python control flow over arrays (`if`, `while`, `for`, `break`, `continue`, `return`,
+`and`/`or`/`not`, `a if c else b`) is rewritten into `cond`/`while_loop` graph nodes;
+`autograph.function` traces a function once per input signature and runs the cached
+graph fast on a device (NumPy on the CPU by default).
+
+This module holds the public API only. Names are imported on first use, so
+`import autograph` stays cheap and each layer loads only when it is needed.
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> (module, attribute); the module is imported on first access
+_EXPORTS = {
+    # tf.function counterpart
+    "function": ("autograph.function", "function"),
+    "Function": ("autograph.function", "Function"),
+    "ConcreteFunction": ("autograph.function", "ConcreteFunction"),
+    "TensorSpec": ("autograph.trace_type", "TensorSpec"),
+    "config": ("autograph.config", None),
+    # the compiler
+    "to_code": ("autograph.api", "to_code"),
+    "to_graph": ("autograph.api", "to_graph"),
+    "do_not_convert": ("autograph.api", "do_not_convert"),
+    "converted_call": ("autograph.api", "converted_call"),
+    # graph-aware helpers that also run eagerly on NumPy
+    "Tensor": ("autograph.runtime.tensor", "Tensor"),
+    "Graph": ("autograph.runtime.graph", "Graph"),
+    "cond": ("autograph.runtime.control_flow", "cond"),
+    "while_loop": ("autograph.runtime.control_flow", "while_loop"),
+    "TensorArray": ("autograph.runtime.tensor_array", "TensorArray"),
+    "Variable": ("autograph.runtime.variables", "Variable"),
+    "print": ("autograph.runtime.ops", "print_"),
+    "range": ("autograph.runtime.ops", "range_"),
+    "constant": ("autograph.runtime.ops", "constant"),
+    # devices
+    "device": ("autograph.runtime.devices", "device"),
+    "register_device": ("autograph.runtime.devices", "register_device"),
+    "list_devices": ("autograph.runtime.devices", "list_devices"),
+    # logging
+    "set_verbosity": ("autograph.log", "set_verbosity"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    try:
+        module_name, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'autograph' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value  # cache: later lookups skip __getattr__
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

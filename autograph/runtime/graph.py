@@ -1,0 +1,211 @@
+"""The graph IR: a Graph is a list of Nodes; a Node's outputs are symbolic Tensors.
+
+A Node is a small record (name, op, inputs, attrs, outputs) that is never changed after it
+is made. Control-flow nodes (`cond`, `while_loop`) keep their branch/body graphs in attrs.
+An inner graph (a branch or loop body) has a parent; a tensor of an outer graph used inside
+it is *captured*: the inner graph gets a placeholder for it, and the control-flow node
+passes the outer tensor in as an input.
+
+Names follow TensorFlow: placeholders are named after the arguments, ops after their kind
+(`add`, `add_1`, ...), and the outputs of a function graph pass through `Identity` nodes.
+"""
+
+import threading
+from contextlib import contextmanager
+
+from autograph.runtime.tensor import Tensor
+
+
+class Node:
+    """One operation: `op` applied to `inputs` with `attrs`, producing `outputs`."""
+
+    __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs")
+
+    def __init__(self, graph, name, op, inputs, attrs, specs):
+        self.graph = graph
+        self.name = name
+        self.op = op
+        self.inputs = tuple(inputs)
+        self.attrs = attrs
+        self.outputs = tuple(Tensor(self, i, dtype, shape, weak)
+                             for i, (dtype, shape, weak) in enumerate(specs))
+
+    def __repr__(self):
+        ins = ", ".join(t.name for t in self.inputs)
+        return f"<Node {self.name} = {self.op}({ins})>"
+
+
+class NodeDef:
+    """What `as_graph_def().node` lists: a name, an op and input names (TF's format)."""
+
+    __slots__ = ("name", "op", "input", "attr")
+
+    def __init__(self, name, op, input, attr):
+        self.name, self.op, self.input, self.attr = name, op, input, attr
+
+    def __repr__(self):
+        return f"NodeDef(name={self.name!r}, op={self.op!r}, input={self.input!r})"
+
+
+class GraphDef:
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __repr__(self):
+        return "GraphDef(\n" + "".join(f"  {n!r}\n" for n in self.node) + ")"
+
+
+_state = threading.local()
+
+
+def _stack():
+    stack = getattr(_state, "stack", None)
+    if stack is None:
+        stack = _state.stack = []
+    return stack
+
+
+def get_default_graph():
+    """The graph being built on this thread, or None when running eagerly."""
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+class Graph:
+    """A dataflow graph under construction (and, once its outputs are set, a finished one)."""
+
+    def __init__(self, name="graph", parent=None):
+        self.name = name
+        self.parent = parent
+        self.nodes = []
+        self.inputs = []        # placeholder tensors: arguments first, then captures
+        self.outputs = []       # flat output tensors
+        self.captures = {}      # id(outer tensor) -> (outer tensor, inner placeholder)
+        self.variables = []     # weak references to the Variables the graph reads or writes
+        self._used_names = set()
+        self._name_counts = {}
+
+    # -- building -------------------------------------------------------------------------
+
+    @contextmanager
+    def as_default(self):
+        stack = _stack()
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    def unique_name(self, base):
+        """`base`, or `base_1`, `base_2`, ... the first that is not taken yet."""
+        base = base or "node"
+        count = self._name_counts.get(base, 0)
+        name = base if count == 0 else f"{base}_{count}"
+        while name in self._used_names:
+            count += 1
+            name = f"{base}_{count}"
+        self._name_counts[base] = count + 1
+        self._used_names.add(name)
+        return name
+
+    def add_node(self, op, inputs=(), attrs=None, specs=(), name=None):
+        """Append a node; `specs` are (dtype, shape, weak) triples, one per output.
+
+        Inputs from an enclosing graph are captured; inputs from an unrelated graph are an
+        error (a tensor leaked out of the trace that made it)."""
+        inputs = [self.capture(t) for t in inputs]
+        node = Node(self, self.unique_name(name or op), op, inputs, attrs or {}, specs)
+        self.nodes.append(node)
+        return node
+
+    def placeholder(self, name, dtype, shape, weak=False):
+        node = self.add_node("Placeholder", (), {"dtype": dtype, "shape": shape},
+                             [(dtype, shape, weak)], name=name)
+        self.inputs.append(node.outputs[0])
+        return node.outputs[0]
+
+    def is_ancestor_of(self, graph):
+        g = graph
+        while g is not None:
+            if g is self:
+                return True
+            g = g.parent
+        return False
+
+    def capture(self, tensor):
+        """The tensor to use in this graph for `tensor` (made in this graph or an outer one)."""
+        graph = tensor.graph
+        if graph is self:
+            return tensor
+        if self.parent is None or not graph.is_ancestor_of(self):
+            raise ValueError(
+                f"The symbolic tensor {tensor.name!r} belongs to graph {graph.name!r} and cannot "
+                f"be used in graph {self.name!r}. A tensor made while tracing one function leaked "
+                "out of it (kept in a global, an attribute or a list?). Pass it in as an argument "
+                "or return it instead.")
+        entry = self.captures.get(id(tensor))
+        if entry is not None:
+            return entry[1]
+        outer = self.parent.capture(tensor)   # thread it through every graph in between
+        inner = self.placeholder(tensor.node.name, tensor.dtype, tensor.shape, tensor.weak)
+        # keyed by the original tensor; `outer` is its stand-in in the parent graph, which is
+        # what a control-flow node passes in as the input for this placeholder
+        self.captures[id(tensor)] = (outer, inner)
+        return inner
+
+    def captured_inputs(self):
+        """Outer tensors this graph captured, in the order of their placeholders."""
+        return [outer for outer, _ in self.captures.values()]
+
+    def set_outputs(self, tensors, identity=True):
+        """Mark the graph's results. A function graph passes them through `Identity` nodes."""
+        tensors = [self.capture(t) for t in tensors]
+        if identity:
+            tensors = [self.add_node("Identity", [t], {}, [(t.dtype, t.shape, t.weak)]).outputs[0]
+                       for t in tensors]
+        self.outputs = tensors
+        return tensors
+
+    # -- looking at it --------------------------------------------------------------------
+
+    def as_graph_def(self):
+        """TensorFlow's view: nodes with `name`, `op` and `input` (names, `node:i` for i > 0)."""
+        return GraphDef([NodeDef(n.name, n.op, [_input_name(t) for t in n.inputs], dict(n.attrs))
+                         for n in self.nodes])
+
+    def subgraphs(self, node):
+        """The graphs a control-flow node holds in its attrs, by attr name."""
+        return {k: v for k, v in node.attrs.items() if isinstance(v, Graph)}
+
+    def walk(self):
+        """Every node of this graph and of the graphs nested in it, outer first."""
+        for node in self.nodes:
+            yield node
+            for sub in self.subgraphs(node).values():
+                yield from sub.walk()
+
+    def to_dot(self):
+        from autograph.runtime import dot   # drawing is optional; load it only when asked
+        return dot.to_dot(self)
+
+    def __len__(self):
+        return len(self.nodes)
+
+    def __repr__(self):
+        return f"<Graph {self.name!r}: {len(self.nodes)} nodes>"
+
+    def __str__(self):
+        lines = [f"graph {self.name}({', '.join(t.name for t in self.inputs)}):"]
+        for n in self.nodes:
+            if n.op == "Placeholder":
+                continue
+            outs = ", ".join(t.name for t in n.outputs) or "()"
+            lines.append(f"  {outs} = {n.op}({', '.join(t.name for t in n.inputs)})")
+        lines.append(f"  return {', '.join(t.name for t in self.outputs)}")
+        return "\n".join(lines)
+
+
+def _input_name(t):
+    return t.node.name if t.index == 0 else f"{t.node.name}:{t.index}"

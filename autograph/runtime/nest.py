@@ -1,0 +1,121 @@
+"""Nested structures of values: flatten them to a list of leaves and pack them back.
+
+Tuples, lists, dicts (keys sorted, so order never matters), namedtuples and dataclass
+instances are structure; everything else is a leaf. Control flow uses this to carry
+several loop variables at once; `ag.function` uses it to key and flatten arguments.
+"""
+
+import dataclasses
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def _is_dataclass_instance(x):
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+
+
+def _sorted_keys(d):
+    try:
+        return sorted(d)
+    except TypeError:  # keys of mixed types: fall back to a stable textual order
+        return sorted(d, key=repr)
+
+
+def is_nested(x):
+    return isinstance(x, (list, tuple, dict)) or _is_dataclass_instance(x)
+
+
+def children(x):
+    """The direct children of a structure, in canonical order."""
+    if isinstance(x, dict):
+        return [x[k] for k in _sorted_keys(x)]
+    if _is_dataclass_instance(x):
+        return [getattr(x, f.name) for f in dataclasses.fields(x)]
+    return list(x)
+
+
+def rebuild(x, kids):
+    """A structure like `x` with `kids` (from `children`) as its direct children."""
+    if isinstance(x, dict):
+        out = dict(zip(_sorted_keys(x), kids))
+        return type(x)((k, out[k]) for k in x) if type(x) is not dict else {k: out[k] for k in x}
+    if _is_namedtuple(x):
+        return type(x)(*kids)
+    if isinstance(x, tuple):
+        return tuple(kids)
+    if isinstance(x, list):
+        return list(kids)
+    if _is_dataclass_instance(x):
+        return dataclasses.replace(x, **{f.name: k for f, k in zip(dataclasses.fields(x), kids)})
+    raise TypeError(f"not a structure: {type(x).__name__}")
+
+
+def flatten(x):
+    """All leaves of `x`, depth first."""
+    if not is_nested(x):
+        return [x]
+    out = []
+    for kid in children(x):
+        out.extend(flatten(kid))
+    return out
+
+
+def pack_sequence_as(structure, flat):
+    """Rebuild `structure` with the leaves taken in order from `flat`."""
+    flat = list(flat)
+    it = iter(flat)
+
+    def build(s):
+        if not is_nested(s):
+            return next(it)
+        return rebuild(s, [build(k) for k in children(s)])
+
+    out = build(structure)
+    if next(it, _END) is not _END:
+        raise ValueError(f"pack_sequence_as: {len(flat)} values for a structure of "
+                         f"{len(flatten(structure))} leaves")
+    return out
+
+
+_END = object()
+
+
+def map_structure(fn, *structures):
+    """Apply `fn` leaf-wise over structures of the same shape."""
+    first = structures[0]
+    for other in structures[1:]:
+        assert_same_structure(first, other)
+    flats = [flatten(s) for s in structures]
+    return pack_sequence_as(first, [fn(*leaves) for leaves in zip(*flats)])
+
+
+def structure_of(x):
+    """A hashable description of the structure of `x` (leaves replaced by '*')."""
+    if not is_nested(x):
+        return "*"
+    if isinstance(x, dict):
+        keys = tuple(_sorted_keys(x))
+        return (type(x).__name__, keys, tuple(structure_of(x[k]) for k in keys))
+    return (type(x).__qualname__, len(children(x)), tuple(structure_of(k) for k in children(x)))
+
+
+def assert_same_structure(a, b, what="structure"):
+    sa, sb = structure_of(a), structure_of(b)
+    if sa != sb:
+        raise ValueError(f"The two {what}s do not match:\n  {describe(a)}\n  {describe(b)}")
+
+
+def describe(x):
+    """A short human-readable picture of a structure, for error messages."""
+    if not is_nested(x):
+        return "value"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in x.items()) + "}"
+    inner = ", ".join(describe(k) for k in children(x))
+    if isinstance(x, list):
+        return f"[{inner}]"
+    if isinstance(x, tuple) and not _is_namedtuple(x):
+        return f"({inner}{',' if len(x) == 1 else ''})"
+    return f"{type(x).__name__}({inner})"

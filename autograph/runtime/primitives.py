@@ -1,0 +1,113 @@
+"""The primitive table: one entry per operation the graph can hold.
+
+A primitive is a name. Its entry says how to infer the dtype and static shape of its
+outputs (`infer`), which kernel runs it (`kernel`: the name of a function in the device's
+array namespace, or a function `kernel(xp, *arrays, **attrs)` built from namespace calls),
+and whether it has side effects (effectful nodes are never folded, merged or dropped).
+Entries are registered next to the code that defines the primitive; executors and
+optimisations only read this table.
+"""
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Union
+
+import numpy as np
+
+from autograph.runtime.graph import get_default_graph
+from autograph.runtime.tensor import Tensor
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str
+    infer: Callable                    # infer(*inputs: Tensor, **attrs) -> [(dtype, shape, weak)]
+    kernel: Union[str, Callable, None]  # xp attribute name, or kernel(xp, *arrays, **attrs)
+    effectful: bool = False
+    doc: Optional[str] = None
+
+
+PRIMITIVES = {}
+
+
+def register(name, infer, kernel=None, effectful=False, doc=None):
+    """Add a primitive to the table (re-registering a name replaces it)."""
+    prim = Primitive(name, infer, name if kernel is None else kernel, effectful, doc)
+    PRIMITIVES[name] = prim
+    return prim
+
+
+def lookup(name):
+    try:
+        return PRIMITIVES[name]
+    except KeyError:
+        raise NotImplementedError(f"autograph has no primitive named {name!r}") from None
+
+
+def current_graph(inputs=()):
+    """The graph new nodes go into: the default graph while tracing."""
+    graph = get_default_graph()
+    if graph is None:
+        for t in inputs:
+            if isinstance(t, Tensor):
+                raise ValueError(
+                    f"The symbolic tensor {t!r} was used outside the function trace that made it. "
+                    "Return it from the traced function instead of keeping it.")
+        raise RuntimeError("no graph is being built (not inside a trace)")
+    return graph
+
+
+def bind(name, inputs=(), attrs=None, graph=None, node_name=None):
+    """Stage primitive `name` on tensor `inputs`; returns the new Node."""
+    prim = lookup(name)
+    attrs = attrs or {}
+    graph = graph or current_graph(inputs)
+    inputs = [graph.capture(t) for t in inputs]
+    specs = prim.infer(*inputs, **attrs)
+    return graph.add_node(name, inputs, attrs, specs, name=node_name)
+
+
+def bind1(name, inputs=(), attrs=None, graph=None, node_name=None):
+    """`bind` for a primitive with exactly one output: returns that output Tensor."""
+    return bind(name, inputs, attrs, graph, node_name).outputs[0]
+
+
+# -- the primitives every graph needs -------------------------------------------------------
+
+def _no_infer(*_, **__):
+    raise TypeError("placeholders are made with Graph.placeholder")
+
+
+register("Placeholder", _no_infer, kernel=None)
+
+
+def _identity_infer(x):
+    return [(x.dtype, x.shape, x.weak)]
+
+
+register("Identity", _identity_infer, kernel=lambda xp, x: x)
+
+
+def _const_infer(*, value, weak=False):
+    return [(value.dtype, value.shape, weak)]
+
+
+register("Const", _const_infer, kernel=None)  # executors bind the value, moved to the device
+
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def constant(value, dtype=None, graph=None, name="Const"):
+    """A Const node for a Python or NumPy value. A bare Python scalar (no dtype asked for)
+    makes a weak tensor that adopts the dtype of whatever array it meets (NEP 50)."""
+    weak = dtype is None and type(value) in _PY_SCALARS
+    array = np.asarray(value, dtype=dtype)
+    return bind1("Const", (), {"value": array, "weak": weak}, graph, node_name=name)
+
+
+def convert(x, dtype=None, graph=None):
+    """`x` as a Tensor of the current graph: tensors pass through (captured if outer),
+    Python and NumPy values become Const nodes."""
+    if isinstance(x, Tensor):
+        return (graph or current_graph((x,))).capture(x)
+    return constant(x, dtype=dtype, graph=graph)
