@@ -1,0 +1,83 @@
+"""The cuda device: CuPy on an NVIDIA GPU. `cuda` is GPU 0, `cuda:N` GPU N.
+
+Present only when CuPy imports and a GPU is visible. CuPy follows NumPy's API (and the array
+API standard), so the runtime's kernels run unchanged; `to_device` copies host memory to the
+GPU once per call, `to_host` copies back, and `synchronize` waits for the GPU's queue, which
+matters for timing (kernels are launched asynchronously).
+"""
+
+from autograph.runtime.devices import Device, DeviceUnavailable
+
+_cupy = None
+
+
+def _import_cupy():
+    global _cupy
+    if _cupy is None:
+        try:
+            import cupy
+        except ImportError:
+            raise DeviceUnavailable("CuPy not installed (pip install numpy-autograph[cuda])") from None
+        except Exception as e:  # CuPy present but broken (driver, CUDA runtime)
+            raise DeviceUnavailable(f"CuPy failed to import: {type(e).__name__}: {e}") from None
+        _cupy = cupy
+    return _cupy
+
+
+def _gpu_count():
+    cupy = _import_cupy()
+    try:
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        raise DeviceUnavailable(f"CuPy sees no GPU ({type(e).__name__}: {e})") from None
+
+
+def names():
+    try:
+        count = _gpu_count()
+    except DeviceUnavailable:
+        return ["cuda"]
+    return ["cuda"] + [f"cuda:{i}" for i in range(1, count)]
+
+
+def name_of(array):
+    index = array.device.id
+    return "cuda" if index == 0 else f"cuda:{index}"
+
+
+def _index(name):
+    if name == "cuda":
+        return 0
+    head, _, tail = name.partition(":")
+    if head != "cuda" or not tail.isdigit():
+        raise DeviceUnavailable(f"a CUDA device is named 'cuda' or 'cuda:N', not {name!r}")
+    return int(tail)
+
+
+def create(name):
+    index = _index(name)
+    cupy = _import_cupy()
+    count = _gpu_count()
+    if count == 0:
+        raise DeviceUnavailable("CuPy sees no GPU")
+    if index >= count:
+        raise DeviceUnavailable(f"there are {count} GPU(s): cuda:0 .. cuda:{count - 1}")
+    gpu = cupy.cuda.Device(index)
+
+    def to_device(a):
+        if isinstance(a, cupy.ndarray) and a.device.id == index:
+            return a
+        with gpu:
+            return cupy.asarray(a)
+
+    def to_host(a):
+        return cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else __import__("numpy").asarray(a)
+
+    def synchronize():
+        gpu.synchronize()
+
+    props = cupy.cuda.runtime.getDeviceProperties(index)
+    gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    return Device("cuda" if index == 0 else f"cuda:{index}", cupy, to_device, to_host, synchronize,
+                  array_types=(cupy.ndarray,), owns_array=lambda a: a.device.id == index,
+                  description=f"CuPy {cupy.__version__} on {gpu_name}")
