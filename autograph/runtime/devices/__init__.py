@@ -73,6 +73,7 @@ class Device:
         self.kernels = dict(kernels or {})
         self.description = description
         self._dtypes = {}
+        self._resolved = {}  # (primitive, kernel) -> callable, so executors may ask per call
 
     def __repr__(self):
         return f"<Device {self.name!r} ({getattr(self.xp, '__name__', self.xp)})>"
@@ -110,6 +111,18 @@ class Device:
         Raises UnsupportedPrimitiveError, naming the primitive and the device, when the
         namespace lacks the function.
         """
+        try:
+            return self._resolved[primitive, kernel]
+        except (KeyError, TypeError):
+            pass
+        fn = self._resolve(primitive, kernel)
+        try:
+            self._resolved[primitive, kernel] = fn
+        except TypeError:  # an unhashable kernel: resolve it every time
+            pass
+        return fn
+
+    def _resolve(self, primitive, kernel):
         xp = self.xp
         override = self.kernels.get(primitive)
         if override is not None:
