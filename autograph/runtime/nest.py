@@ -1,7 +1,10 @@
 """Nested structures of values: flatten them to a list of leaves and pack them back.
 
 Tuples, lists, dicts (keys sorted, so order never matters), namedtuples and dataclass
-instances are structure; everything else is a leaf. Control flow uses this to carry
+instances are structure; everything else is a leaf. Any other object can join in through
+a small protocol: `__ag_flatten__()` returns its leaves (e.g. the tensors it holds) and
+`__ag_unflatten__(leaves)` returns a like object holding new leaves. TensorArray uses it
+so that it can be a loop variable or a branch output. Control flow uses this to carry
 several loop variables at once; `ag.function` uses it to key and flatten arguments.
 """
 
@@ -23,12 +26,18 @@ def _sorted_keys(d):
         return sorted(d, key=repr)
 
 
+def _is_custom(x):
+    return hasattr(type(x), "__ag_flatten__")
+
+
 def is_nested(x):
-    return isinstance(x, (list, tuple, dict)) or _is_dataclass_instance(x)
+    return isinstance(x, (list, tuple, dict)) or _is_dataclass_instance(x) or _is_custom(x)
 
 
 def children(x):
     """The direct children of a structure, in canonical order."""
+    if _is_custom(x):
+        return list(x.__ag_flatten__())
     if isinstance(x, dict):
         return [x[k] for k in _sorted_keys(x)]
     if _is_dataclass_instance(x):
@@ -38,6 +47,8 @@ def children(x):
 
 def rebuild(x, kids):
     """A structure like `x` with `kids` (from `children`) as its direct children."""
+    if _is_custom(x):
+        return x.__ag_unflatten__(list(kids))
     if isinstance(x, dict):
         out = dict(zip(_sorted_keys(x), kids))
         return type(x)((k, out[k]) for k in x) if type(x) is not dict else {k: out[k] for k in x}
