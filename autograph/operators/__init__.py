@@ -1,1 +1,32 @@
-"""autograph.operators"""
+"""What converted code calls: this module is bound to the name `ag__` in generated code.
+
+Every operator has a plain-Python meaning first (converted code run on Python values
+behaves exactly like the original) and a staged meaning when a condition or iterable is a
+symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime).
+
+    if_stmt(cond, if_true, if_false, state, names)      if/else statements
+    while_stmt(test, body, state, names)                 while loops
+    for_stmt(iterable, body, state, names, extra_test)   for loops
+    if_exp(cond, if_true, if_false)                      a if cond else b
+    and_(a, *fns), or_(a, *fns), not_(a)                 logical operators
+    assert_stmt(cond, message_fn)                        assert
+    converted_call(f, *args, **kwargs)                   calls of user code
+    Undefined(name), UndefinedReturnValue(), ld(x), retval(x)   undefined variables
+    range, len, enumerate, zip, abs, int, float, bool, min, max  builtins with tensor meanings
+"""
+
+from autograph.operators.asserts import assert_stmt
+from autograph.operators.calls import converted_call
+from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
+from autograph.operators.logical import and_, not_, or_
+from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumerate_ as enumerate,
+                                              float_ as float, int_ as int, len_ as len,
+                                              max_ as max, min_ as min, range_ as range,
+                                              zip_ as zip)
+from autograph.operators.variables import Undefined, UndefinedReturnValue, ld, retval
+
+__all__ = [
+    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
+    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "retval",
+    "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
+]

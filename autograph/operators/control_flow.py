@@ -1,0 +1,354 @@
+"""if/while/for as functions: what converted code calls for Python control flow.
+
+Generated code passes state functionally. For
+
+    if x > 0:
+        x = x * x
+    else:
+        x = 0
+
+it emits two branch functions that take the state variables (here `x`) as parameters and
+return them, and `x = ag__.if_stmt(x > 0, if_true, if_false, (x,), ('x',))`. Loops are the
+same with a test and a body. The functions return the state as the statement assigns it:
+nothing for no variable, the bare value for one, a tuple for several.
+
+Each operator first has its plain Python meaning: a Python condition picks a branch and
+loops over Python values run as Python loops, so converted code on Python values behaves
+exactly like the original. Only when a condition (or a loop's iterable) is a symbolic Tensor
+is the statement staged, as one `cond` or `while_loop` node of the graph being traced.
+"""
+
+import numpy as np
+
+from autograph import errors
+from autograph.operators.location import where
+from autograph.operators.variables import Undefined, UndefinedReturnValue
+from autograph.runtime import nest
+from autograph.runtime.tensor import is_tensor
+
+
+def _runtime():
+    from autograph.runtime import control_flow
+    return control_flow
+
+
+def _as_tuple(result, n):
+    """The state a branch/body function returned, as an n-tuple."""
+    if n == 1:
+        return (result,)
+    if n == 0:
+        return ()
+    return tuple(result)
+
+
+def _result(state, n):
+    """What the statement assigns: None, the bare value, or the tuple."""
+    if n == 1:
+        return state[0]
+    if n == 0:
+        return None
+    return tuple(state)
+
+
+def _leaf_names(values, names):
+    """One name per flat leaf of `values`, for the runtime's error messages."""
+    out = []
+    for value, name in zip(values, names):
+        leaves = nest.flatten(value)
+        if len(leaves) == 1:
+            out.append(name)
+        else:
+            out.extend(f"{name}[{i}]" for i in range(len(leaves)))
+    return out
+
+
+def _is_return_placeholder(value):
+    return isinstance(value, UndefinedReturnValue)
+
+
+# -- placeholders for return values that are undefined on some paths ------------------------
+
+def _placeholder_like(value):
+    """A value of the same type as `value`, standing for a return value never read."""
+    def leaf(v):
+        if is_tensor(v):
+            shape = tuple(0 if d is None else d for d in (v.shape or ()))
+            from autograph.runtime import primitives
+            return primitives.constant(np.zeros(shape, dtype=v.dtype))
+        if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray)):
+            return type(v)(0) if not isinstance(v, np.ndarray) else np.zeros_like(v)
+        return v
+    return nest.map_structure(leaf, value)
+
+
+def _scratch_trace(fn):
+    """Run `fn` in a throwaway graph (child of the current one) to learn the types it
+    produces; nothing it stages reaches the program."""
+    from autograph.runtime.graph import Graph, get_default_graph
+    scratch = Graph("scratch", parent=get_default_graph())
+    with scratch.as_default():
+        return fn()
+
+
+def _fill_placeholders(outputs, templates):
+    """Replace undefined return values in `outputs` by placeholders like `templates`."""
+    return tuple(_placeholder_like(t) if _is_return_placeholder(o) and t is not None else o
+                 for o, t in zip(outputs, templates))
+
+
+# -- if -------------------------------------------------------------------------------------
+
+def if_stmt(cond, if_true, if_false, state=(), names=()):
+    """`if cond:` with branch functions taking and returning the state variables.
+
+    With `names` empty the branches return whatever they return (e.g. the function's return
+    value when both branches end in `return`), and so does if_stmt."""
+    if is_tensor(cond):
+        return _staged_if(cond, if_true, if_false, tuple(state), tuple(names))
+    return if_true(*state) if cond else if_false(*state)
+
+
+def _check_branch(out, names, which):
+    """Raise if a state variable is still undefined after a branch of a tensor `if`."""
+    for value, name in zip(out, names):
+        if isinstance(value, Undefined) and not _is_return_placeholder(value):
+            other = "else" if which == "if" else "if"
+            raise errors.StagingError(
+                f"'{name}' has a value after the {other} branch of the `if`{where()} but not "
+                f"after its {which} branch. The condition is a tensor, so both branches become "
+                f"part of the graph and '{name}' must be defined on both. Assign '{name}' "
+                f"before the `if`, or in the {which} branch too.")
+
+
+def _staged_if(pred, if_true, if_false, state, names):
+    n = len(names)
+    if n == 0:  # no state: the branches' own return values (or None) are the outputs
+        return _cond(pred, lambda: if_true(*state), lambda: if_false(*state), None)
+
+    def run(fn, which):
+        def branch():
+            out = _as_tuple(fn(*state), n)
+            _check_branch(out, names, which)
+            return out
+        return branch
+
+    true_fn, false_fn = run(if_true, "if"), run(if_false, "else")
+    if any(_is_return_placeholder(v) for v in state):
+        # A return value assigned in one branch only: learn its type from the branch that
+        # assigns it, and give the other branch a placeholder of that type.
+        t_out, f_out = _scratch_trace(true_fn), _scratch_trace(false_fn)
+        t_tmpl = [None if _is_return_placeholder(v) else v for v in t_out]
+        f_tmpl = [None if _is_return_placeholder(v) else v for v in f_out]
+        true_fn = _then(true_fn, lambda out: _fill_placeholders(out, f_tmpl))
+        false_fn = _then(false_fn, lambda out: _fill_placeholders(out, t_tmpl))
+    out = _cond(pred, true_fn, false_fn, _leaf_names(state, names))
+    return _result(tuple(out), n)
+
+
+def _then(fn, post):
+    return lambda: post(fn())
+
+
+def _cond(pred, true_fn, false_fn, leaf_names):
+    try:
+        return _runtime().cond(pred, true_fn, false_fn, names=leaf_names)
+    except errors.StagingError as exc:
+        raise _locate(exc, "if") from None
+
+
+def _locate(exc, statement):
+    """The same error with the user's location of the statement added, once."""
+    msg = str(exc)
+    loc = where(" at ")
+    if loc and loc.strip() not in msg:
+        msg = f"{msg}\n(in the `{statement}`{loc})"
+    new = type(exc)(msg)
+    new.__cause__ = exc.__cause__
+    return new
+
+
+def if_exp(cond, if_true, if_false):
+    """`a if cond else b` with `if_true`/`if_false` as functions of no arguments."""
+    if is_tensor(cond):
+        try:
+            return _runtime().cond(cond, if_true, if_false, names=["value of the conditional expression"])
+        except errors.StagingError as exc:
+            raise _locate(exc, "... if ... else ...") from None
+    return if_true() if cond else if_false()
+
+
+# -- while ----------------------------------------------------------------------------------
+
+def while_stmt(test, body, state=(), names=()):
+    """`while test:` with a test and a body that take the state variables.
+
+    Runs as a Python loop while the test gives Python values; from the first time it gives a
+    tensor, the rest of the loop is staged as one while_loop node."""
+    n = len(names)
+    state = tuple(state)
+    while True:
+        cond = test(*state)
+        if is_tensor(cond):
+            return _result(_staged_while(test, body, state, names), n)
+        if not cond:
+            return _result(state, n)
+        state = _as_tuple(body(*state), n)
+
+
+def _check_loop_entry(state, names, what):
+    for value, name in zip(state, names):
+        if isinstance(value, Undefined) and not _is_return_placeholder(value):
+            raise errors.StagingError(
+                f"'{name}' is first assigned inside the {what}{where()}, whose condition is a "
+                f"tensor, and is used after the loop (or by its next iteration). A loop run by "
+                f"the graph may run zero times, so '{name}' needs a value before it: assign "
+                f"'{name}' before the loop (e.g. {name} = 0, or an array of the right shape "
+                f"and dtype).")
+
+
+def _check_loop_exit(out, names, what):
+    for value, name in zip(out, names):
+        if isinstance(value, Undefined) and not _is_return_placeholder(value):
+            raise errors.StagingError(
+                f"'{name}' is undefined at the end of an iteration of the {what}{where()}, "
+                f"whose condition is a tensor. Assign '{name}' on every path through the "
+                f"loop body, or before the loop.")
+
+
+def _staged_while(test, body, state, names, what="`while` loop"):
+    """Stage a while loop; returns the final state tuple."""
+    n = len(names)
+    _check_loop_entry(state, names, what)
+
+    def body_fn(*vs):
+        out = _as_tuple(body(*vs), n)
+        _check_loop_exit(out, names, what)
+        return out
+
+    if any(_is_return_placeholder(v) for v in state):
+        tmpl = _scratch_trace(lambda: body_fn(*state))
+        state = _fill_placeholders(state, [None if _is_return_placeholder(v) else v for v in tmpl])
+    try:
+        out = _runtime().while_loop(test, body_fn, state, names=list(names))
+    except errors.StagingError as exc:
+        raise _locate(exc, what.strip("`").split("`")[0] if "`" in what else what) from None
+    return tuple(out)
+
+
+# -- for ------------------------------------------------------------------------------------
+
+def for_stmt(iterable, body, state=(), names=(), extra_test=None):
+    """`for target in iterable:` with body(item, *state) returning the state.
+
+    `extra_test(*state)`, when given, is checked before every iteration; the loop stops when
+    it is false (converted `break` statements use it). A tensor iterable is staged: a graph
+    range loops with a counter, any other tensor is iterated along its first axis. Python
+    iterables (lists, tuples, dicts, ranges) unroll while tracing, like the original loop."""
+    n = len(names)
+    if isinstance(iterable, _StagedIterable):
+        return _result(iterable.stage(body, tuple(state), tuple(names), extra_test), n)
+    if is_tensor(iterable):
+        iterable = _StagedIterable.of(iterable)
+        return _result(iterable.stage(body, tuple(state), tuple(names), extra_test), n)
+    return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test), n)
+
+
+def _py_for(iterable, body, state, n, names, extra_test):
+    for item in iterable:
+        if extra_test is not None:
+            go = extra_test(*state)
+            if is_tensor(go):
+                # A break under a tensor condition: the iterations left are unrolled, each
+                # running only where the loop has not broken yet.
+                state = _as_tuple(if_stmt(go, _bind_item(body, item, n), _identity(n), state, names), n)
+                continue
+            if not go:
+                break
+        state = _as_tuple(body(item, *state), n)
+    return state
+
+
+def _bind_item(body, item, n):
+    return lambda *s: body(item, *s)
+
+
+def _identity(n):
+    return lambda *s: _result(s, n)
+
+
+class _StagedIterable:
+    """A tensor iterable: how many items, and item i, for a counter loop."""
+
+    def __init__(self, start, limit, delta, item):
+        self.start, self.limit, self.delta, self.item = start, limit, delta, item
+
+    @classmethod
+    def of(cls, tensor):
+        node = tensor.node
+        if node.op == "range":  # never materialise a range: loop over its counter
+            start, limit, delta = node.inputs
+            return cls(start, limit, delta, lambda i: i)
+        return cls(0, first_dim(tensor), 1, lambda i: tensor[i])
+
+    def _test(self, i):
+        delta = _const_value(self.delta)
+        if delta is not None:
+            return i < self.limit if delta > 0 else i > self.limit
+        return np.where(self.delta > 0, i < self.limit, i > self.limit)
+
+    def stage(self, body, state, names, extra_test):
+        n = len(names)
+
+        def test(i, *s):
+            go = self._test(i)
+            if extra_test is not None:
+                more = extra_test(*s)
+                go = np.logical_and(go, more)
+            return go
+
+        def loop_body(i, *s):
+            out = _as_tuple(body(self.item(i), *s), n)
+            return (i + self.delta, *out)
+
+        out = _staged_while(test, loop_body, (self.start, *state), ("<loop counter>",) + names,
+                            what="`for` loop")
+        return out[1:]
+
+
+def _const_value(x):
+    """The value of a Python number or a Const tensor; None when only known at run time."""
+    if is_tensor(x):
+        if x.node.op == "Const":
+            return x.node.attrs["value"].item() if x.node.attrs["value"].ndim == 0 else None
+        return None
+    return x
+
+
+def first_dim(tensor):
+    """The length of a tensor's first axis: a Python int when static, else a tensor."""
+    if tensor.shape is not None and tensor.shape and tensor.shape[0] is not None:
+        return tensor.shape[0]
+    if tensor.shape is not None and not tensor.shape:
+        raise TypeError(f"Cannot iterate over the 0-d tensor {tensor!r}: iteration goes "
+                        f"along the first axis, and a scalar has none.")
+    return np.shape(tensor)[0]
+
+
+class StagedEnumerate(_StagedIterable):
+    """enumerate(tensor): items are (index, tensor[index])."""
+
+    def __init__(self, tensor, start=0):
+        base = _StagedIterable.of(tensor)
+        super().__init__(base.start, base.limit, base.delta,
+                         lambda i: (i - base.start + start, base.item(i)))
+
+
+class StagedZip(_StagedIterable):
+    """zip(a, b, ...) where some are tensors: items are tuples, as long as the shortest."""
+
+    def __init__(self, *iterables):
+        lengths = [first_dim(t) if is_tensor(t) else len(t) for t in iterables]
+        limit = lengths[0]
+        for length in lengths[1:]:
+            limit = np.minimum(limit, length) if (is_tensor(limit) or is_tensor(length)) else min(limit, length)
+        super().__init__(0, limit, 1, lambda i: tuple(t[i] for t in iterables))

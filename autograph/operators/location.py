@@ -1,0 +1,30 @@
+"""Where in the user's code an operator was called from, for error messages.
+
+Generated code maps back to the user's file and line through the origin map
+(`autograph.source.origin`). Operators call `where()` only when they are about to raise, so
+the stack walk costs nothing on the normal path.
+"""
+
+
+def user_location():
+    """The user's LineLocation of the innermost converted-code frame, or None."""
+    try:
+        from autograph.source import origin
+    except ImportError:  # the front end is not there: no location, still a clear message
+        return None
+    try:
+        return origin.user_location()
+    except Exception:  # never let a lookup failure hide the real error
+        return None
+
+
+def where(prefix=" at "):
+    """' at file.py:12' (with `prefix`) for the innermost user line, or '' when unknown."""
+    loc = user_location()
+    if loc is None:
+        return ""
+    text = f"{prefix}{loc.filename}:{loc.lineno}"
+    source_line = getattr(loc, "source_line", None)
+    if source_line:
+        text += f" (`{source_line.strip()}`)"
+    return text

@@ -1,0 +1,60 @@
+"""Values that stand for variables with no value yet.
+
+Converted code passes a variable into a branch or loop function even where the original
+program had not assigned it yet (it may be assigned inside). `Undefined('x')` is what such
+a variable holds until then. On Python values it behaves like the original program: reading
+it through `ld` raises the same UnboundLocalError Python would. Under a tensor condition the
+operators refuse to let an Undefined escape a branch or loop, and say which variable it is.
+
+`UndefinedReturnValue` is the return value of a function that has not returned yet (the
+compiler's `retval_` variable). It may stay undefined on paths that do not return; the
+operators fill it with a placeholder of the right type there, since it is never read.
+"""
+
+
+class Undefined:
+    """The value of variable `symbol_name` before the program assigns it."""
+
+    __slots__ = ("symbol_name",)
+
+    def __init__(self, symbol_name):
+        self.symbol_name = symbol_name
+
+    def __repr__(self):
+        return f"Undefined({self.symbol_name!r})"
+
+    def __bool__(self):
+        raise _unbound(self.symbol_name)
+
+
+class UndefinedReturnValue(Undefined):
+    """The return value of a function that has not executed a `return` yet."""
+
+    __slots__ = ()
+
+    def __init__(self, symbol_name="retval_"):
+        super().__init__(symbol_name)
+
+    def __repr__(self):
+        return "UndefinedReturnValue()"
+
+
+def _unbound(name):
+    return UnboundLocalError(
+        f"cannot access local variable '{name}' where it is not associated with a value")
+
+
+def is_undefined(value):
+    return isinstance(value, Undefined)
+
+
+def ld(value):
+    """Read a variable that may be undefined here: raise as Python would if it is."""
+    if isinstance(value, Undefined):
+        raise _unbound(value.symbol_name)
+    return value
+
+
+def retval(value):
+    """The value a function returns: None when no `return` ran (Python's implicit return)."""
+    return None if isinstance(value, UndefinedReturnValue) else value
