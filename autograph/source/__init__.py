@@ -1,1 +1,29 @@
-"""autograph.source"""
+"""autograph.source: Python source as data (the compiler's front end).
+
+API summary for converter authors (details in each module's docstring):
+
+anno         getanno(node, key, default=...), setanno, hasanno, delanno, copyanno(from, to, key),
+             keys(node), dup(tree, {old: new}), clear(tree, *keys_or_enums),
+             copy_origin(from_node, nodes, overwrite=False).
+             Keys: anno.Basic (QN, ORIGIN, SKIP_PROCESSING, GENERATED, ...),
+                   anno.Static (SCOPE, BODY_SCOPE, ORELSE_SCOPE, ITERATE_SCOPE, COND_SCOPE,
+                   ARGS_SCOPE, LIVE_VARS_IN/OUT, DEFINED_VARS_IN, MAYBE_DEFINED_VARS_IN, ...).
+qual_names   QN('a'), QN(QN('a'), attr='b'), QN(QN('a'), subscript=QN('i') or Literal(0));
+             .is_simple() .is_composite() .parent .root .owner_set .support_set .ast(ctx=None)
+             str(qn) == 'a.b' / 'a[i]'; from_str('a.b'); resolve(tree) sets anno.Basic.QN.
+parser       parse_entity(fn) -> (node, source, EntityInfo): gast FunctionDef (decorators
+             removed) or gast.Lambda, every node with anno.Basic.ORIGIN (user's file/line);
+             raises errors.ConversionError when there is no source (builtins, REPL, ...).
+             parse_str(code) -> gast.Module, parse_expression(code), unparse(node_or_list).
+templates    replace(template, origin=None, **repl) -> [stmt], replace_as_expression(...);
+             placeholders are names; values: str/QN (a name), gast expr, statements (spliced
+             where the placeholder is a statement), lists of names (spliced into parameter
+             lists, call args, tuples, global/nonlocal; a tuple elsewhere). fix_contexts(nodes).
+naming       Namer.for_function(fn_node, fn.__globals__).new_symbol('loop_body') -> fresh name.
+loader       load(node, original_fn, extra={'ag__': operators}, name=None)
+             -> (new_fn, source_text, filename). Live user globals and closure cells;
+             new_fn.__autograph_original__ is the original function.
+origin       LineLocation(filename, lineno, col_offset, source_line, function_name);
+             lookup(filename, lineno), user_location(), rewrite_traceback(exc),
+             `with origin.user_frames(): ...` (re-raise with the user's frames in a note).
+"""

@@ -1,0 +1,176 @@
+"""Turn a converted gast function back into a live Python function.
+
+`load(node, original_fn, extra, name)` unparses the converted FunctionDef (or Lambda),
+registers the text in linecache under a readable filename such as
+'<autograph: collatz at examples/collatz.py:12>' (so inspect.getsource, tracebacks and pdb
+show the generated code), compiles it, and builds the function with types.FunctionType:
+
+- its globals are the USER'S OWN globals dict, so a global changed after conversion is seen
+  (exactly as by the original function), and nothing is written into that dict;
+- its free variables are the original function's closure cells (a nonlocal rebound later is
+  seen, and `nonlocal x; x = ...` in converted code writes the user's cell), plus fresh
+  cells for `extra` names (e.g. `ag__`, the operators module);
+- it keeps the original's defaults, keyword defaults, __name__, __qualname__, __doc__,
+  __module__, annotations and attributes; `fn.__autograph_original__` is the original
+  function (not `__wrapped__`: inspect.getsource follows `__wrapped__` and would show the
+  user's code instead of the generated code).
+
+How: the function is compiled nested in a factory `def` whose parameters are the free
+variable names, which makes the compiler emit closure loads for them; the factory is never
+run, its nested code object is paired with the cells directly.
+
+The generated file's origin map (generated line -> user's LineLocation) is built by
+re-parsing the generated text and walking it alongside the converted tree, reading each
+node's anno.Basic.ORIGIN; it is registered with autograph.source.origin.
+"""
+
+import itertools
+import os
+import textwrap
+import threading
+import types
+
+import gast
+
+from autograph import errors
+from autograph.source import anno
+from autograph.source import origin
+from autograph.source import parser
+
+_FACTORY = "__autograph_factory"
+_counter = itertools.count(1)
+_names_lock = threading.Lock()
+_used_filenames = set()
+
+
+def _short_path(path):
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if rel.startswith(".." + os.sep + "..") else rel
+
+
+def _filename_for(fn):
+    code = fn.__code__
+    base = f"<autograph: {fn.__qualname__} at {_short_path(code.co_filename)}:{code.co_firstlineno}"
+    with _names_lock:
+        name = base + ">"
+        while name in _used_filenames:
+            name = f"{base} #{next(_counter)}>"
+        _used_filenames.add(name)
+    return name
+
+
+def _pair_walk(converted, reparsed, stmt_lines, expr_lines):
+    """Walk two trees of identical shape; record each reparsed node's lines -> the ORIGIN
+    of its converted twin (inner nodes overwrite outer ones)."""
+    if type(converted) is not type(reparsed):
+        return
+    loc = anno.getanno(converted, anno.Basic.ORIGIN, None)
+    lineno = getattr(reparsed, "lineno", None)
+    if loc is not None and lineno is not None:
+        lines = stmt_lines if isinstance(reparsed, (gast.stmt, gast.excepthandler)) else expr_lines
+        end = getattr(reparsed, "end_lineno", None) or lineno
+        for line in range(lineno, end + 1):
+            lines[line] = loc
+    for field in converted._fields:
+        a = getattr(converted, field, None)
+        b = getattr(reparsed, field, None)
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for x, y in zip(a, b):
+                if isinstance(x, gast.AST):
+                    _pair_walk(x, y, stmt_lines, expr_lines)
+        elif isinstance(a, gast.AST) and isinstance(b, gast.AST):
+            _pair_walk(a, b, stmt_lines, expr_lines)
+
+
+def build_origin_map(converted, module_text):
+    """generated line -> LineLocation, for `module_text` whose factory holds `converted`."""
+    module = parser.parse_str(module_text)
+    factory = module.body[0]
+    twin = next(s for s in factory.body
+                if type(s) is type(converted)
+                or (isinstance(converted, gast.Lambda) and isinstance(s, gast.Return)))
+    if isinstance(converted, gast.Lambda):
+        twin = twin.value
+    stmt_lines, expr_lines = {}, {}
+    _pair_walk(converted, twin, stmt_lines, expr_lines)
+    expr_lines.update(stmt_lines)  # a statement's own origin wins over its expressions'
+    return expr_lines
+
+
+def _find_code(code, name):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == name:
+            return const
+    raise AssertionError(f"no code object {name!r} in {code.co_name}")
+
+
+def load(node, original_fn, extra=None, name=None):
+    """Compile converted `node` (gast FunctionDef or Lambda) into a function bound to
+    `original_fn`'s globals and closure cells plus `extra` (name -> value or cell).
+
+    Returns (new_fn, source_text, filename): source_text is the converted function's own
+    text (what to_code shows); filename is where linecache and the origin map have it.
+    A bound method in gives a bound method out.
+    """
+    bound_self = getattr(original_fn, "__self__", None) if isinstance(original_fn, types.MethodType) else None
+    fn = original_fn.__func__ if bound_self is not None else original_fn
+    extra = dict(extra or {})
+    is_lambda = isinstance(node, gast.Lambda)
+    if not is_lambda and not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        raise TypeError(f"load() needs a gast FunctionDef or Lambda, got {type(node).__name__}")
+    inner_name = "<lambda>" if is_lambda else (name or node.name)
+
+    closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    clash = set(closure) & set(extra)
+    if clash:
+        raise errors.ConversionError(
+            f"internal: generated names {sorted(clash)} clash with free variables of "
+            f"{fn.__qualname__}")
+    cells = dict(closure)
+    for key, value in extra.items():
+        cells[key] = value if isinstance(value, types.CellType) else types.CellType(value)
+
+    source_text = parser.unparse(node)
+    params = sorted(cells)
+    header = [f"def {_FACTORY}({', '.join(params)}):"]
+    if not is_lambda and inner_name not in cells:
+        # keep the function's own name global, as in the original (recursion finds the
+        # module-level object, not the factory's local)
+        header.append(f"    global {inner_name}")
+    body = textwrap.indent(source_text, "    ")
+    footer = (f"    return {inner_name}" if not is_lambda else "")
+    if is_lambda:
+        body = "    return (\n" + textwrap.indent(source_text, "        ") + "\n    )"
+    module_text = "\n".join(header + [body] + ([footer] if footer else [])) + "\n"
+
+    filename = _filename_for(fn)
+    flags = fn.__code__.co_flags & parser._FUTURE_MASK
+    try:
+        module_code = compile(module_text, filename, "exec", flags=flags, dont_inherit=True)
+    except SyntaxError as e:
+        raise errors.ConversionError(
+            f"internal: the converted code of {fn.__qualname__} does not compile: {e.msg} "
+            f"(line {e.lineno} of {filename}):\n{module_text}") from e
+    factory_code = _find_code(module_code, _FACTORY)
+    inner_code = _find_code(factory_code, inner_name)
+
+    missing = [v for v in inner_code.co_freevars if v not in cells]
+    if missing:
+        raise errors.ConversionError(f"internal: no cell for free variables {missing}")
+    new_fn = types.FunctionType(inner_code, fn.__globals__, fn.__name__, fn.__defaults__,
+                                tuple(cells[v] for v in inner_code.co_freevars))
+    new_fn.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    new_fn.__qualname__ = fn.__qualname__
+    new_fn.__doc__ = fn.__doc__
+    new_fn.__module__ = fn.__module__
+    new_fn.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
+    new_fn.__dict__.update({k: v for k, v in fn.__dict__.items() if k != "__wrapped__"})
+    new_fn.__autograph_original__ = fn
+
+    origin.register(filename, module_text, build_origin_map(node, module_text))
+    if bound_self is not None:
+        new_fn = types.MethodType(new_fn, bound_self)
+    return new_fn, source_text, filename

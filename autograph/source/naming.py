@@ -1,0 +1,64 @@
+"""Fresh names for generated code that never shadow the user's names.
+
+A `Namer` knows every identifier the function uses (its parameters, locals, names it reads,
+nested functions, attributes are not names) plus the globals and builtins it could reach,
+and hands out new names that collide with none of them nor with each other:
+
+    namer = Namer.for_function(fn_node, fn.__globals__)
+    namer.new_symbol('loop_body')   # 'loop_body', or 'loop_body_1' if the user has one
+"""
+
+import builtins
+
+import gast
+
+
+def identifiers(node):
+    """Every identifier that names a variable, parameter, function or class under `node`."""
+    names = set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name):
+            names.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, (gast.Global, gast.Nonlocal)):
+            names.update(n.names)
+        elif isinstance(n, gast.alias):
+            names.add((n.asname or n.name).split(".")[0])
+    return names
+
+
+class Namer:
+    """Hands out names not in `reserved_names` and not handed out before."""
+
+    def __init__(self, reserved_names=()):
+        self._used = set(reserved_names)
+        self.generated = set()
+
+    @classmethod
+    def for_function(cls, node, global_namespace=None, extra_reserved=()):
+        """A Namer that avoids the names of `node` (a gast tree), the keys of the global
+        namespace the function runs in, builtins, and `extra_reserved`."""
+        reserved = identifiers(node) | set(dir(builtins)) | set(extra_reserved)
+        if global_namespace:
+            reserved |= set(global_namespace)
+        return cls(reserved)
+
+    def reserve(self, *names):
+        """Mark names as taken (e.g. names a converter is about to introduce itself)."""
+        self._used.update(str(n) for n in names)
+
+    def is_used(self, name):
+        return name in self._used
+
+    def new_symbol(self, base, reserved_locals=()):
+        """`base` if it is free, else `base_1`, `base_2`, ...; never a reserved name."""
+        base = str(base)
+        taken = self._used | set(str(n) for n in reserved_locals)
+        name, i = base, 0
+        while name in taken:
+            i += 1
+            name = f"{base}_{i}"
+        self._used.add(name)
+        self.generated.add(name)
+        return name

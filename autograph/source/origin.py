@@ -1,0 +1,209 @@
+"""Where generated code came from, and errors that point at the user's code.
+
+The loader registers an origin map for each generated file: generated line -> the
+`LineLocation` (file, line, column, source line, function name) of the user's code it was
+generated from. With it:
+
+- `lookup(filename, lineno)` maps one generated line back to the user's code;
+- `user_location()` finds the innermost frame of generated code on the current stack and
+  returns the user's location it runs (the operators use it to put file and line into
+  StagingErrors);
+- `rewrite_traceback(exc)` (and the context manager `user_frames()`) make an exception that
+  escapes converted code speak of the user's code: a note lists the user's frames (file,
+  line, source line) and autograph's own internal frames are dropped from the traceback.
+"""
+
+import collections
+import contextlib
+import linecache
+import os
+import sys
+import threading
+import types
+
+
+class LineLocation(collections.namedtuple(
+        "LineLocation", ["filename", "lineno", "col_offset", "source_line", "function_name"])):
+    """A place in the user's source. `source_line` is the text of that line (unstripped)."""
+
+    def format(self):
+        """Two lines in the style of a traceback entry."""
+        text = f'  File "{self.filename}", line {self.lineno}, in {self.function_name}'
+        if self.source_line and self.source_line.strip():
+            text += "\n    " + self.source_line.strip()
+        return text
+
+    def __str__(self):
+        return f"{self.filename}:{self.lineno}"
+
+
+class OriginMap:
+    """The origin map of one generated file: its text and generated line -> LineLocation."""
+
+    def __init__(self, filename, source, lines):
+        self.filename = filename
+        self.source = source
+        self.lines = dict(lines)
+
+    def __getitem__(self, lineno):
+        return self.lines[lineno]
+
+    def get(self, lineno, default=None):
+        return self.lines.get(lineno, default)
+
+    def __repr__(self):
+        return f"OriginMap({self.filename!r}, {len(self.lines)} lines)"
+
+
+_registry = {}
+_lock = threading.Lock()
+
+# Frames of these directories are autograph's machinery; tracebacks hide them.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HIDE_INTERNAL_FRAMES = os.environ.get("AUTOGRAPH_FULL_TRACEBACKS", "") in ("", "0")
+
+
+def register(filename, source, line_map):
+    """Record the generated `source` under `filename`: in linecache (so tracebacks,
+    inspect.getsource and pdb show it) and with its origin map. Returns the OriginMap."""
+    omap = OriginMap(filename, source, line_map)
+    with _lock:
+        _registry[filename] = omap
+    _ensure_linecache(filename)
+    return omap
+
+
+def _ensure_linecache(filename):
+    omap = _registry.get(filename)
+    if omap is None:
+        return
+    if filename not in linecache.cache:
+        lines = omap.source.splitlines(keepends=True)
+        # mtime None: linecache.checkcache leaves the entry alone (there is no file).
+        linecache.cache[filename] = (len(omap.source), None, lines, filename)
+
+
+def origin_map(filename):
+    """The OriginMap registered for a generated file, or None."""
+    return _registry.get(filename)
+
+
+def is_generated(filename):
+    return filename in _registry
+
+
+def lookup(filename, lineno):
+    """The user's LineLocation for line `lineno` of generated file `filename`, or None
+    (not a generated file, or a line made only of generated scaffolding)."""
+    omap = _registry.get(filename)
+    return None if omap is None else omap.get(lineno)
+
+
+def user_location(frame=None):
+    """The user's LineLocation of the innermost frame running generated code on the
+    current stack (starting at `frame`, default the caller's), or None outside converted code."""
+    frame = frame if frame is not None else sys._getframe(1)
+    while frame is not None:
+        loc = lookup(frame.f_code.co_filename, frame.f_lineno)
+        if loc is not None:
+            return loc
+        frame = frame.f_back
+    return None
+
+
+def _is_internal(filename):
+    """True for autograph's own modules (not generated code, not the user's files)."""
+    if filename in _registry:
+        return False
+    path = os.path.abspath(filename)
+    if not path.startswith(_PACKAGE_DIR + os.sep):
+        return False
+    # tests and examples live outside the package directory; everything inside is machinery
+    return True
+
+
+def user_frames_of(tb):
+    """The user's view of traceback `tb`: a list of LineLocations, outermost first, of the
+    frames from the first generated frame on; generated frames are mapped to the user's
+    code, autograph's internal frames are left out, other frames (user helpers called from
+    converted code, libraries) are kept as they are."""
+    entries = []
+    seen_generated = False
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        filename = code.co_filename
+        loc = lookup(filename, tb.tb_lineno)
+        if loc is not None:
+            seen_generated = True
+            entries.append(loc)
+        elif seen_generated and not is_generated(filename) and not _is_internal(filename):
+            line = linecache.getline(filename, tb.tb_lineno, tb.tb_frame.f_globals)
+            entries.append(LineLocation(filename, tb.tb_lineno, 0, line.rstrip("\n"),
+                                        code.co_name))
+        tb = tb.tb_next
+    return entries
+
+
+_NOTE_HEADER = "autograph: raised in converted code; in your source (most recent call last):"
+
+
+def format_note(locations):
+    return "\n".join([_NOTE_HEADER] + [loc.format() for loc in locations])
+
+
+def _strip_internal(tb):
+    """A copy of traceback chain `tb` without autograph's internal frames (the innermost
+    frame, where the exception was raised, is always kept)."""
+    frames = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    kept = [t for i, t in enumerate(frames)
+            if i == len(frames) - 1 or not _is_internal(t.tb_frame.f_code.co_filename)]
+    new_tb = None
+    for t in reversed(kept):
+        new_tb = types.TracebackType(new_tb, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return new_tb
+
+
+def rewrite_traceback(exc):
+    """Make `exc` speak of the user's code, in place, and return it.
+
+    Adds (or refreshes) a note listing the user's frames, mapped from generated code, and,
+    unless the environment sets AUTOGRAPH_FULL_TRACEBACKS=1, drops autograph's internal
+    frames from the traceback. Exceptions that never passed through generated code are
+    returned unchanged. Safe to call again as the exception travels outwards.
+    """
+    tb = exc.__traceback__
+    locations = user_frames_of(tb)
+    if not locations:
+        return exc
+    note = format_note(locations)
+    notes = getattr(exc, "__notes__", None)
+    old = getattr(exc, "_autograph_note", None)
+    if notes is not None and old is not None and old in notes:
+        notes.remove(old)
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    try:
+        exc._autograph_note = note
+    except AttributeError:  # exceptions with __slots__: the note is still there
+        pass
+    if HIDE_INTERNAL_FRAMES and tb is not None:
+        exc.__traceback__ = _strip_internal(tb)
+    return exc
+
+
+@contextlib.contextmanager
+def user_frames():
+    """Re-raise any exception escaping the block with the user's frames in front:
+        with origin.user_frames():
+            return converted_fn(*args)
+    """
+    try:
+        yield
+    except BaseException as exc:
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+            raise
+        rewrite_traceback(exc)
+        raise exc.with_traceback(exc.__traceback__)

@@ -1,0 +1,283 @@
+"""Python source as gast trees: find, parse and unparse the code of functions and lambdas.
+
+`parse_entity(fn)` finds the source of a function, method, nested function, decorated
+function or lambda through its code object (file and first line) and linecache, so code
+defined in a file, by exec() of text registered in linecache, or in a notebook cell works.
+The whole source file is parsed (cached per file text), and the entity is picked out by
+position and name, so indentation, decorators, and several lambdas on one line need no
+text surgery. Every parsed node carries `anno.Basic.ORIGIN`: its place in the user's file.
+"""
+
+import ast
+import dataclasses
+import functools
+import inspect
+import linecache
+import textwrap
+import types
+
+import gast
+
+from autograph import errors
+from autograph.source import anno
+from autograph.source.origin import LineLocation
+
+
+@dataclasses.dataclass
+class EntityInfo:
+    """Where a parsed entity lives in the user's code."""
+    name: str              # the function's __name__ ('<lambda>' for lambdas)
+    qualname: str
+    filename: str
+    lineno: int            # first line of the def (or of the lambda keyword)
+    col_offset: int
+    source_lines: list     # all lines of the user's file (for error messages)
+    future_flags: int = 0  # compiler flags of `from __future__` imports in effect
+
+
+# ---------------------------------------------------------------------------------------
+# text <-> tree
+
+def parse_str(code):
+    """Parse (dedented) source text into a gast.Module."""
+    return gast.ast_to_gast(ast.parse(textwrap.dedent(code)))
+
+
+def parse_expression(code):
+    """Parse one expression into a gast expression node."""
+    module = parse_str(code.strip())
+    if len(module.body) != 1 or not isinstance(module.body[0], gast.Expr):
+        raise ValueError(f"expected a single expression, got {code!r}")
+    return module.body[0].value
+
+
+def unparse(node, indentation=None, include_encoding_marker=False):
+    """Source text of a gast node, or a list of nodes (one per line block)."""
+    del indentation, include_encoding_marker  # accepted for familiarity; ast.unparse decides
+    if isinstance(node, (list, tuple)):
+        return "\n".join(unparse(n) for n in node)
+    tree = gast.gast_to_ast(node)
+    if isinstance(tree, ast.AST) and not isinstance(tree, ast.mod):
+        ast.fix_missing_locations(tree)
+    return ast.unparse(tree)
+
+
+# ---------------------------------------------------------------------------------------
+# finding an entity's source
+
+def _describe(fn):
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    code = getattr(fn, "__code__", None)
+    where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code else ""
+    return f"{name}{where}"
+
+
+def _unwrap_callable(fn):
+    if isinstance(fn, (staticmethod, classmethod)):
+        fn = fn.__func__
+    if inspect.ismethod(fn):
+        fn = fn.__func__
+    if isinstance(fn, functools.partial):
+        raise errors.ConversionError(
+            f"cannot convert {fn!r}: functools.partial objects have no source of their own; "
+            "convert the wrapped function instead (autograph converts it when it is called).")
+    if not isinstance(fn, types.FunctionType):
+        kind = type(fn).__name__
+        raise errors.ConversionError(
+            f"cannot convert {_describe(fn)}: it is a {kind}, not a Python function, so it has "
+            "no Python source to read. Built-ins and C extensions run as they are: call them "
+            "directly, or mark the caller with @autograph.do_not_convert.")
+    return fn
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_file_text(text):
+    return ast.parse(text)
+
+
+def _source_lines(fn):
+    code = fn.__code__
+    filename = code.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    if not lines:
+        hint = ("Code typed at the interactive prompt or passed to exec() as a string has no "
+                "file to read. Define the function in a file (or, for exec, register the text "
+                "with linecache.cache under the filename given to compile()), or mark it with "
+                "@autograph.do_not_convert to run it unconverted.")
+        raise errors.ConversionError(
+            f"cannot convert {_describe(fn)}: its source code is not available "
+            f"(no text for file {filename!r}). {hint}")
+    return lines
+
+
+def _param_names(args):
+    """Parameter names of an ast.arguments in code-object order."""
+    names = [a.arg for a in args.posonlyargs + args.args]
+    names += [a.arg for a in args.kwonlyargs]
+    if args.vararg:
+        names.append(args.vararg.arg)
+    if args.kwarg:
+        names.append(args.kwarg.arg)
+    return names
+
+
+def _code_param_names(code):
+    n = code.co_argcount + code.co_kwonlyargcount
+    n += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    # code-object order: positional, keyword-only, *args, **kwargs (as _param_names)
+    return list(code.co_varnames[:n])
+
+
+def _span(node):
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+
+
+def _body_positions(code):
+    """(line, col) start/end of the expressions a code object evaluates (3.11+)."""
+    if not hasattr(code, "co_positions"):
+        return []
+    out = []
+    for line, end_line, col, end_col in code.co_positions():
+        if line is None or col is None or end_line is None or end_col is None:
+            continue
+        if (end_line, end_col) <= (line, col):  # scaffolding (RESUME, implicit return)
+            continue
+        out.append(((line, col), (end_line, end_col)))
+    return out
+
+
+def _find_lambda(tree, fn):
+    code = fn.__code__
+    candidates = [n for n in ast.walk(tree)
+                  if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+    params = _code_param_names(code)
+    matching = [n for n in candidates if _param_names(n.args) == params]
+    if len(matching) > 1:
+        positions = _body_positions(code)
+        if positions:
+            def contains(node):
+                start, end = _span(node.body)
+                return all(start <= s and e <= end for s, e in positions)
+            inside = [n for n in matching if contains(n)]
+            # nested lambdas: the innermost body containing all positions is this one
+            inside.sort(key=lambda n: (n.body.lineno, n.body.col_offset), reverse=True)
+            matching = inside[:1] or matching
+    if not matching:
+        return None, len(candidates)
+    if len(matching) > 1:
+        raise errors.ConversionError(
+            f"cannot convert the lambda defined at {code.co_filename}:{code.co_firstlineno}: "
+            f"{len(matching)} lambdas on that line look alike and autograph cannot tell which "
+            "one it is. Put the lambda on its own line, or use a def.")
+    return matching[0], len(candidates)
+
+
+def _find_def(tree, fn):
+    code = fn.__code__
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if code.co_firstlineno in (first, node.lineno):
+                return node
+    return None
+
+
+def _parse_block(lines, fn):
+    """Fallback when the whole file does not parse (e.g. notebook magics elsewhere in a
+    cell): parse just the entity's block, keeping its original line numbers and columns."""
+    start = fn.__code__.co_firstlineno
+    block = inspect.getblock(lines[start - 1:])
+    text = "".join(block)
+    indented = block and block[0][:1] in (" ", "\t")
+    # `if 1:` lets an indented block parse without dedenting (columns stay right)
+    padded = "\n" * (start - 2) + "if 1:\n" + text if indented else "\n" * (start - 1) + text
+    try:
+        return ast.parse(padded)
+    except SyntaxError as e:
+        raise errors.ConversionError(
+            f"cannot convert {_describe(fn)}: its source does not parse ({e.msg}, line "
+            f"{e.lineno}). If the file changed since it was imported, reload it.") from None
+
+
+def _locate(fn, lines):
+    text = "".join(lines)
+    try:
+        tree = _parse_file_text(text)
+    except SyntaxError:
+        tree = _parse_block(lines, fn)
+    is_lambda = fn.__code__.co_name == "<lambda>"
+    if is_lambda:
+        node, seen = _find_lambda(tree, fn)
+    else:
+        node = _find_def(tree, fn)
+    if node is None:
+        raise errors.ConversionError(
+            f"cannot convert {_describe(fn)}: no matching {'lambda' if is_lambda else 'def'} "
+            "was found at that line of its source. The file probably changed after it was "
+            "loaded: reload the module, or mark the function with @autograph.do_not_convert.")
+    return node
+
+
+# ---------------------------------------------------------------------------------------
+# origins
+
+class _OriginAnnotator(gast.NodeVisitor):
+    def __init__(self, filename, lines, function_name):
+        self.filename = filename
+        self.lines = lines
+        self.function_names = [function_name]
+
+    def visit(self, node):
+        lineno = getattr(node, "lineno", None)
+        if lineno is not None:
+            line = self.lines[lineno - 1].rstrip("\r\n") if 0 < lineno <= len(self.lines) else ""
+            anno.setanno(node, anno.Basic.ORIGIN, LineLocation(
+                self.filename, lineno, getattr(node, "col_offset", 0), line,
+                self.function_names[-1]))
+        nested = isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))
+        if nested and node is not self.root:
+            self.function_names.append(getattr(node, "name", "<lambda>"))
+        self.generic_visit(node)
+        if nested and node is not self.root:
+            self.function_names.pop()
+
+    def run(self, root):
+        self.root = root
+        self.visit(root)
+
+
+def annotate_origins(node, filename, lines, function_name):
+    """Set anno.Basic.ORIGIN on every node under `node` that has a line number."""
+    _OriginAnnotator(filename, lines, function_name).run(node)
+    return node
+
+
+_FUTURE_MASK = 0
+for _feature in __import__("__future__").all_feature_names:
+    _FUTURE_MASK |= getattr(__import__("__future__"), _feature).compiler_flag
+
+
+def parse_entity(fn):
+    """Parse a function, method or lambda into (node, source, info).
+
+    node: the gast FunctionDef (decorators removed) or gast.Lambda, every node annotated
+    with anno.Basic.ORIGIN in the user's file; source: the entity's own source text
+    (dedented); info: an EntityInfo. Raises errors.ConversionError with a message saying
+    what to do when the source cannot be had.
+    """
+    fn = _unwrap_callable(fn)
+    lines = _source_lines(fn)
+    py_node = _locate(fn, lines)
+    code = fn.__code__
+    if isinstance(py_node, ast.Lambda):
+        source = ast.get_source_segment("".join(lines), py_node, padded=False) or ""
+    else:
+        source = textwrap.dedent("".join(lines[py_node.lineno - 1:py_node.end_lineno]))
+    node = gast.ast_to_gast(py_node)  # a fresh tree: the cached file tree stays intact
+    if not isinstance(node, gast.Lambda):
+        node.decorator_list = []
+    info = EntityInfo(name=fn.__name__, qualname=fn.__qualname__, filename=code.co_filename,
+                      lineno=py_node.lineno, col_offset=py_node.col_offset, source_lines=lines,
+                      future_flags=code.co_flags & _FUTURE_MASK)
+    annotate_origins(node, code.co_filename, lines, fn.__name__)
+    return node, source, info

@@ -1,0 +1,208 @@
+"""Generated code written as Python source with placeholders.
+
+    templates.replace('''
+        def body_name(state_args):
+            body
+            return state_ret
+        ''', body_name='loop_body', state_args=[QN('x'), QN('i')], body=stmts,
+        state_ret=[QN('x'), QN('i')])
+
+A placeholder is any name in the template that is a keyword of the call. What it becomes
+depends on the value and on where the placeholder stands:
+
+- str or QN: a Name / Attribute / Subscript node (`'ag__.if_stmt'` is parsed: dotted
+  strings are fine);
+- a gast expression node: a deep copy of it (annotations, e.g. ORIGIN, travel with it);
+- a statement node, or a list/tuple of statements, where the placeholder stands alone as a
+  statement: spliced there (None or [] removes the line; an emptied block gets `pass`);
+- a list/tuple of names or expressions: spliced where a list of them is expected (function
+  parameters, call arguments, tuple/list elements, `global`/`nonlocal` names; an empty list
+  removes a `global`/`nonlocal`), elsewhere a tuple: `return state_ret` with [x] gives
+  `return (x,)`, with [] gives `return ()`;
+- int/float/bool/bytes/None: a Constant;
+- as the name of a `def`: a str or simple QN renames the function.
+
+Expression contexts (Load/Store/Del/Param) are recomputed from where each node lands, so
+the same replacement can serve as a loop variable, a parameter and an assignment target.
+`origin=node` gives every node created by the template the ORIGIN of `node` (user nodes
+spliced in keep their own), so generated lines map back to the user statement they replace.
+"""
+
+import copy
+
+import gast
+
+from autograph.source import anno
+from autograph.source import parser
+from autograph.source.qual_names import QN
+
+_SPLICE_FIELDS = {
+    (gast.Call, "args"), (gast.Tuple, "elts"), (gast.List, "elts"), (gast.Set, "elts"),
+    (gast.arguments, "args"), (gast.arguments, "posonlyargs"), (gast.arguments, "kwonlyargs"),
+    (gast.Delete, "targets"),
+}
+_CTX_NODES = (gast.Name, gast.Attribute, gast.Subscript, gast.Tuple, gast.List, gast.Starred)
+
+
+def _to_expr(value, placeholder):
+    if isinstance(value, QN):
+        return value.ast()
+    if isinstance(value, str):
+        if value.isidentifier():
+            return gast.Name(id=value, ctx=gast.Load(), annotation=None, type_comment=None)
+        return parser.parse_expression(value)
+    if isinstance(value, gast.expr):
+        return copy.deepcopy(value)
+    if isinstance(value, (list, tuple)):
+        return gast.Tuple(elts=[_to_expr(v, placeholder) for v in value], ctx=gast.Load())
+    if value is None or isinstance(value, (bool, int, float, complex, bytes)):
+        return gast.Constant(value=value, kind=None)
+    if isinstance(value, gast.AST):
+        raise ValueError(f"template placeholder {placeholder!r}: a {type(value).__name__} "
+                         "node cannot stand in an expression")
+    raise TypeError(f"template placeholder {placeholder!r}: cannot use a "
+                    f"{type(value).__name__} as a replacement")
+
+
+def _as_statements(value, placeholder):
+    if value is None:
+        return []
+    if isinstance(value, gast.stmt):
+        return [copy.deepcopy(value)]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, gast.stmt) for v in value):
+        return [copy.deepcopy(v) for v in value]
+    return None  # not statements: the placeholder is an expression statement
+
+
+def _identifier(value, placeholder):
+    if isinstance(value, QN) and value.is_simple():
+        return str(value)
+    if isinstance(value, str) and value.isidentifier():
+        return value
+    raise ValueError(f"template placeholder {placeholder!r} names a function or a declared "
+                     f"variable; it needs an identifier, got {value!r}")
+
+
+class _Replacer:
+    def __init__(self, replacements):
+        self.replacements = replacements
+
+    def _placeholder(self, node):
+        if isinstance(node, gast.Name) and node.id in self.replacements:
+            return node.id
+        return None
+
+    def visit(self, node):
+        """Visit one node; returns a node or a list of nodes (statement splices)."""
+        if isinstance(node, gast.Expr):
+            name = self._placeholder(node.value)
+            if name is not None:
+                stmts = _as_statements(self.replacements[name], name)
+                if stmts is not None:
+                    return stmts
+        name = self._placeholder(node)
+        if name is not None:
+            return _to_expr(self.replacements[name], name)
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name in self.replacements:
+            node.name = _identifier(self.replacements[node.name], node.name)
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            names = []
+            for n in node.names:
+                value = self.replacements.get(n, n)
+                values = value if isinstance(value, (list, tuple)) else [value]
+                names.extend(_identifier(v, n) for v in values)
+            if not names:
+                return []
+            node.names = names
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, list):
+                setattr(node, field, self._visit_list(node, field, value))
+            elif isinstance(value, gast.AST):
+                new = self.visit(value)
+                if isinstance(new, list):
+                    raise ValueError(f"template: statements cannot replace the {field} of a "
+                                     f"{type(node).__name__}")
+                setattr(node, field, new)
+        return node
+
+    def _visit_list(self, parent, field, items):
+        splice = (type(parent), field) in _SPLICE_FIELDS
+        out = []
+        for item in items:
+            if not isinstance(item, gast.AST):
+                out.append(item)
+                continue
+            name = self._placeholder(item)
+            value = self.replacements.get(name) if name else None
+            if splice and name is not None and isinstance(value, (list, tuple)):
+                out.extend(_to_expr(v, name) for v in value)
+                continue
+            new = self.visit(item)
+            if isinstance(new, list):
+                out.extend(new)
+            else:
+                out.append(new)
+        if field == "body" and not out and items and isinstance(items[0], gast.stmt):
+            out = [gast.Pass()]  # a block emptied by splicing nothing must stay valid
+        return out
+
+
+def _set_ctx(node, ctx_type):
+    if isinstance(node, (gast.Tuple, gast.List)):
+        node.ctx = ctx_type()
+        for elt in node.elts:
+            _set_ctx(elt, ctx_type)
+    elif isinstance(node, gast.Starred):
+        node.ctx = ctx_type()
+        _set_ctx(node.value, ctx_type)
+    elif isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
+        node.ctx = ctx_type()
+
+
+def fix_contexts(nodes):
+    """Recompute the ctx (Load/Store/Del/Param) of every node from where it stands."""
+    roots = nodes if isinstance(nodes, (list, tuple)) else [nodes]
+    for root in roots:
+        for node in gast.walk(root):
+            if isinstance(node, _CTX_NODES):
+                node.ctx = gast.Load()
+        for node in gast.walk(root):
+            if isinstance(node, gast.Assign):
+                for target in node.targets:
+                    _set_ctx(target, gast.Store)
+            elif isinstance(node, (gast.AugAssign, gast.AnnAssign, gast.For, gast.AsyncFor,
+                                   gast.comprehension, gast.NamedExpr)):
+                _set_ctx(node.target, gast.Store)
+            elif isinstance(node, gast.withitem) and node.optional_vars is not None:
+                _set_ctx(node.optional_vars, gast.Store)
+            elif isinstance(node, gast.ExceptHandler) and node.name is not None:
+                _set_ctx(node.name, gast.Store)
+            elif isinstance(node, gast.Delete):
+                for target in node.targets:
+                    _set_ctx(target, gast.Del)
+            elif isinstance(node, gast.arguments):
+                for arg in node.posonlyargs + node.args + node.kwonlyargs:
+                    _set_ctx(arg, gast.Param)
+                for arg in (node.vararg, node.kwarg):
+                    if arg is not None:
+                        _set_ctx(arg, gast.Param)
+    return nodes
+
+
+def replace(template, origin=None, **replacements):
+    """The statements of `template` with placeholders replaced (see the module docstring).
+    Returns a list of gast statements."""
+    module = parser.parse_str(template)
+    body = _Replacer(replacements)._visit_list(module, "body", module.body)
+    fix_contexts(body)
+    if origin is not None:
+        anno.copy_origin(origin, body)
+    return body
+
+
+def replace_as_expression(template, origin=None, **replacements):
+    """Like `replace` for a template that is one expression; returns the expression node."""
+    body = replace(template, origin=origin, **replacements)
+    if len(body) != 1 or not isinstance(body[0], gast.Expr):
+        raise ValueError(f"template {template.strip()!r} is not a single expression")
+    return body[0].value
