@@ -1,0 +1,72 @@
+"""python -m benchmarks [--quick] [--only ID...] [--json PATH] [--update-readme]
+
+Runs every case with every contender available in this interpreter, prints a Markdown table
+and writes a JSON record (timings, goals, machine info). Timing goals are reported, never
+enforced: the exit status is 0 unless the harness itself breaks."""
+
+import argparse
+import datetime
+import os
+import sys
+from pathlib import Path
+
+from benchmarks import report
+from benchmarks.cases import all_cases
+from benchmarks.harness import run_case
+
+HERE = Path(__file__).resolve().parent
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[2])
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: small sizes, few repeats, short samples (seconds, not minutes)")
+    p.add_argument("--only", nargs="*", default=None, metavar="ID",
+                   help="run only cases whose id starts with one of these (e.g. 1_ 3_collatz 7a)")
+    p.add_argument("--repeats", type=int, default=None, help="rounds per case (default 15; quick 3)")
+    p.add_argument("--json", default=None, metavar="PATH",
+                   help="where to write the JSON (default benchmarks/results/<date>-<mode>.json)")
+    p.add_argument("--update-readme", action="store_true",
+                   help="replace the table in benchmarks/README.md with this run's")
+    p.add_argument("--no-tf", action="store_true", help="leave TensorFlow out")
+    p.add_argument("--no-jax", action="store_true", help="leave JAX out")
+    p.add_argument("--list", action="store_true", help="list the case ids and exit")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.no_tf:
+        os.environ["AUTOGRAPH_BENCH_NO_TF"] = "1"
+    if args.no_jax:
+        os.environ["AUTOGRAPH_BENCH_NO_JAX"] = "1"
+    cases = all_cases(args.quick)
+    if args.list:
+        for c in cases:
+            print(f"{c.id:28} {c.title}")
+        return 0
+    if args.only:
+        cases = [c for c in cases if any(c.id.startswith(p) for p in args.only)]
+    repeats = args.repeats or (3 if args.quick else 15)
+    target_ns = 2e6 if args.quick else 50e6
+    results = []
+    for case in cases:
+        print(f"# {case.id}: {case.title}", file=sys.stderr, flush=True)
+        results.append(run_case(case, args.quick, repeats, target_ns, warmup=1 if args.quick else 2))
+    record = {"mode": "quick" if args.quick else "full", "repeats": repeats,
+              "target_sample_ns": target_ns, "machine": report.machine_info(),
+              "cases": results}
+    record["exponents"] = report.exponents(results)
+    text = report.table(record)
+    print(text)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
+    path = args.json or HERE / "results" / f"{stamp}-{record['mode']}.json"
+    print(f"JSON written to {report.write_json(record, path)}", file=sys.stderr)
+    if args.update_readme:
+        report.update_readme(HERE / "README.md", text)
+        print("benchmarks/README.md updated", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

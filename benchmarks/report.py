@@ -1,0 +1,186 @@
+"""Turning measured cases into a table (Markdown, for the terminal and the README), a JSON
+record with machine information, and growth exponents for the scaling series."""
+
+import datetime
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import frameworks
+from benchmarks.harness import OK
+
+README_START = "<!-- benchmark-table:start -->"
+README_END = "<!-- benchmark-table:end -->"
+MAX_EXPONENT = 1.15   # issue 6: conversion and trace time grow linearly
+
+
+def machine_info():
+    """Where and with what the numbers were taken."""
+    info = {
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
+    try:
+        import autograph
+        info["autograph"] = autograph.__version__
+    except Exception:  # noqa: BLE001
+        info["autograph"] = "not importable"
+    info["git_commit"] = _git_commit()
+    info.update(frameworks.versions())
+    return info
+
+
+def _cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _git_commit():
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, cwd=Path(__file__).resolve().parent, timeout=5)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def fmt_ns(ns):
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def exponents(cases):
+    """Least-squares slope of log(median) over log(size), per series and contender."""
+    series = {}
+    for case in cases:
+        if not case.get("series"):
+            continue
+        x = case["params"].get("x", case.get("x"))
+        for name, res in case["contenders"].items():
+            if res["status"] == OK:
+                series.setdefault((case["series"], name), []).append((x, res["median_ns"]))
+    out = []
+    for (label, name), points in series.items():
+        points.sort()
+        slope = None
+        if len(points) >= 2:
+            xs = np.log([p[0] for p in points])
+            ys = np.log([p[1] for p in points])
+            slope = float(np.polyfit(xs, ys, 1)[0])
+        out.append({"series": label, "contender": name, "sizes": [p[0] for p in points],
+                    "median_ns": [p[1] for p in points], "exponent": slope,
+                    "max_exponent": MAX_EXPONENT,
+                    "met": None if slope is None or name != "autograph" else slope <= MAX_EXPONENT})
+    return out
+
+
+def _floor_name(case):
+    names = case["contenders"]
+    if "numpy_hand" in names and names["numpy_hand"]["status"] == OK:
+        return "numpy_hand"
+    ref = case.get("reference")
+    return ref if ref in names and names[ref]["status"] == OK else None
+
+
+def table(record):
+    """The whole result as Markdown: timings, goals, growth exponents."""
+    m = record["machine"]
+    versions = ", ".join(f"{k} {m[k]}" for k in ("python", "numpy", "autograph", "tensorflow",
+                                                   "jax") if k in m)
+    lines = [f"Measured {m['date_utc']} on {m['cpu']} ({m['cpu_count']} CPUs), {m['platform']}; "
+             f"{versions}; mode: {record['mode']}, commit {m.get('git_commit')}.", "",
+             "| case | contender | median | IQR | vs floor | note |",
+             "|---|---|---:|---:|---:|---|"]
+    for case in record["cases"]:
+        if case.get("build_error"):
+            lines.append(f"| {case['id']} | (all) | - | - | - | build failed: "
+                         f"{_cell(case['build_error'])} |")
+            continue
+        floor = _floor_name(case)
+        base = case["contenders"][floor]["median_ns"] if floor else None
+        for name, res in case["contenders"].items():
+            if res["status"] == OK:
+                ratio = f"{res['median_ns'] / base:.2f}x" if base else "-"
+                lines.append(f"| {case['id']} | {name} | {fmt_ns(res['median_ns'])} | "
+                             f"{fmt_ns(res['iqr_ns'])} | {ratio} | |")
+            else:
+                lines.append(f"| {case['id']} | {name} | - | - | - | "
+                             f"{res['status']}: {_cell(res['note'])} |")
+    lines += ["", "\"vs floor\": median divided by numpy_hand's (or the case's reference's).", "",
+              "| case | goal (issue 6) | measured | met |", "|---|---|---:|---|"]
+    for case in record["cases"]:
+        for g in case["goals"]:
+            if g["value"] is None:
+                value = "-"
+            elif g["max_ns"] is not None:
+                value = fmt_ns(g["value"])
+            else:
+                value = f"{g['value']:.3g}x {g['versus']}"
+            met = {True: "yes", False: "**NO**", None: "n/a (not run)"}[g["met"]]
+            lines.append(f"| {case['id']} | {g['text']} | {value} | {met} |")
+    exps = record.get("exponents", [])
+    if exps:
+        lines += ["", "| growth | contender | sizes | medians | exponent |",
+                  "|---|---|---|---|---:|"]
+        for e in exps:
+            exp = "-" if e["exponent"] is None else f"{e['exponent']:.2f}"
+            if e["met"] is False:
+                exp = f"**{exp}** (> {MAX_EXPONENT})"
+            lines.append(f"| {e['series']} | {e['contender']} | "
+                         f"{', '.join(str(s) for s in e['sizes'])} | "
+                         f"{', '.join(fmt_ns(t) for t in e['median_ns'])} | {exp} |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def write_json(record, path):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, sort_keys=False, default=_jsonable) + "\n")
+    return path
+
+
+def _jsonable(x):
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    return str(x)
+
+
+def update_readme(path, text):
+    """Replace the block between the table markers in the README with `text`."""
+    path = Path(path)
+    body = path.read_text()
+    if README_START not in body or README_END not in body:
+        raise SystemExit(f"{path} has no {README_START} ... {README_END} block to replace")
+    head, rest = body.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    path.write_text(f"{head}{README_START}\n{text}{README_END}{tail}")
+
+
+def is_finite(x):
+    return x is not None and math.isfinite(x)
