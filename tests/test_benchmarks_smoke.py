@@ -1,0 +1,174 @@
+"""Smoke test of the benchmark suite: `python -m benchmarks --quick` runs, prints a well-formed
+table and writes well-formed JSON. Never asserts on timings (CI machines vary); the harness's
+own logic (result checks, fresh calls, goals, growth exponents) is tested on toy cases."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import report
+from benchmarks.harness import (ERROR, OK, SKIPPED, WRONG, Case, Contender, Goal, Unavailable,
+                                run_case, silenced)
+
+ROOT = Path(__file__).resolve().parents[1]
+STATUSES = {OK, SKIPPED, ERROR, WRONG}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "quick.json"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout, json.loads(out.read_text())
+
+
+def test_json_has_machine_info_and_every_case(quick_run):
+    _, record = quick_run
+    assert record["mode"] == "quick"
+    m = record["machine"]
+    for key in ("date_utc", "platform", "cpu", "cpu_count", "python", "numpy", "autograph"):
+        assert m[key], key
+    ids = [c["id"] for c in record["cases"]]
+    for prefix in ("1_", "2a_", "2b_", "3_", "4_", "5_", "6_", "7a_", "7b_"):
+        assert any(i.startswith(prefix) for i in ids), f"case {prefix}* missing from {ids}"
+    assert len(ids) == len(set(ids))
+
+
+def test_every_contender_is_well_formed(quick_run):
+    _, record = quick_run
+    for case in record["cases"]:
+        assert "build_error" not in case, case
+        names = set(case["contenders"])
+        assert "autograph" in names, case["id"]
+        for name, res in case["contenders"].items():
+            where = f"{case['id']}/{name}"
+            assert res["status"] in STATUSES, where
+            if res["status"] == OK:
+                assert res["median_ns"] > 0 and res["iqr_ns"] >= 0, where
+                assert len(res["samples_ns"]) == res["repeats"] == record["repeats"], where
+                q1, med, q3 = np.percentile(res["samples_ns"], [25, 50, 75])
+                assert math.isclose(med, res["median_ns"], rel_tol=1e-3), where
+            else:
+                assert res["note"], f"{where}: a contender that did not run must say why"
+        # the hand-written floors depend on nothing but NumPy: they always run
+        if "numpy_hand" in names:
+            assert case["contenders"]["numpy_hand"]["status"] == OK, case["id"]
+
+
+def test_optional_frameworks_are_skipped_with_a_note_when_missing(quick_run):
+    _, record = quick_run
+    for module, name in (("tensorflow", "tensorflow"), ("jax", "jax")):
+        try:
+            __import__(module)
+            continue                      # installed here: nothing to check
+        except ImportError:
+            pass
+        for case in record["cases"]:
+            res = case["contenders"].get(name)
+            if res is not None:
+                assert res["status"] == SKIPPED and "not importable" in res["note"]
+
+
+def test_goals_agree_with_the_medians(quick_run):
+    _, record = quick_run
+    for case in record["cases"]:
+        for g in case["goals"]:
+            if g["met"] is None:
+                continue
+            sub = case["contenders"][g["subject"]]["median_ns"]
+            if g["versus"] is None:
+                assert g["value"] == sub and g["met"] == (sub <= g["max_ns"])
+            else:
+                ratio = sub / case["contenders"][g["versus"]]["median_ns"]
+                assert math.isclose(g["value"], ratio) and g["met"] == (ratio <= g["max_ratio"])
+
+
+def test_table_lists_every_row_of_the_json(quick_run):
+    stdout, record = quick_run
+    assert "| case | contender | median | IQR | vs floor | note |" in stdout
+    assert record["machine"]["date_utc"] in stdout
+    rows = {tuple(cell.strip() for cell in line.strip("|").split("|")[:2])
+            for line in stdout.splitlines() if line.startswith("| ")}
+    for case in record["cases"]:
+        for name in case["contenders"]:
+            assert (case["id"], name) in rows, (case["id"], name)
+    for goal_case in (c for c in record["cases"] if c["goals"]):
+        for g in goal_case["goals"]:
+            assert f"| {goal_case['id']} | {g['text']} |" in stdout
+    for e in record["exponents"]:
+        assert e["sizes"] == sorted(e["sizes"]) and len(e["sizes"]) >= 2
+        assert f"| {e['series']} | {e['contender']} |" in stdout
+
+
+# -- the harness on toy cases ------------------------------------------------------------------
+
+def _toy_case(contenders, **kw):
+    return Case("toy", "toy", lambda quick: ({"n": 1}, contenders), **kw)
+
+
+def test_harness_flags_wrong_results_and_errors_and_keeps_going():
+    def boom():
+        raise ValueError("no such op")
+    case = _toy_case([
+        Contender("numpy_eager", lambda: lambda: np.arange(3)),
+        Contender("right", lambda: lambda: np.arange(3)),
+        Contender("wrong", lambda: lambda: np.arange(3) + 1),
+        Contender("broken", lambda: boom),
+        Unavailable("missing", "not importable (no module)"),
+    ])
+    out = run_case(case, quick=True, repeats=3, target_ns=1e5, warmup=1)
+    status = {k: v["status"] for k, v in out["contenders"].items()}
+    assert status == {"numpy_eager": OK, "right": OK, "wrong": WRONG, "broken": ERROR,
+                      "missing": SKIPPED}
+    assert "ValueError: no such op" in out["contenders"]["broken"]["note"]
+    assert "reference" in out["contenders"]["wrong"]["note"]
+
+
+def test_fresh_contenders_get_a_new_function_for_every_timed_call():
+    made = []
+
+    def make():
+        made.append(object())
+        return lambda: 1
+    case = _toy_case([Contender("numpy_eager", lambda: lambda: 1),
+                      Contender("fresh", make, fresh=True)])
+    out = run_case(case, quick=True, repeats=4, target_ns=1e5, warmup=2)
+    assert len(made) == 2 + 4                      # warm-up calls + one per round
+    assert out["contenders"]["fresh"]["number"] == 1
+
+
+def test_goals_and_exponents_are_computed_from_medians():
+    case = _toy_case([Contender("numpy_eager", lambda: lambda: sum(range(2000))),
+                      Contender("fast", lambda: lambda: 1999000)],
+                     goals=[Goal("fast beats eager", "fast", "numpy_eager", max_ratio=1.0),
+                            Goal("eager under 1 s", "numpy_eager", max_ns=1e9),
+                            Goal("needs a missing one", "fast", "jax", max_ratio=1.0)])
+    out = run_case(case, quick=True, repeats=5, target_ns=1e5)
+    met = [g["met"] for g in out["goals"]]
+    assert met == [True, True, None]
+    fake = [{"series": "s", "params": {"x": x}, "contenders": {
+        "lin": {"status": OK, "median_ns": 3.0 * x}, "quad": {"status": OK, "median_ns": x * x}}}
+        for x in (10, 100, 1000)]
+    exps = {e["contender"]: e["exponent"] for e in report.exponents(fake)}
+    assert exps["lin"] == pytest.approx(1.0) and exps["quad"] == pytest.approx(2.0)
+
+
+def test_silenced_swallows_prints_and_restores_stdout(capfd):
+    with silenced():
+        print("should not appear")
+    print("visible")
+    assert capfd.readouterr().out == "visible\n"
+
+
+def test_readme_table_block_is_replaced(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{report.README_START}\nold\n{report.README_END}\noutro\n")
+    report.update_readme(readme, "| new | table |\n")
+    assert readme.read_text() == (f"intro\n{report.README_START}\n| new | table |\n"
+                                  f"{report.README_END}\noutro\n")
