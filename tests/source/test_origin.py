@@ -1,0 +1,52 @@
+import sys
+
+import pytest
+
+from autograph.source import loader, origin, parser
+
+
+def where_am_i():
+    return origin.user_location()
+
+
+def calls_helper(probe):
+    x = probe()
+    return x
+
+
+def test_user_location_finds_innermost_generated_frame():
+    node, _, _ = parser.parse_entity(calls_helper)
+    new, _, _ = loader.load(node, calls_helper, {})
+    loc = new(where_am_i)
+    assert loc.filename == __file__ and loc.lineno == calls_helper.__code__.co_firstlineno + 1
+    assert loc.source_line.strip() == "x = probe()" and loc.function_name == "calls_helper"
+    assert origin.user_location() is None  # not inside converted code
+    assert "x = probe()" in loc.format() and str(loc) == f"{__file__}:{loc.lineno}"
+
+
+def raises_inside(x):
+    y = x[10]
+    return y
+
+
+def test_rewrite_keeps_plain_exceptions_unchanged():
+    try:
+        raise KeyError("k")
+    except KeyError as e:
+        assert origin.rewrite_traceback(e) is e and not getattr(e, "__notes__", None)
+
+
+def test_internal_frames_are_hidden_user_helper_frames_kept():
+    node, _, _ = parser.parse_entity(raises_inside)
+    new, _, filename = loader.load(node, raises_inside, {})
+    with pytest.raises(IndexError) as info:
+        with origin.user_frames():
+            new([1])
+    tb = info.value.__traceback__
+    files = []
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    assert filename in files
+    assert not any(f.endswith("autograph/source/origin.py") for f in files)
+    assert f"line {raises_inside.__code__.co_firstlineno + 1}, in raises_inside" in info.value.__notes__[-1]

@@ -1,0 +1,177 @@
+"""parse_entity on every kind of entity; the parsed tree must unparse to the same code."""
+
+import ast
+import functools
+import linecache
+import textwrap
+
+import gast
+import pytest
+
+from autograph import errors
+from autograph.source import anno, parser
+
+
+def _same_code(node, fn_source):
+    """The unparsed tree equals the normalized original source."""
+    return parser.unparse(node) == ast.unparse(ast.parse(textwrap.dedent(fn_source)))
+
+
+def plain(x):
+    y = x + 1
+    return y * 2
+
+
+def decorator(f):
+    @functools.wraps(f)
+    def wrapper(*a):
+        return f(*a)
+    return wrapper
+
+
+@decorator
+@functools.lru_cache(maxsize=None)
+def decorated(x):
+    return x - 1
+
+
+class Thing:
+    def method(self, x):
+        if x > 0:
+            return x
+        return -x
+
+    @staticmethod
+    def static(a, b):
+        return a * b
+
+
+def outer(k):
+    def nested(x):
+        return x + k
+    return nested
+
+
+first, second = lambda x: x + 1, lambda x: x * 2
+adder = lambda x: lambda y: x + y  # noqa: E731
+two_args = [lambda a, b: a - b, lambda a: -a]
+
+
+def test_plain_function():
+    node, source, info = parser.parse_entity(plain)
+    assert isinstance(node, gast.FunctionDef) and node.name == "plain"
+    assert source == "def plain(x):\n    y = x + 1\n    return y * 2\n"
+    assert _same_code(node, source)
+    assert info.filename == __file__ and info.lineno == plain.__code__.co_firstlineno
+    assert info.name == "plain" and info.col_offset == 0
+
+
+def test_method_bound_and_unbound_are_dedented():
+    for fn in (Thing.method, Thing().method):
+        node, source, info = parser.parse_entity(fn)
+        assert source.startswith("def method(self, x):")
+        assert _same_code(node, source)
+        assert info.col_offset == 4
+        assert info.qualname == "Thing.method"
+
+
+def test_staticmethod():
+    node, _, info = parser.parse_entity(Thing.__dict__["static"])
+    assert node.name == "static" and [a.id for a in node.args.args] == ["a", "b"]
+
+
+def test_nested_function():
+    node, source, _ = parser.parse_entity(outer(3))
+    assert node.name == "nested"
+    assert parser.unparse(node) == "def nested(x):\n    return x + k"
+
+
+def test_decorated_function_has_decorators_stripped():
+    # lru_cache/wraps expose the user's function through __wrapped__
+    node, source, info = parser.parse_entity(decorated.__wrapped__.__wrapped__)
+    assert node.name == "decorated" and node.decorator_list == []
+    assert parser.unparse(node) == "def decorated(x):\n    return x - 1"
+    assert info.lineno == decorated.__wrapped__.__wrapped__.__code__.co_firstlineno + 2
+
+
+def test_two_lambdas_on_one_line():
+    n1, s1, _ = parser.parse_entity(first)
+    n2, s2, _ = parser.parse_entity(second)
+    assert isinstance(n1, gast.Lambda) and isinstance(n2, gast.Lambda)
+    assert (s1, s2) == ("lambda x: x + 1", "lambda x: x * 2")
+    assert parser.unparse(n2) == "lambda x: x * 2"
+
+
+def test_nested_lambdas():
+    assert parser.parse_entity(adder)[1] == "lambda x: lambda y: x + y"
+    assert parser.parse_entity(adder(1))[1] == "lambda y: x + y"
+
+
+def test_lambdas_told_apart_by_arguments():
+    assert parser.parse_entity(two_args[0])[1] == "lambda a, b: a - b"
+    assert parser.parse_entity(two_args[1])[1] == "lambda a: -a"
+
+
+def test_exec_code_with_linecache():
+    code = "def from_exec(a):\n    while a > 1:\n        a -= 1\n    return a\n"
+    filename = "<exec test_exec_code_with_linecache>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    ns = {}
+    exec(compile(code, filename, "exec"), ns)
+    node, source, info = parser.parse_entity(ns["from_exec"])
+    assert source == code and info.filename == filename
+    loc = anno.getanno(node.body[0].body[0], anno.Basic.ORIGIN)
+    assert (loc.filename, loc.lineno, loc.source_line) == (filename, 3, "        a -= 1")
+
+
+def test_exec_without_source_is_a_clear_error():
+    ns = {}
+    exec(compile("def lost(a):\n    return a\n", "<nowhere>", "exec"), ns)
+    with pytest.raises(errors.ConversionError) as e:
+        parser.parse_entity(ns["lost"])
+    msg = str(e.value)
+    assert "lost" in msg and "<nowhere>" in msg and "do_not_convert" in msg
+
+
+def test_builtin_is_a_clear_error():
+    with pytest.raises(errors.ConversionError) as e:
+        parser.parse_entity(len)
+    assert "len" in str(e.value) and "no Python source" in str(e.value)
+    assert "do_not_convert" in str(e.value)
+
+
+def test_every_node_has_origin_in_user_file():
+    node, _, _ = parser.parse_entity(Thing.method)
+    lines = {n.lineno: anno.getanno(n, anno.Basic.ORIGIN) for n in gast.walk(node)
+             if isinstance(n, gast.stmt)}
+    for n in gast.walk(node):
+        if hasattr(n, "lineno"):
+            loc = anno.getanno(n, anno.Basic.ORIGIN)
+            assert loc.filename == __file__ and loc.lineno == n.lineno
+            assert loc.function_name == "method"
+    src = open(__file__).read().splitlines()
+    for lineno, loc in lines.items():
+        assert loc.source_line == src[lineno - 1]
+
+
+def test_origin_function_name_of_nested_def():
+    def host():
+        def inner():
+            return 1
+        return inner
+    node, _, _ = parser.parse_entity(host)
+    ret = node.body[0].body[0]
+    assert anno.getanno(ret, anno.Basic.ORIGIN).function_name == "inner"
+    assert anno.getanno(node.body[1], anno.Basic.ORIGIN).function_name == "host"
+
+
+def test_parse_str_and_expression_round_trip():
+    module = parser.parse_str("""
+        if a:
+            b = [c, d[1]]
+        """)
+    assert parser.unparse(module) == "if a:\n    b = [c, d[1]]"
+    expr = parser.parse_expression("x if y else z")
+    assert isinstance(expr, gast.IfExp) and parser.unparse(expr) == "x if y else z"
+    with pytest.raises(ValueError):
+        parser.parse_expression("a = 1")
