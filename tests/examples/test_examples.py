@@ -1,0 +1,230 @@
+"""Every example runs as a script and prints what it claims; references are computed here
+with plain Python/NumPy, never pasted."""
+
+import re
+
+import numpy as np
+
+from tests.examples.conftest import floats, load_example
+
+
+def traces(lines):
+    found = [int(l.split(":")[1]) for l in lines if l.startswith("traces:")]
+    assert found, lines
+    return found[-1]
+
+
+# -- fizzbuzz ---------------------------------------------------------------------------------
+
+def fizzbuzz_ref(n):
+    out = []
+    for i in range(1, n + 1):
+        out.append("fizzbuzz" if i % 15 == 0 else "fizz" if i % 3 == 0
+                   else "buzz" if i % 5 == 0 else str(i))
+    return out
+
+
+BRANCH_TRACES = ["Tracing for loop", "Tracing fizzbuzz branch", "Tracing fizz branch",
+                 "Tracing buzz branch", "Tracing default branch"]
+
+
+def test_fizzbuzz(run_example):
+    out = run_example("fizzbuzz.py")
+    code = "\n".join(out.section("the converted code"))
+    assert "def " in code and "ag__." in code
+    first = out.section("fizzbuzz(5)")
+    tracing = [l for l in first if l.startswith("Tracing")]
+    # Python prints run once per branch while tracing: each exactly once, before any output
+    assert sorted(tracing) == sorted(BRANCH_TRACES)
+    assert first[:len(tracing)] == tracing
+    assert first[len(tracing):] == fizzbuzz_ref(5)
+    second = out.section("fizzbuzz(20)")
+    assert second == fizzbuzz_ref(20)             # no tracing lines: the graph is reused
+    graph = out.section("the graph")
+    top, total = (int(x) for x in re.findall(r"(\d+) nodes? at the top level, (\d+)", graph[0])[0])
+    assert 0 < top < total < 60
+    assert traces(graph) == 1
+
+
+# -- collatz ----------------------------------------------------------------------------------
+
+def collatz_ref(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def test_collatz(run_example):
+    out = run_example("collatz.py")
+    lines = out.section("steps to reach 1")
+    results = dict(re.fullmatch(r"collatz\((\d+)\) = (\d+)", l).groups() for l in lines[:-1])
+    assert {int(k): int(v) for k, v in results.items()} == {n: collatz_ref(n) for n in list(range(1, 31)) + [27]}
+    assert collatz_ref(27) == 111
+    assert traces(lines) == 1                      # one trace for every starting value
+
+    vec = out.section("next_collatz")
+    x = np.arange(1, 8)
+    steps = [l for l in vec if l.startswith("next:")]
+    assert len(steps) == 3
+    for line in steps:
+        x = np.where(x % 2 == 0, x // 2, 3 * x + 1)
+        assert [int(v) for v in line.split()[1:]] == x.tolist()
+    rejected = [l for l in vec if l.startswith("rejected")]
+    assert [l.split(":")[0] for l in rejected] == ["rejected int64 (2, 2)", "rejected float64 (2,)"]
+    assert traces(vec) == 1
+
+
+# -- square_if_positive -------------------------------------------------------------------------
+
+def test_square_if_positive(run_example):
+    out = run_example("square_if_positive.py")
+    lines = out.section("tensor arguments")
+    pairs = [re.fullmatch(r"square_if_positive\(np\.int64\((-?\d+)\)\) = (-?\d+)", l).groups()
+             for l in lines if l.startswith("square")]
+    assert [(int(a), int(b)) for a, b in pairs] == [(v, v * v if v > 0 else 0) for v in (3, -2, 0, 7)]
+    assert traces(lines) == 1
+    floats_section = out.section("float32 arguments")
+    assert floats(floats_section[0])[-1] == 1.5 * 1.5
+    assert traces(floats_section) == 2
+    code = "\n".join(out.section("the converted code"))
+    assert "if_stmt" in code and "x * x" in code
+
+
+# -- tanh_loop --------------------------------------------------------------------------------
+
+def test_tanh_loop(run_example):
+    out = run_example("tanh_loop.py")
+    x = np.random.default_rng(0).uniform(size=5).astype(np.float32)
+    seen = []
+    while np.sum(x) > 1:
+        seen.append(x)
+        x = np.tanh(x)
+    printed = [floats(l) for l in out.section("the loop prints")]
+    assert len(printed) == len(seen) > 1             # ag.print ran once per iteration
+    for got, want in zip(printed, seen):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    result = out.section("result")
+    np.testing.assert_allclose(floats(result[0]), x, rtol=1e-5)
+    np.testing.assert_allclose(floats(result[1]), [np.sum(x)], rtol=1e-5)
+
+
+# -- dynamic_rnn ------------------------------------------------------------------------------
+
+def test_dynamic_rnn(run_example):
+    out = run_example("dynamic_rnn.py")
+    data = np.random.default_rng(0).uniform(size=(2, 3, 4)).astype(np.float32)
+    want = np.cumsum(data, axis=1)                   # state_t = inp_t + state_{t-1}, state_-1 = 0
+    title = [t for t, _ in out.sections if t.startswith("states")][0]
+    assert title == "states: shape (2, 3, 4), dtype float32"
+    rows = [l for l in out.section("states") if l.startswith("batch")]
+    for line in rows:
+        b, t = (int(v) for v in re.match(r"batch (\d+) time (\d+):", line).groups())
+        np.testing.assert_allclose(floats(line.split(":")[1]), want[b, t], rtol=1e-5)
+    assert len(rows) == 6
+
+
+# -- retracing --------------------------------------------------------------------------------
+
+def test_retracing(run_example):
+    out = run_example("retracing.py")
+    keyed = out.section("arrays are keyed")
+    assert len([l for l in keyed if l.startswith("Tracing with")]) == 3
+    values = [l for l in keyed if not l.startswith(("Tracing", "traces"))]
+    assert values[0] == "2" and float(values[1]) == 2.2 and values[2] == "[2 4 6]" and values[3] == "10"
+    assert traces(keyed) == 3
+    signatures = "\n".join(out.section("the concrete signatures"))
+    assert signatures.count("double(a)") == 3 and "int64" in signatures and "float64" in signatures
+
+    python_values = out.section("Python values")
+    assert [l for l in python_values if l.startswith("Tracing")] == [
+        "Tracing with num_steps = 10", "Tracing with num_steps = 20"]
+    assert [l for l in python_values if l.startswith("Executing")] == [
+        "Executing with num_steps = 10", "Executing with num_steps = 20"]
+    assert traces(python_values) == 2
+    arrays = out.section("arrays reuse")
+    assert len([l for l in arrays if l.startswith("Tracing")]) == 1
+    assert [l for l in arrays if l.startswith("Executing")] == [
+        "Executing with num_steps = 10", "Executing with num_steps = 20"]
+    assert traces(arrays) == 3
+
+    sig = out.section("input_signature")
+    assert len([l for l in sig if l.startswith("Tracing")]) == 1
+    assert "[1 2 3]" in sig and "[1 2 3 4 5]" in sig
+    relaxed = out.section("reduce_retracing")
+    assert [float(l) for l in relaxed if not l.startswith(("Tracing", "traces"))] == [1, 3, 6, 10]
+    assert traces(relaxed) == 2
+    separate = out.section("separate Function")
+    assert separate == ["Tracing!", "Executing", "Tracing!", "Executing"]
+
+
+# -- python_vs_tensor_loops ---------------------------------------------------------------------
+
+def test_python_vs_tensor_loops(run_example):
+    out = run_example("python_vs_tensor_loops.py")
+
+    def parse(lines):
+        rows = []
+        for l in lines:
+            m = re.search(r"(\d+) nodes \((\d+) with nested\), loss = (-?\d+)", l)
+            rows.append(tuple(int(v) for v in m.groups()))
+        return rows
+
+    def loss_ref(n):
+        return sum(abs((2 * i + 1) - i) for i in range(n))
+
+    listed = parse(out.section("a Python list"))
+    tensor = parse(out.section("an array"))
+    assert [r[2] for r in listed] == [loss_ref(3), loss_ref(10)]
+    assert [r[2] for r in tensor] == [loss_ref(3), loss_ref(10)]
+    (small, _, _), (big, _, _) = listed
+    assert big > small                               # unrolled: grows with the data
+    assert (big - small) % 7 == 0                    # by the same amount per element
+    assert tensor[0][:2] == tensor[1][:2]            # one while_loop: same size for 3 or 10
+    assert tensor[1][0] < big
+
+
+# -- variables --------------------------------------------------------------------------------
+
+def test_variables(run_example):
+    out = run_example("variables.py")
+    assert [floats(l)[0] for l in out.section("a counter module")] == [1, 2, 3]
+    simple = out.section("plain attributes")
+    assert floats(simple[0]) == [20.0] and floats(simple[1])[:2] == [5.0, 20.0]
+    better = out.section("Variables are read")
+    assert floats(better[0]) == [20.0] and floats(better[1]) == [5.0, 25.0]
+    created = out.section("a Variable may only")
+    assert floats(created[0]) == [1.0]
+    assert created[1].startswith("second trace: ValueError:")
+
+
+# -- training_loop ----------------------------------------------------------------------------
+
+def test_training_loop(run_example):
+    out = run_example("training_loop.py")
+    x, y = load_example("training_loop.py").make_data()
+    w = b = 0.0
+    logged = []
+
+    def run(steps, w, b):
+        loss = None
+        for step in range(steps):
+            err = w * x + b - y
+            loss = np.mean(err ** 2)
+            if step % 50 == 0:
+                logged.append((step, loss))
+            w, b = w - 0.1 * 2.0 * np.mean(err * x), b - 0.1 * 2.0 * np.mean(err)
+        return w, b, loss
+
+    for title, steps in (("200 steps", 200), ("100 more steps", 100)):
+        logged.clear()
+        w, b, loss = run(steps, w, b)
+        lines = out.section(title)
+        steps_logged = [floats(l) for l in lines if l.startswith("step")]
+        assert [int(s) for s, _ in steps_logged] == [s for s, _ in logged]
+        np.testing.assert_allclose([l for _, l in steps_logged], [l for _, l in logged], rtol=1e-5)
+        summary = [l for l in lines if l.startswith("w =")][0]
+        np.testing.assert_allclose(floats(summary), [w, b, loss], rtol=1e-5, atol=1e-6)
+    assert abs(w - 3.0) < 0.1 and abs(b - 2.0) < 0.1
+    assert traces(out.section("100 more steps")) == 1
