@@ -1,0 +1,146 @@
+"""Graph-aware helpers that also run eagerly: `ag.print`, `ag.range`, `ag.constant`.
+
+Each one does the plain NumPy/Python thing when no graph is being built, and stages a node
+while tracing. `print_` is effectful: its node prints on every run of the graph (Python's
+own `print` inside a traced function runs only while tracing).
+"""
+
+import sys
+
+import numpy as np
+
+from autograph.runtime import control_flow, primitives  # noqa: F401 (registers Cast)
+from autograph.runtime.graph import get_default_graph
+from autograph.runtime.tensor import Tensor
+
+
+def _tracing(args):
+    return get_default_graph() is not None or any(isinstance(a, Tensor) for a in args)
+
+
+# -- print -----------------------------------------------------------------------------------
+
+def _host(a):
+    """An array of any device as a NumPy array, for printing."""
+    try:
+        return np.asarray(a)
+    except Exception:   # CuPy refuses implicit conversion: ask it explicitly
+        get = getattr(a, "get", None)
+        return np.asarray(get()) if get is not None else np.from_dlpack(a)
+
+
+def format_value(x):
+    """How `ag.print` shows one argument: strings as they are, arrays like NumPy's `str`
+    (`[1 2 3]`, a scalar as `5`)."""
+    if isinstance(x, str):
+        return x
+    if hasattr(x, "read_value") and hasattr(x, "assign"):   # a Variable, printed eagerly
+        x = x.numpy()
+    if isinstance(x, (bool, int, float, complex)) or x is None:
+        return str(x)
+    return str(_host(x))
+
+
+def _print_infer(*_, **__):
+    return []
+
+
+def _print_kernel(xp, *arrays, template, sep, end, file):
+    it = iter(arrays)
+    parts = [format_value(next(it)) if p is None else p for p in template]
+    print(*parts, sep=sep, end=end, file=sys.stdout if file is None else file)
+
+
+primitives.register("print", _print_infer, kernel=_print_kernel, effectful=True,
+                    doc="prints its inputs (formatted like NumPy's str) on every run")
+
+
+def print_(*args, sep=" ", end="\n", file=None):
+    """Print `args` (arrays like NumPy's `str`, strings as they are) now when eager, and on
+    every run of the graph when tracing, in program order with other effects."""
+    if not _tracing(args):
+        print(*(format_value(a) for a in args), sep=sep, end=end,
+              file=sys.stdout if file is None else file)
+        return None
+    tensors, template = [], []
+    for a in args:
+        if hasattr(a, "read_value") and hasattr(a, "assign"):   # a Variable: read it each run
+            a = a.read_value()
+        if isinstance(a, Tensor):
+            tensors.append(a)
+            template.append(None)
+        else:
+            template.append(format_value(a))
+    primitives.bind("print", tensors, {"template": tuple(template), "sep": sep, "end": end,
+                                       "file": file})
+    return None
+
+
+# -- range -----------------------------------------------------------------------------------
+
+def _range_dtype(inputs):
+    strong = [t.dtype for t in inputs if not t.weak]
+    if strong:
+        return np.result_type(*strong)
+    if any(t.dtype.kind in "fc" for t in inputs):
+        return np.dtype(np.float64)
+    return np.dtype(np.int64)
+
+
+def _range_infer(start, limit, delta, *, dtype):
+    length = None
+    if all(t.node.op == "Const" for t in (start, limit, delta)):
+        values = [t.node.attrs["value"] for t in (start, limit, delta)]
+        length = len(np.arange(*[v.item() for v in values]))
+    return [(np.dtype(dtype), (length,), False)]
+
+
+def _range_kernel(xp, start, limit, delta, *, dtype):
+    cast = float if _is_float_dtype(xp, dtype) else int
+    return xp.arange(cast(start), cast(limit), cast(delta), dtype=dtype)
+
+
+def _is_float_dtype(xp, dtype):
+    isdtype = getattr(xp, "isdtype", None)
+    if isdtype is not None:
+        return isdtype(dtype, ("real floating", "complex floating"))
+    return np.dtype(dtype).kind in "fc"
+
+
+primitives.register("range", _range_infer, kernel=_range_kernel,
+                    doc="arange(start, limit, delta); a for-loop over it loops with a counter")
+
+
+def range_(start, limit=None, delta=1):
+    """`range` that also works on tensors.
+
+    Eager Python ints give a Python `range`, eager arrays `np.arange`. While tracing it
+    makes a `range` node (inputs start, limit, delta; int64 unless given floats) that
+    autograph's for-loop turns into a counting `while_loop` without building the array."""
+    if limit is None:
+        start, limit = 0, start
+    args = (start, limit, delta)
+    if not _tracing(args):
+        if all(isinstance(a, int) or isinstance(a, np.integer) and np.ndim(a) == 0
+               for a in args) and all(not isinstance(a, bool) for a in args):
+            return range(int(start), int(limit), int(delta))
+        return np.arange(start, limit, delta)
+    inputs = [primitives.convert(a) for a in args]
+    dtype = _range_dtype(inputs)
+    return primitives.bind1("range", inputs, {"dtype": dtype})
+
+
+# -- constant --------------------------------------------------------------------------------
+
+def constant(value, dtype=None):
+    """`np.asarray(value, dtype)` when eager; a Const node while tracing. Unlike a bare
+    Python scalar inside a computation, a constant has a definite dtype (NumPy's default
+    for the value)."""
+    if isinstance(value, Tensor):
+        if dtype is None or np.dtype(dtype) == value.dtype:
+            return value
+        return primitives.bind1("Cast", [value], {"dtype": np.dtype(dtype)})
+    array = np.asarray(value, dtype=dtype)
+    if get_default_graph() is None:
+        return array
+    return primitives.constant(array, dtype=array.dtype)

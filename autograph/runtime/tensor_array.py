@@ -1,0 +1,264 @@
+"""TensorArray: a list of arrays that a graph can grow, one element per loop iteration.
+
+Appending to a Python list inside a traced loop happens while tracing only; a TensorArray
+is the graph's own list. The style is functional: `ta = ta.write(i, value)`.
+
+Eagerly (no graph being built) it is a Python list of NumPy arrays. While tracing it is a
+*handle* tensor (dtype object) flowing through the graph: `ta_new` makes the run-time list,
+`ta_write` stores into it in place (an effectful node, so writes keep their order and are
+never dropped; cost is linear in the number of writes) and returns the same list as a new
+handle, so that reads and `stack` depend on the writes before them. Through the nest
+protocol (`__ag_flatten__`) a TensorArray is a valid loop variable and branch output.
+"""
+
+import numpy as np
+
+from autograph.errors import StagingError
+from autograph.runtime import primitives
+from autograph.runtime.graph import get_default_graph
+from autograph.runtime.tensor import Tensor
+
+_HANDLE = np.dtype(object)
+_INT = np.dtype(np.int64)
+
+
+class _Storage:
+    """The run-time value of a handle: the element list, and whether it may grow."""
+    __slots__ = ("items", "dynamic")
+
+    def __init__(self, size, dynamic):
+        self.items = [None] * size
+        self.dynamic = dynamic
+
+    def __repr__(self):
+        return f"<TensorArray storage, {len(self.items)} elements>"
+
+
+def _index(i, size, dynamic, grow):
+    i = int(i)
+    if i < 0 or i >= size and not (grow and dynamic):
+        raise IndexError(
+            f"TensorArray index {i} is out of range for its size {size}. Create it with a "
+            "larger size, or with dynamic_size=True to let writes grow it.")
+    return i
+
+
+# -- kernels ---------------------------------------------------------------------------------
+
+def _new_kernel(xp, size, *, dynamic_size, **_):
+    return _Storage(int(size), dynamic_size)
+
+
+def _write_kernel(xp, handle, index, value, **_):
+    items = handle.items
+    i = _index(index, len(items), handle.dynamic, grow=True)
+    if i >= len(items):
+        items.extend([None] * (i + 1 - len(items)))
+    items[i] = value
+    return handle
+
+
+def _read_kernel(xp, handle, index, **_):
+    i = _index(index, len(handle.items), False, grow=False)
+    value = handle.items[i]
+    if value is None:
+        raise ValueError(f"TensorArray element {i} was read before it was written")
+    return value
+
+
+def _stack_kernel(xp, handle, *, dtype, element_shape, **_):
+    items = handle.items
+    if not items:
+        if element_shape is None or None in element_shape:
+            raise ValueError("cannot stack an empty TensorArray whose element shape is "
+                             "unknown; pass element_shape= when you create it")
+        return xp.zeros((0,) + tuple(element_shape), dtype=dtype)
+    missing = [i for i, v in enumerate(items) if v is None]
+    if missing:
+        raise ValueError(f"TensorArray.stack(): element(s) {missing[:5]} of {len(items)} were "
+                         "never written")
+    return xp.stack(items)
+
+
+def _size_kernel(xp, handle, *, dtype):
+    return xp.asarray(len(handle.items), dtype=dtype)
+
+
+def _unstack_kernel(xp, handle, value, **_):
+    n = value.shape[0]
+    if n > len(handle.items) and not handle.dynamic and handle.items:
+        _index(n - 1, len(handle.items), False, grow=True)
+    handle.items[:] = [value[i] for i in range(n)] + handle.items[n:]
+    return handle
+
+
+def _handle_infer(*_, **__):
+    return [(_HANDLE, (), False)]
+
+
+def _read_infer(handle, index, *, dtype, element_shape):
+    return [(dtype, element_shape, False)]
+
+
+def _stack_infer(handle, *, dtype, element_shape, size):
+    shape = None if element_shape is None else (size,) + tuple(element_shape)
+    return [(dtype, shape, False)]
+
+
+def _size_infer(handle, *, dtype):
+    return [(dtype, (), False)]
+
+
+primitives.register("ta_new", _handle_infer, _new_kernel, effectful=True,
+                    doc="a fresh TensorArray storage (a new one on every run)")
+primitives.register("ta_write", _handle_infer, _write_kernel, effectful=True,
+                    doc="stores element `index`; returns the handle")
+primitives.register("ta_unstack", _handle_infer, _unstack_kernel, effectful=True,
+                    doc="stores the rows of a tensor as the elements; returns the handle")
+primitives.register("ta_read", _read_infer, _read_kernel, doc="element `index`")
+primitives.register("ta_stack", _stack_infer, _stack_kernel, doc="all elements, stacked")
+primitives.register("ta_size", _size_infer, _size_kernel, doc="number of elements")
+
+
+# -- the user-facing object ------------------------------------------------------------------
+
+def _join(a, b):
+    if a is None:
+        return b
+    if b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+class TensorArray:
+    """A growable list of arrays of one dtype; eager (a list) or symbolic (a handle)."""
+
+    def __init__(self, dtype, size=0, dynamic_size=False, clear_after_read=True,
+                 element_shape=None, *, _handle=None, _items=None):
+        self.dtype = np.dtype(dtype)
+        self.dynamic_size = bool(dynamic_size)
+        # reads do not clear elements here: values are immutable arrays, nothing to free
+        self.clear_after_read = clear_after_read
+        self.element_shape = None if element_shape is None else tuple(element_shape)
+        self._static_size = None if isinstance(size, Tensor) or dynamic_size else int(size)
+        self._handle = _handle
+        self._items = _items
+        if _handle is None and _items is None:
+            if get_default_graph() is not None or isinstance(size, Tensor):
+                size = primitives.convert(size)
+                self._handle = primitives.bind1("ta_new", [size],
+                                                {"dynamic_size": self.dynamic_size})
+            else:
+                self._items = [None] * int(size)
+
+    @property
+    def handle(self):
+        """The symbolic handle tensor (None for an eager TensorArray)."""
+        return self._handle
+
+    def _like(self, handle=None, items=None, element_shape=None):
+        ta = TensorArray.__new__(TensorArray)
+        ta.dtype, ta.dynamic_size = self.dtype, self.dynamic_size
+        ta.clear_after_read, ta._static_size = self.clear_after_read, self._static_size
+        ta.element_shape = self.element_shape if element_shape is None else element_shape
+        ta._handle, ta._items = handle, items
+        return ta
+
+    def _symbolic(self, *args):
+        if self._handle is not None:
+            return True
+        if any(isinstance(a, Tensor) for a in args):
+            raise StagingError(
+                "This TensorArray was created outside the traced function (it holds concrete "
+                "arrays), so it cannot take symbolic values. Create it inside the function.")
+        return False
+
+    # -- nest protocol: a TensorArray flattens to its handle --------------------------------
+
+    def __ag_flatten__(self):
+        return [] if self._handle is None else [self._handle]
+
+    def __ag_unflatten__(self, leaves):
+        if self._handle is None:
+            return self
+        return self._like(handle=leaves[0])
+
+    # -- operations --------------------------------------------------------------------------
+
+    def write(self, index, value):
+        """Store `value` at `index`; returns the TensorArray to use from now on."""
+        if not self._symbolic(index, value):
+            value = np.asarray(value)
+            if value.dtype != self.dtype:
+                value = value.astype(self.dtype)
+            i = _index(index, len(self._items), self.dynamic_size, grow=True)
+            if i >= len(self._items):
+                self._items.extend([None] * (i + 1 - len(self._items)))
+            self._items[i] = value
+            if self.element_shape is None:
+                self.element_shape = value.shape
+            return self
+        value = primitives.convert(value)
+        if value.dtype != self.dtype:
+            if not value.weak and not np.can_cast(value.dtype, self.dtype, "same_kind"):
+                raise StagingError(
+                    f"TensorArray of dtype {self.dtype.name} cannot store a value of dtype "
+                    f"{value.dtype.name}; convert it first with .astype(np.{self.dtype.name})")
+            value = primitives.bind1("Cast", [value], {"dtype": self.dtype})
+        index = primitives.convert(index)
+        handle = primitives.bind1("ta_write", [self._handle, index, value])
+        return self._like(handle=handle,
+                          element_shape=_join(self.element_shape, value.shape))
+
+    def read(self, index):
+        """Element `index`."""
+        if not self._symbolic(index):
+            i = _index(index, len(self._items), False, grow=False)
+            if self._items[i] is None:
+                raise ValueError(f"TensorArray element {i} was read before it was written")
+            return self._items[i]
+        return primitives.bind1("ta_read", [self._handle, primitives.convert(index)],
+                                {"dtype": self.dtype, "element_shape": self.element_shape})
+
+    def stack(self):
+        """All elements as one array (element 0 first)."""
+        if not self._symbolic():
+            if not self._items:
+                return np.zeros((0,) + tuple(self.element_shape or ()), self.dtype)
+            missing = [i for i, v in enumerate(self._items) if v is None]
+            if missing:
+                raise ValueError(f"TensorArray.stack(): element(s) {missing[:5]} of "
+                                 f"{len(self._items)} were never written")
+            return np.stack(self._items)
+        return primitives.bind1("ta_stack", [self._handle],
+                                {"dtype": self.dtype, "element_shape": self.element_shape,
+                                 "size": self._static_size})
+
+    def unstack(self, value):
+        """Store the rows of `value` as the elements; returns the TensorArray."""
+        if not self._symbolic(value):
+            value = np.asarray(value, dtype=self.dtype)
+            self._items = [value[i] for i in range(value.shape[0])]
+            self.element_shape = value.shape[1:]
+            return self
+        value = primitives.convert(value)
+        if value.dtype != self.dtype:
+            value = primitives.bind1("Cast", [value], {"dtype": self.dtype})
+        handle = primitives.bind1("ta_unstack", [self._handle, value])
+        es = None if value.shape is None else value.shape[1:]
+        return self._like(handle=handle, element_shape=_join(self.element_shape, es))
+
+    def size(self):
+        """The number of elements (a 0-d int64 array or tensor)."""
+        if not self._symbolic():
+            return np.asarray(len(self._items), dtype=_INT)
+        return primitives.bind1("ta_size", [self._handle], {"dtype": _INT})
+
+    def __repr__(self):
+        if self._handle is None:
+            return f"<TensorArray dtype={self.dtype.name} size={len(self._items)}>"
+        return f"<TensorArray dtype={self.dtype.name} handle={self._handle.name}>"
+
+
+# the Cast primitive lives with control flow (it unifies branch dtypes)
+from autograph.runtime import control_flow as _control_flow  # noqa: E402,F401
