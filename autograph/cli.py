@@ -207,31 +207,30 @@ def color_supported(stream):
 
 
 def highlight(source):
-    """ANSI-colour Python source: keywords, strings, numbers, comments, and ag__ calls."""
-    out, prev_end, prev_tok = [], (1, 0), None
-    lines = source.splitlines(keepends=True)
+    """ANSI-colour Python source: keywords, strings, numbers, comments, and ag__ calls.
+    Only escape codes are added: stripping them gives back `source` exactly."""
+    starts, pos = [], 0            # offset of each line's first character
+    for line in source.splitlines(keepends=True):
+        starts.append(pos)
+        pos += len(line)
+    starts.append(pos)
 
-    def text_between(start, end):
-        (r0, c0), (r1, c1) = start, end
-        if r0 == r1:
-            return lines[r0 - 1][c0:c1] if r0 - 1 < len(lines) else ""
-        parts = [lines[r0 - 1][c0:]] + lines[r0:r1 - 1] + [lines[r1 - 1][:c1] if r1 - 1 < len(lines) else ""]
-        return "".join(parts)
+    def offset(row_col):
+        row, col = row_col
+        return starts[min(row - 1, len(starts) - 1)] + col
 
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, IndentationError):
+    except (tokenize.TokenError, IndentationError, SyntaxError):
         return source
+    out, done, prev = [], 0, None
     for tok in tokens:
-        if tok.type == tokenize.ENDMARKER:
-            break
-        out.append(text_between(prev_end, tok.start))
         kind = None
         if tok.type == tokenize.NAME and keyword.iskeyword(tok.string):
             kind = "keyword"
         elif tok.type == tokenize.NAME and tok.string.startswith("ag__"):
             kind = "ag"
-        elif tok.type == tokenize.NAME and prev_tok is not None and prev_tok.string in ("def", "class"):
+        elif tok.type == tokenize.NAME and prev is not None and prev.string in ("def", "class"):
             kind = "def"
         elif tok.type == tokenize.STRING or tok.type in _fstring_types():
             kind = "string"
@@ -239,9 +238,15 @@ def highlight(source):
             kind = "comment"
         elif tok.type == tokenize.NUMBER:
             kind = "number"
-        out.append(f"{_COLORS[kind]}{tok.string}{_RESET}" if kind else tok.string)
-        prev_end, prev_tok = tok.end, tok
-    out.append(text_between(prev_end, (len(lines), len(lines[-1]) if lines else 0)))
+        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                            tokenize.ENDMARKER):
+            prev = tok
+        if kind is None:
+            continue
+        a, b = offset(tok.start), offset(tok.end)
+        out.append(source[done:a] + _COLORS[kind] + source[a:b] + _RESET)
+        done = b
+    out.append(source[done:])
     return "".join(out)
 
 
@@ -263,9 +268,9 @@ def cmd_to_code(args, out):
 
 
 def cmd_trace(args, out):
+    specs = [parse_spec(s) for s in args.arg]
     obj, _ = load_target(args.target)
     fn = as_function(obj)
-    specs = [parse_spec(s) for s in args.arg]
     conc = concrete_for(fn, specs)
     top, total = node_counts(conc.graph)
     out.write(f"{conc}\n")
@@ -275,19 +280,24 @@ def cmd_trace(args, out):
 
 def cmd_graph(args, out):
     from autograph.runtime import dot
+    specs = [parse_spec(s) for s in args.arg]
+    to_file = args.output not in (None, "-")
+    if to_file:
+        ext = os.path.splitext(args.output)[1].lower()
+        if ext not in dot.FORMATS:
+            raise CliError(f"Cannot tell the picture format from {args.output!r}: end it with "
+                           f"{', '.join(sorted(dot.FORMATS))} (e.g. -o graph.svg), or leave -o "
+                           "out to print DOT text.")
+        if dot.FORMATS[ext] != "dot" and not dot.dot_available():
+            raise dot.GraphvizNotFound(
+                f"Writing {args.output} needs Graphviz's `dot` program, which is not on PATH. "
+                f"{dot._INSTALL_HINT}")
     obj, _ = load_target(args.target)
     fn = as_function(obj)
-    specs = [parse_spec(s) for s in args.arg]
-    conc = concrete_for(fn, specs)
-    graph = conc.graph
-    if args.output in (None, "-"):
+    graph = concrete_for(fn, specs).graph
+    if not to_file:
         out.write(dot.to_dot(graph))
         return
-    ext = os.path.splitext(args.output)[1].lower()
-    if ext not in dot.FORMATS:
-        raise CliError(f"Cannot tell the picture format from {args.output!r}: end it with "
-                       f"{', '.join(sorted(dot.FORMATS))} (e.g. -o graph.svg), or leave -o out "
-                       "to print DOT text.")
     dot.write(graph, args.output)
     top, total = node_counts(graph)
     out.write(f"wrote {args.output} ({top} nodes, {total} with nested graphs)\n")
