@@ -10,7 +10,47 @@ eagerly on arrays and symbolically while tracing.
 adopts the dtype of the array it meets.
 """
 
+import importlib
+
 import numpy as np
+
+
+class _LazyOps:
+    """Stands for autograph.runtime.numpy_ops until first use: that module builds on
+    primitives and graph, which import this one, so it cannot be imported at the top."""
+
+    def __getattr__(self, name):
+        global _ops
+        _ops = importlib.import_module("autograph.runtime.numpy_ops")
+        return getattr(_ops, name)
+
+
+_ops = _LazyOps()
+
+# right-hand operands a Tensor operator accepts; anything else gets NotImplemented, so
+# that Python falls back (`t == None` is False, `t + "a"` a TypeError from Python)
+_OPERANDS = (int, float, complex, bool, np.ndarray, np.generic, list, tuple)
+
+
+def _binary(ufunc, name):
+    def op(self, other):
+        if not isinstance(other, (Tensor,) + _OPERANDS):
+            return NotImplemented
+        return _ops.ufunc(ufunc, self, other)
+
+    def rop(self, other):
+        if not isinstance(other, (Tensor,) + _OPERANDS):
+            return NotImplemented
+        return _ops.ufunc(ufunc, other, self)
+    op.__name__, rop.__name__ = f"__{name}__", f"__r{name}__"
+    return op, rop
+
+
+def _unary(ufunc, name):
+    def op(self):
+        return _ops.ufunc(ufunc, self)
+    op.__name__ = f"__{name}__"
+    return op
 
 
 class Tensor:
@@ -68,6 +108,177 @@ class Tensor:
 
     def __hash__(self):
         return id(self)
+
+    # -- NumPy's dispatch protocols -----------------------------------------------------------
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _ops.ufunc_method(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _ops.array_function(func, args, kwargs)
+
+    def __array__(self, dtype=None, copy=None):
+        raise_symbolic(self, "as a NumPy array", "its value is only known when the graph "
+                       "runs. Use NumPy functions on it (they build graph nodes), combine "
+                       "tensors with np.stack instead of np.array([...]), and return it from "
+                       "the traced function to get its value")
+
+    # -- operators ----------------------------------------------------------------------------
+
+    __add__, __radd__ = _binary(np.add, "add")
+    __sub__, __rsub__ = _binary(np.subtract, "sub")
+    __mul__, __rmul__ = _binary(np.multiply, "mul")
+    __truediv__, __rtruediv__ = _binary(np.divide, "truediv")
+    __floordiv__, __rfloordiv__ = _binary(np.floor_divide, "floordiv")
+    __mod__, __rmod__ = _binary(np.remainder, "mod")
+    __pow__, __rpow__ = _binary(np.power, "pow")
+    __matmul__, __rmatmul__ = _binary(np.matmul, "matmul")
+    __and__, __rand__ = _binary(np.bitwise_and, "and")
+    __or__, __ror__ = _binary(np.bitwise_or, "or")
+    __xor__, __rxor__ = _binary(np.bitwise_xor, "xor")
+    __lshift__, __rlshift__ = _binary(np.left_shift, "lshift")
+    __rshift__, __rrshift__ = _binary(np.right_shift, "rshift")
+    __lt__, __gt__ = _binary(np.less, "lt")[0], _binary(np.greater, "gt")[0]
+    __le__, __ge__ = _binary(np.less_equal, "le")[0], _binary(np.greater_equal, "ge")[0]
+    __eq__, __ne__ = _binary(np.equal, "eq")[0], _binary(np.not_equal, "ne")[0]
+    __neg__ = _unary(np.negative, "neg")
+    __pos__ = _unary(np.positive, "pos")
+    __abs__ = _unary(np.absolute, "abs")
+    __invert__ = _unary(np.invert, "invert")
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
+    # -- indexing, length, iteration ----------------------------------------------------------
+
+    def __getitem__(self, key):
+        return _ops.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        raise TypeError(
+            f"Cannot assign to an element of the symbolic tensor {self!r}: tensors are "
+            "immutable while tracing. Build the new value instead, e.g. with np.where(mask, "
+            "new, x), np.concatenate, or collect elements in an ag.TensorArray")
+
+    def __len__(self):
+        if self.shape is None or (self.shape and self.shape[0] is None):
+            what = "its rank" if self.shape is None else "its first dimension"
+            raise_symbolic(self, "with len()", f"{what} is unknown while tracing. Use "
+                           "np.shape(x) / x.shape for the known dimensions, or give the "
+                           "argument a TensorSpec with a known first dimension")
+        if not self.shape:
+            raise TypeError(f"len() of unsized object: {self!r} is a scalar (0-d) tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.shape is None or (self.shape and self.shape[0] is None):
+            raise_symbolic(self, "in a Python iteration", "the number of elements is unknown "
+                           "while tracing. Write the `for` loop inside an autograph-converted "
+                           "function (it becomes a while_loop), or loop over ag.range(n)")
+        if not self.shape:
+            raise TypeError(f"iteration over a 0-d tensor: {self!r}")
+        return (self[i] for i in range(self.shape[0]))
+
+    # -- NumPy's array attributes and methods ------------------------------------------------
+
+    @property
+    def T(self):
+        return self if self.ndim < 2 else _ops.transpose(self)
+
+    @property
+    def mT(self):
+        axes = list(range(self.ndim))
+        axes[-2:] = axes[-1], axes[-2]
+        return _ops.transpose(self, axes)
+
+    @property
+    def size(self):
+        return _ops.size(self)
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        return _ops.FUNCTIONS[np.reshape](self, shape, order)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+            axes = axes[0]
+        return _ops.transpose(self, axes or None)
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        return _ops.cast(self, dtype)
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.sum](self, axis, dtype, out, keepdims, **kw)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.prod](self, axis, dtype, out, keepdims, **kw)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.mean](self, axis, dtype, out, keepdims, **kw)
+
+    def max(self, axis=None, out=None, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.max](self, axis, out, keepdims, **kw)
+
+    def min(self, axis=None, out=None, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.min](self, axis, out, keepdims, **kw)
+
+    def any(self, axis=None, out=None, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.any](self, axis, out, keepdims, **kw)
+
+    def all(self, axis=None, out=None, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.all](self, axis, out, keepdims, **kw)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        return _ops.FUNCTIONS[np.argmax](self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        return _ops.FUNCTIONS[np.argmin](self, axis, out, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return _ops.FUNCTIONS[np.cumsum](self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _ops.FUNCTIONS[np.cumprod](self, axis, dtype, out)
+
+    def clip(self, min=None, max=None, out=None, **kw):
+        return _ops.FUNCTIONS[np.clip](self, min, max, out, **kw)
+
+    def round(self, decimals=0, out=None):
+        return _ops.FUNCTIONS[np.round](self, decimals, out)
+
+    def dot(self, b, out=None):
+        return _ops.FUNCTIONS[np.dot](self, b, out)
+
+    def squeeze(self, axis=None):
+        return _ops.squeeze(self, axis)
+
+    def flatten(self, order="C"):
+        return _ops.ravel(self)
+
+    def ravel(self, order="C"):
+        return _ops.ravel(self)
+
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return _ops.FUNCTIONS[np.take](self, indices, axis, out, mode)
+
+    def copy(self, order="C"):
+        return self
+
+    def item(self, *args):
+        raise_symbolic(self, "with .item()", "its value is only known when the graph runs; "
+                       "keep it a tensor, or return it from the traced function")
+
+    def tolist(self):
+        raise_symbolic(self, "with .tolist()", "its value is only known when the graph runs; "
+                       "return it from the traced function to get its value")
 
 
 def _shape_str(shape):
