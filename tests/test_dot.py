@@ -53,11 +53,11 @@ def collatz_graph():
     # the false branch reads `one` from the outermost graph: a capture through two levels
     false_g.set_outputs([_op(false_g, "add", [_op(false_g, "multiply", [_const(false_g, 3), fn]),
                                               false_g.capture(one)])], identity=False)
-    new_n = _op(body, "cond", [even, bn], attrs={"true_branch": true_g, "false_branch": false_g})
+    new_n = _op(body, "cond", [even, bn], attrs={"true_graph": true_g, "false_graph": false_g})
     body.set_outputs([new_n, _op(body, "add", [bs, _const(body, 1)])], identity=False)
 
     loop = g.add_node("while_loop", [n, steps0] + body.captured_inputs() + cond_g.captured_inputs(),
-                      {"cond": cond_g, "body": body}, [(I64, (), False), (I64, (), False)])
+                      {"cond_graph": cond_g, "body_graph": body}, [(I64, (), False), (I64, (), False)])
     g.set_outputs([loop.outputs[1]])
     return g
 
@@ -90,14 +90,14 @@ def test_while_and_cond_are_nested_clusters():
     by_label = {}
     for k, v in tree.items():
         by_label.setdefault(v["label"], []).append(k)
-    [loop], [body] = by_label["while_loop"], by_label["body"]
-    cond_sub, cond_node = by_label["cond"]                  # the loop's cond graph, the cond node
+    [loop], [body] = by_label["while_loop"], by_label["body_graph"]
+    [cond_sub], [cond_node] = by_label["cond_graph"], by_label["cond"]
     assert set(tree[loop]["children"]) == {body, cond_sub}
     assert tree[body]["children"] == [cond_node]            # the cond sits inside the loop body
     branches = {tree[c]["label"] for c in tree[cond_node]["children"]}
-    assert branches == {"true_branch", "false_branch"}
+    assert branches == {"true_graph", "false_graph"}
     # the branch bodies hold their own ops
-    [true_c] = by_label["true_branch"]
+    [true_c] = by_label["true_graph"]
     assert any("floor_divide" in n for n in tree[true_c]["nodes"])
     assert not any("floor_divide" in n for n in tree[body]["nodes"])
 
@@ -147,7 +147,7 @@ def test_svg_has_the_clusters(tmp_path):
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     # loop, its cond and body graphs, the cond node, its two branches
     assert svg.count('class="cluster"') == 6
-    for word in ("while_loop", "true_branch", "false_branch", "floor_divide"):
+    for word in ("while_loop", "true_graph", "false_graph", "floor_divide"):
         assert word in svg
 
 

@@ -2,8 +2,8 @@
 
 `to_dot(graph)` writes the whole graph, nested graphs included, as DOT text; it needs
 nothing installed. A `cond` or `while_loop` node is drawn as a cluster (a box) holding the
-node itself and one nested cluster per graph it carries in its attrs (`cond`/`body`, the two
-branches), so a cond inside a loop body shows as a box inside a box. Kinds of node are told
+node itself and one nested cluster per graph it carries in its attrs (`cond_graph` and
+`body_graph`, or `true_graph` and `false_graph`), so a cond inside a loop body shows as a box inside a box. Kinds of node are told
 apart by shape and colour:
 
 - arguments (placeholders of the top graph): green, `invhouse` shape, at the top;
