@@ -26,7 +26,9 @@ The steady-state call is the hot path: for positional array arguments the key is
 """
 
 import functools
+import importlib
 import inspect
+import sys
 import threading
 import types
 import warnings
@@ -419,7 +421,13 @@ class Function:
         if not self._autograph:
             return self._python_function
         if self._converted is None:
-            from autograph import api
+            try:
+                api = importlib.import_module("autograph.api")
+            except ModuleNotFoundError as e:   # the compiler is not part of this build yet
+                if e.name != "autograph.api":
+                    raise
+                log(1, "autograph.api is missing: tracing %s unconverted", self.__name__)
+                return self._python_function
             self._converted = api.to_graph(self._python_function)
         return self._converted
 
@@ -468,7 +476,15 @@ class Function:
         warnings.warn(
             f"ag.function {self.__name__} traced {self._tracing_count} times; this trace because "
             f"{why}. Tracing is slow: keep argument types and shapes stable.",
-            RetracingWarning, stacklevel=5)
+            RetracingWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel():
+    """The warnings.warn stacklevel of the first frame outside this module (the user's call)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class _StrongRef:
