@@ -1,0 +1,97 @@
+"""The README's tour is executable: every ```python block runs, in order, in one namespace,
+and the ```text block right after it is the output it printed.
+
+    python -m tests.examples.readme_tour           # check (exit status 1 on a difference)
+    python -m tests.examples.readme_tour --write   # paste fresh outputs into README.md
+
+tests/examples/test_readme_tour.py runs the check, so the pasted output cannot go stale.
+"""
+
+import contextlib
+import io
+import linecache
+import os
+import re
+import sys
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+README = os.path.join(ROOT, "README.md")
+START, END = "## A tour", "## Benchmarks"
+
+_BLOCK = re.compile(r"```python\n(.*?)```\n(?:\n```text\n(.*?)```\n)?", re.S)
+
+
+def tour_span(text):
+    start = text.index(START)
+    end = text.index(END, start)
+    return start, end
+
+
+def blocks(text):
+    """(code, printed output or None, match) for each python block of the tour section."""
+    start, end = tour_span(text)
+    return [(m.group(1), m.group(2), m) for m in _BLOCK.finditer(text, start, end)]
+
+
+def run(codes):
+    """Run the code blocks in one namespace; returns what each printed."""
+    namespace = {"__name__": "__readme__"}
+    outputs = []
+    for i, code in enumerate(codes):
+        filename = f"<README tour block {i + 1}>"
+        # let inspect.getsource (and so ag.to_code) find the source of functions defined here
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            try:
+                exec(compile(code, filename, "exec"), namespace)
+            except Exception:
+                raise RuntimeError(f"README tour block {i + 1} failed:\n{code}\n"
+                                   f"{traceback.format_exc()}") from None
+        outputs.append(buffer.getvalue())
+    return outputs
+
+
+def check(text):
+    """(block number, expected, got) for every block whose pasted output differs."""
+    found = blocks(text)
+    outputs = run([code for code, _, _ in found])
+    diffs = []
+    for i, ((code, expected, _), got) in enumerate(zip(found, outputs)):
+        if (expected or "") != got:
+            diffs.append((i + 1, expected, got))
+    return diffs
+
+
+def write(text):
+    """The README text with every python block followed by its fresh output."""
+    found = blocks(text)
+    outputs = run([code for code, _, _ in found])
+    pieces, last = [], 0
+    for (code, _, m), got in zip(found, outputs):
+        pieces.append(text[last:m.start()])
+        pieces.append(f"```python\n{code}```\n")
+        if got:
+            pieces.append(f"\n```text\n{got}```\n")
+        last = m.end()
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def main(argv):
+    with open(README) as f:
+        text = f.read()
+    if "--write" in argv:
+        with open(README, "w") as f:
+            f.write(write(text))
+        print(f"wrote the tour's outputs into {README}")
+        return 0
+    diffs = check(text)
+    for n, expected, got in diffs:
+        print(f"block {n}: expected\n{expected}\ngot\n{got}")
+    return 1 if diffs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

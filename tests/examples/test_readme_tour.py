@@ -1,0 +1,24 @@
+"""The README's tour prints exactly the output pasted under each of its code blocks."""
+
+from tests.examples import readme_tour
+
+
+def test_readme_tour_output_is_real():
+    with open(readme_tour.README) as f:
+        text = f.read()
+    found = readme_tour.blocks(text)
+    assert len(found) >= 10                                   # the tour is there
+    assert sum(1 for _, out, _ in found if out) >= 10         # with pasted output
+    diffs = readme_tour.check(text)
+    assert not diffs, "\n\n".join(f"block {n}: expected\n{e}\ngot\n{g}" for n, e, g in diffs)
+
+
+def test_write_then_check_roundtrip():
+    text = ("intro\n## A tour\n\n```python\nprint(1 + 1)\n```\n\n"
+            "```python\nx = 3\n```\n\n```python\nprint(x * 2)\n```\n\n```text\nstale\n```\n"
+            "\n## Benchmarks\n")
+    written = readme_tour.write(text)
+    assert "```python\nprint(1 + 1)\n```\n\n```text\n2\n```\n" in written
+    assert "```text\n6\n```" in written and "stale" not in written
+    assert readme_tour.check(written) == [] and readme_tour.check(text) != []
+    assert written.startswith("intro\n") and written.endswith("## Benchmarks\n")
