@@ -169,3 +169,9 @@ def test_missing_dot_says_how_to_install(tmp_path, monkeypatch):
     assert dot.repr_svg(collatz_graph()) is None
     # DOT text needs no Graphviz at all
     assert dot.write(collatz_graph(), tmp_path / "g.gv") and (tmp_path / "g.gv").read_text()
+
+
+@needs_dot
+def test_notebooks_get_svg():
+    svg = collatz_graph()._repr_svg_()
+    assert svg is not None and "<svg" in svg and "while_loop" in svg

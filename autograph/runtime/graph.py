@@ -190,6 +190,11 @@ class Graph:
         from autograph.runtime import dot   # drawing is optional; load it only when asked
         return dot.to_dot(self)
 
+    def _repr_svg_(self):
+        """Notebooks draw a graph with this (None, so text is shown, without Graphviz)."""
+        from autograph.runtime import dot
+        return dot.repr_svg(self)
+
     def __len__(self):
         return len(self.nodes)
 
