@@ -53,6 +53,12 @@ def resolve_ufunc(ufunc, keys):
     hit = _RESOLVED.get(cache_key)
     if hit is None:
         dtypes = ufunc.resolve_dtypes(keys + (None,) * ufunc.nout)
+        if all(not isinstance(k, np.dtype) for k in keys) and \
+                any(d.kind == "O" for d in dtypes):
+            # only weak operands: NumPy picks object loops for comparisons of Python
+            # types (np.less on (int, int)); use the default dtypes, as Python values would
+            dtypes = ufunc.resolve_dtypes(tuple(default_dtype(k) for k in keys) +
+                                          (None,) * ufunc.nout)
         hit = _RESOLVED[cache_key] = (dtypes[:ufunc.nin], dtypes[ufunc.nin:])
     return hit
 

@@ -1,0 +1,147 @@
+"""Graph rewrites run once per trace: constant folding, common subexpressions, dead nodes.
+
+`optimize(graph)` returns a new Graph with the same inputs and outputs that computes the
+same values. It copies the graph node by node (program order), and while copying:
+
+- folds a node whose inputs are all constants into a Const (evaluated now with NumPy; not
+  when the result is large, and never an effectful node);
+- reuses an earlier node with the same op, the same inputs and equal attrs (CSE);
+- replaces a `cond` whose condition is a constant by the branch it would take;
+- optimises the branch and body graphs of control-flow nodes the same way.
+
+Then it drops nodes nothing needs (dead-node elimination). Effectful nodes (print, variable
+reads and assignments, TensorArray writes, and control flow containing them) are never
+folded, merged, dropped or reordered, so side effects happen exactly as the program staged
+them.
+"""
+
+import numpy as np
+
+from autograph.runtime import interpreter
+from autograph.runtime.control_flow import CONTROL_FLOW_OPS, is_effectful
+from autograph.runtime.devices import get_device
+from autograph.runtime.graph import Graph
+
+FOLD_LIMIT = 1 << 16   # elements: larger results stay computed at run time
+
+
+def optimize(graph):
+    """A new, equivalent Graph: constants folded, duplicates merged, dead nodes dropped."""
+    return _Rewriter().rewrite(graph, parent=None)
+
+
+class _Rewriter:
+    def __init__(self):
+        self.cpu = get_device("cpu")
+
+    def rewrite(self, graph, parent):
+        new = Graph(graph.name, parent)
+        new.variables = list(graph.variables)
+        mapping = {id(t): new.placeholder(t.node.name, t.dtype, t.shape, t.weak)
+                   for t in graph.inputs}
+        self.copy_nodes(graph, new, mapping, {})
+        new.outputs = [mapping[id(t)] for t in graph.outputs]
+        _eliminate_dead(new)
+        return new
+
+    def copy_nodes(self, graph, new, mapping, seen):
+        """Copy `graph`'s nodes into `new`; `mapping`: id(old tensor) -> new tensor;
+        `seen`: CSE table of `new`."""
+        for node in graph.nodes:
+            if node.op == "Placeholder":
+                continue
+            ins = [mapping[id(t)] for t in node.inputs]
+            outs = self.copy_node(node, ins, new, mapping, seen)
+            for old, out in zip(node.outputs, outs):
+                mapping[id(old)] = out
+
+    def copy_node(self, node, ins, new, mapping, seen):
+        if node.op in CONTROL_FLOW_OPS:
+            return self.control_flow(node, ins, new, mapping, seen)
+        effectful = is_effectful(node)
+        if not effectful and node.op != "Const" and all(t.node.op == "Const" for t in ins):
+            folded = self.fold(node, ins, new)
+            if folded is not None:
+                return folded
+        key = None if effectful else _cse_key(node.op, ins, node.attrs)
+        if key is not None and key in seen:
+            return seen[key]
+        copy = new.add_node(node.op, ins, node.attrs,
+                            [(t.dtype, t.shape, t.weak) for t in node.outputs], name=node.name)
+        if key is not None:
+            seen[key] = copy.outputs
+        return copy.outputs
+
+    def fold(self, node, ins, new):
+        """Const nodes holding `node`'s values, or None when it should not be folded."""
+        try:
+            values = interpreter._eval(node, [t.node.attrs["value"] for t in ins], self.cpu)
+        except Exception:   # let the error happen at run time, where it is reported
+            return None
+        outs = []
+        for t, value in zip(node.outputs, values):
+            if not isinstance(value, (np.ndarray, np.generic)) or value.dtype == object or \
+                    np.size(value) > FOLD_LIMIT:
+                return None
+            outs.append(np.asarray(value).astype(t.dtype, copy=False))
+        return [new.add_node("Const", (), {"value": v, "weak": t.weak},
+                             [(t.dtype, v.shape, t.weak)], name=node.name).outputs[0]
+                for t, v in zip(node.outputs, outs)]
+
+    def control_flow(self, node, ins, new, mapping, seen):
+        attrs = dict(node.attrs)
+        if node.op == "cond" and ins[0].node.op == "Const":
+            branch = attrs["true_graph" if bool(ins[0].node.attrs["value"]) else "false_graph"]
+            inner = {id(t): v for t, v in zip(branch.inputs, ins[1:])}
+            self.copy_nodes(branch, new, inner, seen)
+            return [inner[id(t)] for t in branch.outputs]
+        for key, value in node.attrs.items():
+            if isinstance(value, Graph):
+                sub = attrs[key] = self.rewrite(value, parent=new)
+                _record_captures(node, sub, ins)
+        copy = new.add_node(node.op, ins, attrs,
+                            [(t.dtype, t.shape, t.weak) for t in node.outputs], name=node.name)
+        return copy.outputs
+
+
+def _record_captures(node, sub, ins):
+    """Fill `sub.captures` (outer tensor -> placeholder) for readers such as the DOT view."""
+    if node.op == "cond":
+        outer = ins[1:]
+    else:
+        n = len(node.outputs)
+        outer = ins[n:len(ins) - (node.attrs.get("maximum_iterations") == "input")]
+        outer = [None] * n + list(outer)
+    for o, inner in zip(outer, sub.inputs):
+        if o is not None:
+            sub.captures[id(o)] = (o, inner)
+
+
+def _eliminate_dead(graph):
+    """Drop nodes that neither feed an output nor have (or contain) side effects."""
+    live = {id(t.node) for t in graph.outputs} | {id(t.node) for t in graph.inputs}
+    for node in reversed(graph.nodes):
+        if id(node) in live or is_effectful(node):
+            live.add(id(node))
+            live.update(id(t.node) for t in node.inputs)
+    graph.nodes = [n for n in graph.nodes if id(n) in live]
+
+
+def _freeze(value):
+    if isinstance(value, np.ndarray):
+        if value.size > FOLD_LIMIT:
+            raise TypeError("too large to compare")
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, Graph):
+        raise TypeError("graphs are not compared")
+    hash(value)
+    return (type(value).__name__, value)
+
+
+def _cse_key(op, ins, attrs):
+    try:
+        frozen = tuple(sorted((k, _freeze(v)) for k, v in attrs.items()))
+        return (op, tuple(id(t) for t in ins), frozen)
+    except TypeError:
+        return None
+
