@@ -222,7 +222,10 @@ class Function:
         if self._input_signature is not None:
             values = self._check_input_signature(names, values)
         key = tuple(tt.make_key(v) for v in values)
-        return self._lookup(key) or self._trace_new(names, values, key)
+        if self._input_signature is not None:
+            return self._lookup(key) or self._trace_new(names, values, key)
+        # asked for these exact types: a trace for them, not a more general one that fits
+        return self._traces.get(key) or self._trace_new(names, values, key, exact=True)
 
     def pretty_printed_concrete_signatures(self, verbose=True):
         """Every cached trace's signature, as `str(concrete)` shows it, one after another."""
@@ -364,9 +367,9 @@ class Function:
             self._dispatch[key] = best
         return best
 
-    def _trace_new(self, names, values, key):
+    def _trace_new(self, names, values, key, exact=False):
         with self._lock:   # concurrent first calls with one key trace once
-            concrete = self._lookup(key)
+            concrete = self._traces.get(key) if exact else self._lookup(key)
             if concrete is not None:
                 return concrete
             trace_key = key
@@ -374,6 +377,8 @@ class Function:
                 trace_key = self._signature_trace_key(names, values)
             elif self._reduce_retracing:
                 trace_key = self._generalize(key)
+            if trace_key in self._traces:
+                return self._traces[trace_key]
             concrete = self._trace(names, values, trace_key)
             self._traces[trace_key] = concrete
             self._dispatch.clear()
@@ -756,3 +761,16 @@ def _describe_variable(v):
     if shape is not None:
         parts.append(f"shape={tt._shape_str(tuple(shape))}")
     return ", ".join(parts)
+
+
+class _CallableModule(types.ModuleType):
+    """Importing this module by name (`from autograph.function import ConcreteFunction`)
+    makes Python set the package attribute `autograph.function` to the module, shadowing the
+    decorator that `autograph/__init__.py` exports lazily under the same name. So the module
+    forwards calls to `function`: `ag.function(f)` and `@ag.function(...)` work either way."""
+
+    def __call__(self, *args, **kwargs):
+        return function(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
