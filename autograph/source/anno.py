@@ -44,6 +44,9 @@ class Static(NoValue):
     BODY_SCOPE = "activity.Scope of the body block of a compound statement (if/while/for/with/try/def)."
     ORELSE_SCOPE = "activity.Scope of the orelse block of an if/while/for/try."
     ITERATE_SCOPE = "activity.Scope of a for loop's target (the symbols each iteration binds)."
+    NODE_SCOPE = ("activity.Scope of what a CFG node's own ast_node does: the whole of a simple "
+                  "statement, the test of an if/while, iterable and target of a for, items of a "
+                  "with, the binding of a def, the parameters of a function's arguments node.")
     COND_SCOPE = "activity.Scope of the test expression of an if/while (or an IfExp)."
     ARGS_SCOPE = "activity.Scope of a function's or lambda's parameters (params/bound)."
     FINALBODY_SCOPE = "activity.Scope of the finally block of a try statement."
@@ -51,12 +54,9 @@ class Static(NoValue):
     LIVE_VARS_IN = "frozenset of QN live just before the statement runs (liveness)."
     LIVE_VARS_OUT = ("frozenset of QN live just after the statement (for a compound "
                      "statement: after the whole statement).")
-    LIVE_VARS_IN_BODY = "frozenset of QN live at the entry of a compound statement's body."
     DEFINED_VARS_IN = ("frozenset of QN defined on every path that reaches the statement "
                        "(reaching definitions).")
     MAYBE_DEFINED_VARS_IN = "frozenset of QN defined on at least one path reaching the statement."
-    DEFINED_VARS_OUT = "frozenset of QN defined on every path leaving the statement."
-    MAYBE_DEFINED_VARS_OUT = "frozenset of QN defined on some path leaving the statement."
     DEFINITIONS = "For a Name: the set of reaching_definitions.Definition objects that may bind it."
     CFG_NODE = "The cfg.Node a statement (or loop/if test) maps to."
 

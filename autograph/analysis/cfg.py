@@ -1,0 +1,308 @@
+"""Control flow graphs of functions, at statement granularity.
+
+`build(fn_node)` returns the `Graph` of one gast FunctionDef or Lambda. Its nodes are:
+
+- one node for the parameters (`ast_node` is the `arguments` node): the entry;
+- one node per simple statement (assign, expr, return, break, continue, raise, del, ...);
+- one node for the header of each compound statement: the If / While node (its test), the
+  For node (take the next item, bind the target), the With node (enter, bind `as`), each
+  ExceptHandler (bind the exception), each Match and match_case;
+- one opaque node per nested FunctionDef / ClassDef (defining binds the name; the nested
+  body gets its own Graph from `build_all`); lambdas and comprehensions are expressions.
+
+A `try` has no node of its own. Edges approximate exceptions soundly: every statement of a
+try body (and the point before it) may jump to each handler; the finally block is entered
+from the normal ends, from the jumps (return/break/continue) that leave through it and from
+anywhere an exception may be raised, and leaves towards each of those continuations.
+
+`Graph.stmt_next[stmt]` / `Graph.stmt_prev[stmt]` are the nodes control reaches right after
+leaving / right before entering any statement (compound ones included), and
+`Graph.stmt_nodes[stmt]` are the nodes inside it; the dataflow analyses use them to annotate
+compound statements.
+"""
+
+import gast
+
+
+class Node:
+    """A CFG node: `ast_node` plus the `next` and `prev` node sets."""
+
+    __slots__ = ("ast_node", "next", "prev", "index")
+
+    def __init__(self, ast_node, index):
+        self.ast_node = ast_node
+        self.next = set()
+        self.prev = set()
+        self.index = index
+
+    def __repr__(self):
+        return f"Node({self.index}: {_describe(self.ast_node)})"
+
+
+def _describe(ast_node):
+    if isinstance(ast_node, gast.arguments):
+        return "<args>"
+    if isinstance(ast_node, (gast.If, gast.While)):
+        head = "if" if isinstance(ast_node, gast.If) else "while"
+        return f"{head} {_unparse(ast_node.test)}"
+    if isinstance(ast_node, gast.For):
+        return f"for {_unparse(ast_node.target)} in {_unparse(ast_node.iter)}"
+    if isinstance(ast_node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        return f"def {ast_node.name}"
+    if isinstance(ast_node, gast.ExceptHandler):
+        return "except"
+    if isinstance(ast_node, gast.With):
+        return "with"
+    return _unparse(ast_node).split("\n")[0]
+
+
+def _unparse(node):
+    from autograph.source import parser  # analysis sits above source; lazy to keep import light
+    try:
+        return parser.unparse(node)
+    except Exception:  # noqa: BLE001 - only for repr
+        return type(node).__name__
+
+
+class Graph:
+    """The CFG of one function. `entry` is the parameters node; `exit` the nodes after
+    which the function returns normally; `error` those after which it may raise out."""
+
+    def __init__(self, fn_node):
+        self.fn_node = fn_node
+        self.nodes = []
+        self.entry = None
+        self.exit = set()
+        self.error = set()
+        self.index = {}       # ast node -> its CFG Node
+        self.stmt_nodes = {}  # statement -> frozenset of the CFG nodes inside it
+        self.stmt_prev = {}
+        self.stmt_next = {}
+
+    def node_for(self, ast_node):
+        return self.index[ast_node]
+
+    def __repr__(self):
+        lines = [f"Graph({_describe(self.fn_node)})"]
+        for n in self.nodes:
+            nxt = ", ".join(str(s.index) for s in sorted(n.next, key=lambda s: s.index))
+            lines.append(f"  {n.index}: {_describe(n.ast_node)} -> [{nxt}]")
+        return "\n".join(lines)
+
+
+class _Loop:
+    def __init__(self, header):
+        self.header = header
+        self.breaks = set()
+
+
+class _Finally:
+    def __init__(self):
+        self.pending = []  # (from_nodes, kind)
+
+
+class _Handlers:
+    pass
+
+
+class _Builder(gast.NodeVisitor):
+    def __init__(self, fn_node):
+        self.graph = Graph(fn_node)
+        self.leaves = set()
+        self.stack = []
+
+    # -- plumbing --------------------------------------------------------------------------
+    def add(self, ast_node):
+        node = Node(ast_node, len(self.graph.nodes))
+        self.graph.nodes.append(node)
+        self.graph.index[ast_node] = node
+        for leaf in self.leaves:
+            leaf.next.add(node)
+            node.prev.add(leaf)
+        self.leaves = {node}
+        return node
+
+    def connect(self, sources, target):
+        for s in sources:
+            s.next.add(target)
+            target.prev.add(s)
+
+    def jump(self, sources, kind, depth=None):
+        """Control leaves `sources` by return/break/continue/raise: find where it goes,
+        through the finally blocks it crosses."""
+        depth = len(self.stack) if depth is None else depth
+        for i in range(depth - 1, -1, -1):
+            frame = self.stack[i]
+            if isinstance(frame, _Finally):
+                frame.pending.append((set(sources), kind, i))
+                return
+            if isinstance(frame, _Handlers) and kind == "raise":
+                return  # the try's handlers take it (edges are added by visit_Try)
+            if isinstance(frame, _Loop) and kind in ("break", "continue"):
+                if kind == "break":
+                    frame.breaks |= set(sources)
+                else:
+                    self.connect(sources, frame.header)
+                return
+        if kind == "raise":
+            self.graph.error |= set(sources)
+        else:
+            self.graph.exit |= set(sources)
+
+    def block(self, stmts):
+        for stmt in stmts:
+            self.visit(stmt)
+
+    def visit(self, node):
+        if not isinstance(node, (gast.stmt, gast.ExceptHandler, gast.match_case)):
+            return
+        first = len(self.graph.nodes)
+        super().visit(node)
+        inside = frozenset(self.graph.nodes[first:])
+        self.graph.stmt_nodes[node] = inside
+
+    def generic_visit(self, node):  # simple statements
+        self.add(node)
+
+    # -- jumps -----------------------------------------------------------------------------
+    def visit_Return(self, node):
+        self.jump({self.add(node)}, "return")
+        self.leaves = set()
+
+    def visit_Break(self, node):
+        self.jump({self.add(node)}, "break")
+        self.leaves = set()
+
+    def visit_Continue(self, node):
+        self.jump({self.add(node)}, "continue")
+        self.leaves = set()
+
+    def visit_Raise(self, node):
+        self.jump({self.add(node)}, "raise")
+        self.leaves = set()
+
+    # -- compound statements ---------------------------------------------------------------
+    def visit_If(self, node):
+        head = self.add(node)
+        self.block(node.body)
+        after_body = self.leaves
+        self.leaves = {head}
+        self.block(node.orelse)
+        self.leaves |= after_body
+
+    def _loop(self, node):
+        head = self.add(node)
+        loop = _Loop(head)
+        self.stack.append(loop)
+        self.block(node.body)
+        self.connect(self.leaves, head)
+        self.stack.pop()
+        self.leaves = {head}
+        self.block(node.orelse)  # runs when the test fails / the iterator is exhausted
+        self.leaves |= loop.breaks
+
+    visit_While = _loop
+    visit_For = _loop
+    visit_AsyncFor = _loop
+
+    def visit_With(self, node):
+        self.add(node)
+        self.block(node.body)
+
+    visit_AsyncWith = visit_With
+
+    def visit_FunctionDef(self, node):
+        self.add(node)  # opaque: its body has its own graph
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_ClassDef = visit_FunctionDef
+
+    def visit_Match(self, node):
+        head = self.add(node)
+        ends = set()
+        for case in node.cases:
+            self.leaves = {head}
+            self.visit(case)
+            ends |= self.leaves
+        self.leaves = ends | {head}  # no case matched
+
+    def visit_match_case(self, node):
+        self.add(node)
+        self.block(node.body)
+
+    def visit_Try(self, node):
+        before = set(self.leaves)
+        fin = _Finally() if node.finalbody else None
+        if fin is not None:
+            self.stack.append(fin)
+        handlers_frame = _Handlers() if node.handlers else None
+        if handlers_frame is not None:
+            self.stack.append(handlers_frame)
+        first = len(self.graph.nodes)
+        self.block(node.body)
+        body_nodes = set(self.graph.nodes[first:])
+        if handlers_frame is not None:
+            self.stack.pop()
+        self.block(node.orelse)
+        normal = set(self.leaves)
+        may_raise = before | body_nodes  # where an exception may leave the body from
+        first_handler = len(self.graph.nodes)
+        for handler in node.handlers:
+            self.leaves = set(may_raise)
+            self.visit(handler)
+            normal |= self.leaves
+        handler_nodes = set(self.graph.nodes[first_handler:])
+        if fin is None:
+            self.leaves = normal
+            return
+        self.stack.pop()
+        # the finally block is entered normally, by jumps crossing it, and by exceptions
+        raising = may_raise | handler_nodes | {s for srcs, k, _ in fin.pending if k == "raise" for s in srcs}
+        entry_sources = normal | raising | {s for srcs, _, _ in fin.pending for s in srcs}
+        self.leaves = entry_sources
+        self.block(node.finalbody)
+        ends = set(self.leaves)
+        kinds = {(k, i) for _, k, i in fin.pending}
+        for kind, depth in sorted(kinds, key=lambda kd: kd[0]):
+            self.jump(ends, kind, depth)
+        if raising:
+            self.jump(ends, "raise", len(self.stack))
+        self.leaves = ends if normal else set()
+
+    visit_TryStar = visit_Try
+
+    def visit_ExceptHandler(self, node):
+        self.add(node)
+        self.block(node.body)
+
+    # -- driver ----------------------------------------------------------------------------
+    def build(self):
+        fn = self.graph.fn_node
+        self.graph.entry = self.add(fn.args)
+        if isinstance(fn, gast.Lambda):
+            self.add(fn.body)
+        else:
+            self.block(fn.body)
+        self.graph.exit |= self.leaves  # falling off the end returns None
+        g = self.graph
+        for stmt, inside in g.stmt_nodes.items():
+            g.stmt_next[stmt] = frozenset(s for n in inside for s in n.next if s not in inside)
+            g.stmt_prev[stmt] = frozenset(p for n in inside for p in n.prev if p not in inside)
+        return g
+
+
+def build(fn_node):
+    """The CFG of one gast FunctionDef or Lambda (nested functions stay opaque)."""
+    if not isinstance(fn_node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+        raise TypeError(f"cfg.build needs a FunctionDef or Lambda, got {type(fn_node).__name__}")
+    return _Builder(fn_node).build()
+
+
+def build_all(fn_node):
+    """{function node: Graph} for `fn_node` and every function and lambda nested in it,
+    outer functions first."""
+    graphs = {}
+    for node in gast.walk(fn_node):
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+            graphs[node] = build(node)
+    return graphs

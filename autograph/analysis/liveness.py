@@ -1,0 +1,76 @@
+"""Liveness: which symbols may be read later, before being overwritten.
+
+`resolve(fn_node, cfgs)` requires activity.resolve (Static.NODE_SCOPE on CFG nodes) and the
+graphs of cfg.build_all; it adds, for every function in `cfgs`:
+
+- Static.LIVE_VARS_IN on each statement: symbols live just before it runs (for a compound
+  statement, at its entry: the test of an if/while, the iterate of a for);
+- Static.LIVE_VARS_OUT on each statement: symbols live right after control leaves it (for a
+  compound statement: after the whole statement, on every way out of it).
+
+Values are frozensets of QN. A backward may-analysis: live_in = reads | (live_out - writes),
+where writing `a` also ends the liveness of `a.b` and `a[i]`. Nodes after which the function
+returns have nothing live after them. A nested def reads its free variables where it is
+defined (they are captured there).
+"""
+
+import gast
+
+from autograph.source import anno
+
+
+def _gen_kill(node):
+    scope = anno.getanno(node.ast_node, anno.Static.NODE_SCOPE, None)
+    if scope is None:
+        return frozenset(), frozenset()
+    # deleting is a write: nothing before a `del x` can be read through it afterwards
+    return frozenset(scope.read), frozenset(scope.modified)
+
+
+def _transfer(gen, kill, live_out):
+    if not kill:
+        return gen | live_out
+    kept = {q for q in live_out if q not in kill and not (q.owner_set & kill)}
+    return gen | kept
+
+
+def analyze(graph):
+    """{cfg node: (live_in, live_out)} for one graph, by iteration to a fixed point."""
+    gen_kill = {n: _gen_kill(n) for n in graph.nodes}
+    live_in = {n: frozenset() for n in graph.nodes}
+    live_out = {n: frozenset() for n in graph.nodes}
+    worklist = list(reversed(graph.nodes))
+    queued = set(worklist)
+    while worklist:
+        n = worklist.pop(0)
+        queued.discard(n)
+        out = frozenset().union(*(live_in[s] for s in n.next)) if n.next else frozenset()
+        gen, kill = gen_kill[n]
+        new_in = frozenset(_transfer(gen, kill, out))
+        live_out[n] = out
+        if new_in != live_in[n]:
+            live_in[n] = new_in
+            for p in n.prev:
+                if p not in queued:
+                    worklist.append(p)
+                    queued.add(p)
+    return {n: (live_in[n], live_out[n]) for n in graph.nodes}
+
+
+def _annotate(graph, facts):
+    for stmt, inside in graph.stmt_nodes.items():
+        if not inside:
+            continue
+        entry = min(inside, key=lambda n: n.index)  # the first node built is the entry
+        anno.setanno(stmt, anno.Static.LIVE_VARS_IN, facts[entry][0])
+        after = graph.stmt_next[stmt]
+        out = frozenset().union(*(facts[s][0] for s in after)) if after else frozenset()
+        anno.setanno(stmt, anno.Static.LIVE_VARS_OUT, out)
+
+
+def resolve(fn_node, cfgs):
+    """Annotate LIVE_VARS_IN / LIVE_VARS_OUT on the statements of every function in
+    `cfgs` ({function node: cfg.Graph}, from cfg.build_all(fn_node)). Returns fn_node."""
+    for graph in cfgs.values():
+        _annotate(graph, analyze(graph))
+    return fn_node
