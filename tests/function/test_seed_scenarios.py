@@ -101,6 +101,7 @@ def test_get_concrete_function_on_a_tensorspec(capsys):
 
 # -- the quiz (seed 003): which calls trace, and what ag.print shows -------------------------
 
+@pytest.mark.filterwarnings("ignore::autograph.function.RetracingWarning")
 def test_quiz_python_values_and_arrays(capsys):
     @ag.function
     def f(x):
