@@ -85,6 +85,16 @@ def _describe(args):
 
 # -- elementwise: NumPy ufuncs ---------------------------------------------------------------
 
+# NumPy runs some arithmetic on bools that the array API only defines for numbers:
+# on bools, add/maximum are logical_or and multiply/minimum are logical_and ...
+_BOOL_AS = {"add": "logical_or", "maximum": "logical_or", "multiply": "logical_and",
+            "minimum": "logical_and", "abs": "positive_bool", "positive": "positive_bool"}
+# ... and every other loop on bools computes as on the numbers 0 and 1
+_BOOL_NATIVE = {"logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
+                "bitwise_or", "bitwise_xor", "bitwise_invert", "equal", "not_equal"}
+_INT8 = np.dtype(np.int8)
+
+
 class Elementwise:
     """A NumPy ufunc staged as the primitive `prim` (an array API function name).
     `inputs_as` forces the kernel's input dtype (bool for the logical functions, whose
@@ -94,6 +104,15 @@ class Elementwise:
 
     def __init__(self, ufunc, prim, inputs_as=None):
         self.ufunc, self.prim, self.inputs_as = ufunc, prim, inputs_as
+
+    def prim_for(self, ins):
+        """The primitive and input dtypes that compute NumPy's loop `ins` in the array API."""
+        if ins[0] == BOOL and all(d == BOOL for d in ins):
+            if self.prim in _BOOL_AS:
+                return _BOOL_AS[self.prim], ins
+            if self.prim not in _BOOL_NATIVE:
+                return self.prim, (_INT8,) * len(ins)
+        return self.prim, ins
 
     def loop(self, keys, args=()):
         try:
@@ -117,8 +136,10 @@ class Elementwise:
             raise TypeError(f"numpy.{self.ufunc.__name__} takes {self.ufunc.nin} "
                             f"argument(s), got {len(args)}")
         keys = tuple(operand_key(a)[0] for a in args)
-        ins, _ = self.loop(keys, args)
-        return bind1(self.prim, [as_tensor(a, dt) for a, dt in zip(args, ins)])
+        ins, outs = self.loop(keys, args)
+        prim, ins = self.prim_for(ins)
+        out = bind1(prim, [as_tensor(a, dt) for a, dt in zip(args, ins)])
+        return out if out.dtype == outs[0] else cast(out, outs[0])
 
 
 UFUNCS = {}
@@ -149,6 +170,10 @@ for _uf, _name in ((np.power, "pow"), (np.absolute, "abs"), (np.invert, "bitwise
     _elementwise(_uf, _name)
 for _uf in (np.logical_and, np.logical_or, np.logical_xor, np.logical_not):
     _elementwise(_uf, inputs_as=BOOL)
+
+
+register("positive_bool", lambda x: [(x.dtype, x.shape, x.weak)], lambda xp, x: x,
+         doc="abs/positive of bools: the value itself")
 
 
 def ufunc(uf, *args):
@@ -246,6 +271,8 @@ def reduction(name, x, axis=None, keepdims=False, dtype=None):
             raise TypeError(f"numpy.{name}: axis must be an int or None, not {axis!r}")
         ndim = None if x.shape is None else len(x.shape)
         axes = None if axis is None else shapes.normalize_axes(axis, ndim)
+        if x.dtype == BOOL:
+            x = cast(x, _INT8)
         return bind1(name, (x,), {"axis": None if axes is None else axes[0],
                                   "keepdims": bool(keepdims)})
     axes = shapes.normalize_axes(axis, None if x.shape is None else len(x.shape))
@@ -260,6 +287,8 @@ def reduction(name, x, axis=None, keepdims=False, dtype=None):
         return result if name != "mean" or result.dtype == out_dtype else cast(result, out_dtype)
     if dtype is not None:
         raise TypeError(f"numpy.{name} takes no dtype argument")
+    if x.dtype == BOOL and name in ("max", "min"):   # the array API orders numbers only
+        name = "any" if name == "max" else "all"
     return bind1(name, (x,), attrs)
 
 
@@ -795,22 +824,36 @@ def _getitem_infer(x, *dynamic, index):
     return [(x.dtype, _index_shape(x.shape, index), x.weak)]
 
 
+def _clamped(bounds, n):
+    """Slice bounds NumPy clamps to the axis length (the array API leaves out-of-range
+    bounds unspecified), as a slice every namespace reads the same way."""
+    start, stop, step = slice(*bounds).indices(n)
+    if len(range(start, stop, step)) == 0:
+        return slice(0, 0, 1)
+    return slice(start, None if stop < 0 else stop, step)
+
+
 def _getitem_kernel(xp, x, *dynamic, index):
     def value(v):
         return int(dynamic[v[1]]) if isinstance(v, tuple) else v
-    key = []
+    consumed = sum(1 for item in index if item[0] in "ids")
+    key, axis = [], 0
     for item in index:
         tag = item[0]
+        if tag == "n":
+            key.append(None)
+            continue
+        if tag == "e":
+            key.append(Ellipsis)
+            axis += len(x.shape) - consumed
+            continue
         if tag == "i":
             key.append(item[1])
         elif tag == "d":
             key.append(int(dynamic[item[1]]))
-        elif tag == "n":
-            key.append(None)
-        elif tag == "e":
-            key.append(Ellipsis)
         else:
-            key.append(slice(value(item[1]), value(item[2]), value(item[3])))
+            key.append(_clamped([value(b) for b in item[1:]], x.shape[axis]))
+        axis += 1
     if not any(k is Ellipsis for k in key):
         key.append(Ellipsis)   # the array API wants every axis indexed, or an ellipsis
     return x[tuple(key)]
@@ -873,6 +916,9 @@ def getitem(x, key):
         return take(x, key, axis=0)
     if not isinstance(key, tuple):
         if _is_array_index(key):
+            if not isinstance(key, Tensor) and np.asarray(key).dtype == BOOL \
+                    and np.ndim(key) == 1:   # a mask known now: its true indices
+                key = np.flatnonzero(key)
             mask = as_tensor(key)
             if mask.dtype == BOOL:
                 return bind1("boolean_mask", (x, mask))
@@ -967,7 +1013,10 @@ def _cum_like(name):
 
 def _creation(fn):
     """np.zeros(..., like=tensor) and friends: `like` only chose the dispatch."""
-    def wrapper(*args, like=None, **kwargs):
+    def wrapper(*args, like=None, order="C", device=None, **kwargs):
+        if order not in ("C", "K", "A"):
+            raise NotImplementedError(f"numpy.{fn.__name__}: only order='C' is supported "
+                                      "while tracing")
         return fn(*args, **kwargs)
     return wrapper
 

@@ -124,7 +124,11 @@ def matmul(a, b):
     if not _dims_agree(a2[-1], b2[-2]):
         raise ValueError(f"matmul: the last axis of the left operand {fmt(a)} and the "
                          f"second-to-last axis of the right operand {fmt(b)} differ")
-    batch = broadcast(a2[:-2], b2[:-2])
+    try:
+        batch = broadcast(a2[:-2], b2[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: the leading (batch) axes of the operands {fmt(a)} and "
+                         f"{fmt(b)} do not broadcast") from None
     out = batch + (a2[-2], b2[-1])
     if len(a) == 1:
         out = out[:-2] + out[-1:]
