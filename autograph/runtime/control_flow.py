@@ -44,11 +44,11 @@ primitives.register("while_loop", _no_kernel_infer, kernel=None,
                     doc="runs body_graph while cond_graph is true")
 
 
-def _cast_infer(x, *, dtype):
-    return [(np.dtype(dtype), x.shape, False)]
+def _cast_infer(x, *, dtype, weak=False):
+    return [(np.dtype(dtype), x.shape, weak)]
 
 
-def _cast_kernel(xp, x, *, dtype):
+def _cast_kernel(xp, x, *, dtype, weak=False):
     return xp.astype(x, dtype)
 
 
@@ -100,16 +100,18 @@ def _dtype_str(t):
     return f"{t.dtype.name}{' (from a Python scalar)' if t.weak else ''}"
 
 
-def _cast(t, dtype, graph):
-    """`t` (a tensor of `graph`) as `dtype`: a weak Const is simply re-made."""
+def _cast(t, dtype, graph, weak=False):
+    """`t` (a tensor of `graph`) as `dtype` (staying weak if `weak`): a weak Const is
+    simply re-made."""
     if t.dtype == dtype:
         return t
     with graph.as_default():
         if t.node.op == "Const" and t.weak:
             value = np.asarray(t.node.attrs["value"]).astype(dtype)
-            return primitives.bind1("Const", (), {"value": value, "weak": False},
+            return primitives.bind1("Const", (), {"value": value, "weak": weak},
                                     node_name=t.node.name)
-        return primitives.bind1("Cast", [t], {"dtype": np.dtype(dtype)})
+        attrs = {"dtype": np.dtype(dtype), "weak": True} if weak else {"dtype": np.dtype(dtype)}
+        return primitives.bind1("Cast", [t], attrs)
 
 
 def _unify_dtypes(a, b, ga, gb, what):
@@ -118,7 +120,7 @@ def _unify_dtypes(a, b, ga, gb, what):
         return a, b
     if a.weak and b.weak:
         dtype = np.result_type(a.dtype, b.dtype)
-        return _cast(a, dtype, ga), _cast(b, dtype, gb)
+        return _cast(a, dtype, ga, weak=True), _cast(b, dtype, gb, weak=True)
     if a.weak:
         return _cast(a, b.dtype, ga), b
     if b.weak:
@@ -274,20 +276,28 @@ def while_loop(cond_fn, body_fn, loop_vars, shape_invariants=None, maximum_itera
                 isinstance(maximum_iterations, Tensor):
             break
         if maximum_iterations is not None and done >= maximum_iterations:
-            return loop_vars[0] if single else loop_vars
+            return _as_kind(loop_vars, kind, single)
         c = cond_fn(*loop_vars)
         if isinstance(c, Tensor):
             break
         if not c:
-            return loop_vars[0] if single else loop_vars
+            return _as_kind(loop_vars, kind, single)
         loop_vars = _normalize_body_output(body_fn(*loop_vars), loop_vars, kind, names)
         done += 1
 
     if maximum_iterations is not None and done:
         maximum_iterations = maximum_iterations - done
     out = _staged_while(cond_fn, body_fn, list(loop_vars), maximum_iterations, names)
-    out = kind(out) if kind in (list, tuple) else kind(*out)
-    return out[0] if single else out
+    return _as_kind(out, kind, single)
+
+
+def _as_kind(values, kind, single):
+    """Loop variables back in the container the caller gave (list, tuple, namedtuple)."""
+    if single:
+        return values[0]
+    if type(values) is kind:
+        return values
+    return kind(values) if kind in (list, tuple) else kind(*values)
 
 
 def _normalize_body_output(out, loop_vars, kind, names):

@@ -8,17 +8,18 @@ import numpy as np
 
 from autograph.runtime import codegen, interpreter, nest, optimize
 from autograph.runtime.graph import Graph
+from autograph.runtime.tensor import Tensor
 
 
 def trace(fn, *args, name=None):
-    """A Graph computing `fn` on placeholders shaped like `args` (arrays), and the
-    structure of its result (for packing the flat outputs back)."""
+    """A Graph computing `fn` on placeholders shaped like `args` (arrays), and `fn`'s
+    result (the graph's outputs are its tensor leaves, in order)."""
     g = Graph(name or getattr(fn, "__name__", "f"))
     with g.as_default():
         phs = [g.placeholder(f"arg{i}", np.asarray(a).dtype, np.shape(a))
                for i, a in enumerate(args)]
         out = fn(*phs)
-        g.set_outputs([t for t in nest.flatten(out)])
+        g.set_outputs([t for t in nest.flatten(out) if isinstance(t, Tensor)])
     return g, out
 
 
