@@ -1,1 +1,43 @@
-"""autograph.converters"""
+"""The compiler's passes: each module rewrites one construct, in this order.
+
+    variables                reads of maybe-unassigned variables -> ag__.ld(x)
+    asserts                  assert -> ag__.assert_stmt
+    return_statements        returns anywhere -> returns at the end (if/else or a flag)
+    break_statements         break -> a flag joining the loop condition
+    continue_statements      continue -> a flag guarding the rest of the body
+    call_trees               calls of user code -> ag__.converted_call; builtins -> ag__.range...
+    control_flow             if/while/for -> ag__.if_stmt/while_stmt/for_stmt (functional state)
+    conditional_expressions  a if c else b -> ag__.if_exp
+    logical_expressions      and/or/not, chained comparisons -> ag__.and_/or_/not_
+
+Jumps are lowered before control flow so that the control-flow pass sees structured code
+whose flags are ordinary variables; expressions are converted last, inside the functions
+the control-flow pass made.
+"""
+
+from autograph.converters import (asserts, break_statements, call_trees,
+                                  conditional_expressions, continue_statements, control_flow,
+                                  logical_expressions, return_statements, variables)
+from autograph.converters.base import Context
+
+PIPELINE = (
+    variables,
+    asserts,
+    return_statements,
+    break_statements,
+    continue_statements,
+    call_trees,
+    control_flow,
+    conditional_expressions,
+    logical_expressions,
+)
+
+
+def convert(node, ctx):
+    """Run every pass over `node` (a gast FunctionDef or Lambda) and return it."""
+    for converter in PIPELINE:
+        node = converter.transform(node, ctx)
+    return node
+
+
+__all__ = ["PIPELINE", "Context", "convert"]

@@ -1,0 +1,107 @@
+"""What every converter shares: the conversion context and a few tree helpers.
+
+A converter is one module ending in `transform(node, ctx)`: it takes the gast FunctionDef
+(or Lambda) being converted and returns it rewritten. `ctx` carries what the passes need to
+know about the function: its globals and closure (to resolve callees), a Namer for fresh
+names that never shadow the user's, and the user's name for messages.
+"""
+
+import gast
+
+from autograph.source import anno
+from autograph.source.naming import Namer
+
+class Conv(anno.NoValue):
+    """Annotations converters leave for later converters."""
+
+    RETURN_IF = ("An `if` at the end of a function whose branches all end in `return`: the "
+                 "control-flow converter emits `return ag__.if_stmt(...)` for it, with branch "
+                 "functions that return the function's return value.")
+
+
+# Nodes that open a new scope: converters that rewrite a function's own statements
+# (return, break, continue) stop at them.
+SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+class Context:
+    """The facts about the function under conversion that converters read."""
+
+    def __init__(self, fn, node, info=None, namespace=None):
+        self.fn = fn
+        self.info = info
+        self.name = getattr(fn, "__name__", "<function>")
+        self.namespace = dict(namespace if namespace is not None else getattr(fn, "__globals__", {}))
+        self.closure = _closure_values(fn)
+        self.namer = Namer.for_function(node, self.namespace, extra_reserved=("ag__",))
+
+
+def _closure_values(fn):
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None) or ()
+    if code is None:
+        return {}
+    out = {}
+    for name, cell in zip(code.co_freevars, cells):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the nonlocal is not assigned yet
+            pass
+    return out
+
+
+def name(id_, ctx=None):
+    """A gast Name node (Load unless told)."""
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def walk_scope(node):
+    """Like gast.walk over `node`'s children, but not into nested functions/classes/lambdas."""
+    todo = list(gast.iter_child_nodes(node))
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, SCOPE_NODES):
+            todo.extend(gast.iter_child_nodes(n))
+
+
+def contains(stmts, types):
+    """True when a node of one of `types` is among `stmts` or under them, in this scope
+    (nested functions, classes and lambdas excluded)."""
+    for s in stmts:
+        if isinstance(s, types):
+            return True
+        if isinstance(s, SCOPE_NODES):
+            continue
+        for n in walk_scope(s):
+            if isinstance(n, types):
+                return True
+    return False
+
+
+def mark_generated(nodes):
+    for root in nodes if isinstance(nodes, (list, tuple)) else [nodes]:
+        for n in gast.walk(root):
+            if not anno.hasanno(n, anno.Basic.ORIGIN):
+                anno.setanno(n, anno.Basic.GENERATED, True)
+    return nodes
+
+
+class Transformer(gast.NodeTransformer):
+    """A NodeTransformer that knows the context and visits statement blocks as lists."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_block(self, stmts):
+        """Visit a list of statements; a visit may return one node, a list, or None."""
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            if r is None:
+                continue
+            if isinstance(r, list):
+                out.extend(r)
+            else:
+                out.append(r)
+        return out

@@ -1,0 +1,142 @@
+"""Calls: user code is converted recursively, library code stays as written.
+
+Each call's callee is resolved, when it can be, at conversion time in the function's globals
+(and builtins), so generated code stays readable:
+
+- library code (NumPy, the standard library, autograph itself, any installed package) is
+  left alone: `np.tanh(x)` stays `np.tanh(x)`, `print(...)` stays Python's print;
+- builtins with a tensor meaning become the operator: `range(1, n + 1)` ->
+  `ag__.range(1, n + 1)`, likewise len, enumerate, zip, abs, int, float, bool, min, max;
+- everything else (user functions, methods, lambdas, callees held in local variables or
+  closures, unknown names) becomes `ag__.converted_call(f, a, b, k=v)`, which converts user
+  code at run time (cached) and calls anything else directly.
+"""
+
+import builtins
+import sys
+
+import gast
+
+from autograph.converters.base import Transformer
+from autograph.operators.py_builtins import BUILTINS
+from autograph.source import templates
+
+# Calls that must stay as they are even though they are builtins or look like user code.
+_LEAVE_ALONE = {"super", "locals", "globals", "vars", "eval", "exec", "print", "isinstance",
+                "type", "getattr", "setattr", "hasattr", "iter", "next", "callable", "id",
+                "repr", "str", "list", "tuple", "dict", "set", "sorted", "reversed", "sum",
+                "any", "all", "map", "filter", "round", "divmod", "pow", "hash", "format",
+                "open", "input", "issubclass", "frozenset", "bytes", "object", "slice",
+                "chr", "ord", "hex", "oct", "bin", "complex"}
+
+
+def is_library_value(value):
+    """True for objects that belong to libraries (never converted): modules and functions
+    from NumPy, the standard library, installed packages and autograph itself."""
+    from autograph import api  # the one definition of "library code"
+    return api.is_library(value)
+
+
+def _local_names(fn_node):
+    """Names bound in the function itself: parameters, assignments, defs, imports."""
+    names = set()
+    args = fn_node.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            names.add(a.id)
+    todo = list(fn_node.body) if isinstance(fn_node.body, list) else [fn_node.body]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(n.name)
+            continue
+        elif isinstance(n, gast.alias):
+            names.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, gast.Lambda):
+            continue
+        todo.extend(gast.iter_child_nodes(n))
+    return names
+
+
+class _CallTrees(Transformer):
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.locals = set()
+        self.free_names = set(ctx.closure)
+
+    def visit_FunctionDef(self, node):
+        saved = self.locals
+        self.locals = saved | _local_names(node)
+        node.body = self.visit_block(node.body)
+        for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.visit(d)
+        self.locals = saved
+        return node
+
+    def visit_Lambda(self, node):
+        saved = self.locals
+        self.locals = saved | _local_names(node)
+        node.body = self.visit(node.body)
+        self.locals = saved
+        return node
+
+    def _resolve(self, func):
+        """The value `func` denotes at conversion time, or None when it cannot be known."""
+        parts = []
+        while isinstance(func, gast.Attribute):
+            parts.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name):
+            return None, False
+        root = func.id
+        if root in self.locals or root in self.free_names:
+            return None, False
+        if root in self.ctx.namespace:
+            value = self.ctx.namespace[root]
+        elif hasattr(builtins, root):
+            value = getattr(builtins, root)
+        else:
+            return None, False
+        for attr in reversed(parts):
+            if isinstance(value, type(sys)):  # a module: attribute lookups are static enough
+                if not hasattr(value, attr):
+                    return None, False
+                value = getattr(value, attr)
+            else:
+                # an attribute of an object (a method): only library objects are static
+                if not is_library_value(value):
+                    return None, False
+                value = getattr(value, attr, None)
+                if value is None:
+                    return None, False
+        return value, True
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        func = node.func
+        value, known = self._resolve(func)
+        if known:
+            if isinstance(func, gast.Name) and func.id in _LEAVE_ALONE and value is getattr(builtins, func.id, None):
+                return node
+            try:
+                op_name = BUILTINS.get(value)
+            except TypeError:  # unhashable callee
+                op_name = None
+            if op_name is not None:
+                node.func = templates.replace_as_expression(f"ag__.{op_name}", origin=node)
+                return node
+            if is_library_value(value):
+                return node
+        new = templates.replace_as_expression("ag__.converted_call(f)", origin=node, f=func)
+        new.args = new.args + node.args
+        new.keywords = node.keywords
+        return new
+
+
+def transform(node, ctx):
+    """Rewrite the calls of the function (and of the functions nested in it)."""
+    return _CallTrees(ctx).visit(node)
+

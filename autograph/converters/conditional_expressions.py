@@ -1,0 +1,21 @@
+"""`a if cond else b` -> `ag__.if_exp(cond, lambda: a, lambda: b)`.
+
+Both values stay behind lambdas: Python evaluates only the chosen one, and with a tensor
+condition each is traced into its own branch of a staged cond.
+"""
+
+from autograph.converters.base import Transformer
+from autograph.source import templates
+
+
+class _IfExp(Transformer):
+
+    def visit_IfExp(self, node):
+        node = self.generic_visit(node)
+        return templates.replace_as_expression(
+            "ag__.if_exp(test, lambda: body, lambda: orelse)", origin=node,
+            test=node.test, body=node.body, orelse=node.orelse)
+
+
+def transform(node, ctx):
+    return _IfExp(ctx).visit(node)

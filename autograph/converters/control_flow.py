@@ -1,0 +1,248 @@
+"""if / while / for statements -> ag__.if_stmt / while_stmt / for_stmt with functional state.
+
+    if x > 0:                     def if_true(x):
+        x = x * x                     x = x * x
+    else:                  ->         return x
+        x = 0                     def if_false(x):
+                                      x = 0
+                                      return x
+                                  x = ag__.if_stmt(x > 0, if_true, if_false, (x,), ('x',))
+
+The state of a statement is the variables it modifies that are used afterwards or read by
+the statement itself before being written (e.g. by the next iteration of a loop): they are
+the parameters and return values of the branch/body functions, and the statement assigns
+them back. Variables only read are plain closure reads; variables only used inside stay
+local to the functions. A state variable that has no value yet before the statement is
+initialised with `x = ag__.Undefined('x')` right before it, so a variable set in one branch
+only is reported by name if the condition turns out to be a tensor.
+
+The facts come from the analyses (autograph.analysis): activity (modified symbols),
+liveness (what is used afterwards) and reaching definitions (what may be defined before).
+"""
+
+import gast
+
+from autograph.converters.base import Conv, Transformer, name
+from autograph.source import anno, templates
+from autograph.source.anno import Static
+
+
+def _simple(symbols):
+    return {str(s) for s in symbols if s.is_simple()}
+
+
+def _scope_modified(node, key):
+    scope = anno.getanno(node, key, None)
+    return set() if scope is None else _simple(scope.modified)
+
+
+def _order(names, stmts):
+    """`names` in order of first appearance under `stmts` (then alphabetically)."""
+    seen = []
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and n.id in names and n.id not in seen:
+                seen.append(n.id)
+    return seen + sorted(set(names) - set(seen))
+
+
+def _target_names(target):
+    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+
+
+class _ControlFlow(Transformer):
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.declared = [set()]  # global/nonlocal names of the functions being visited
+        self.globals = [set()]   # the `global` ones among them
+
+    # -- facts ------------------------------------------------------------------------------
+
+    def _state(self, node, modified):
+        live = _simple(anno.getanno(node, Static.LIVE_VARS_OUT, frozenset()))
+        live |= _simple(anno.getanno(node, Static.LIVE_VARS_IN, frozenset()))
+        state = (modified & live) - self.declared[-1]
+        return state
+
+    def _undefined_inits(self, node, state):
+        maybe = _simple(anno.getanno(node, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
+        return [templates.replace(f"{v} = ag__.Undefined('{v}')", origin=node)[0]
+                for v in state if v not in maybe]
+
+    def _declarations(self, modified):
+        names = sorted(set(modified) & self.declared[-1])
+        return self._declare(names) if names else []
+
+    def _declare(self, names):
+        glob = [n for n in names if n in self.globals[-1]]
+        nonloc = [n for n in names if n not in self.globals[-1]]
+        out = []
+        if glob:
+            out.append(gast.Global(names=glob))
+        if nonloc:
+            out.append(gast.Nonlocal(names=nonloc))
+        return out
+
+    # -- scopes -----------------------------------------------------------------------------
+
+    def visit_FunctionDef(self, node):
+        glob, nonloc = set(), set()
+        for n in gast.walk(node):
+            if isinstance(n, gast.Global):
+                glob.update(n.names)
+            elif isinstance(n, gast.Nonlocal):
+                nonloc.update(n.names)
+        self.declared.append(glob | nonloc)
+        self.globals = self.globals + [glob]
+        node.body = self.visit_block(node.body)
+        self.declared.pop()
+        self.globals = self.globals[:-1]
+        return node
+
+    # -- building blocks --------------------------------------------------------------------
+
+    def _function(self, fn_name, params, body, returns, origin, modified=()):
+        """def fn_name(params): [global/nonlocal] body; return returns"""
+        body = self._declarations(set(modified)) + list(body)
+        if returns is not None:
+            body = body + self._return(returns, origin)
+        if not body:
+            body = [gast.Pass()]
+        return templates.replace("def fn_name(params):\n    body", origin=origin,
+                                 fn_name=fn_name, params=list(params), body=body)
+
+    def _return(self, names, origin):
+        if not names:
+            return []
+        if len(names) == 1:
+            return templates.replace("return x", origin=origin, x=names[0])
+        return templates.replace("return x", origin=origin,
+                                 x=gast.Tuple(elts=[name(n) for n in names], ctx=gast.Load()))
+
+    def _assign_call(self, state, call_template, origin, **repl):
+        """`a, b = <call>` (or just `<call>` with no state)."""
+        call = templates.replace_as_expression(call_template, origin=origin, **repl)
+        if not state:
+            return [gast.Expr(value=call)]
+        if len(state) == 1:
+            target = name(state[0], gast.Store())
+        else:
+            target = gast.Tuple(elts=[name(n, gast.Store()) for n in state], ctx=gast.Store())
+        stmt = gast.Assign(targets=[target], value=call, type_comment=None)
+        anno.copy_origin(origin, [stmt])
+        return [stmt]
+
+    def _state_args(self, state):
+        return (gast.Tuple(elts=[name(n) for n in state], ctx=gast.Load()),
+                gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in state], ctx=gast.Load()))
+
+    # -- if ---------------------------------------------------------------------------------
+
+    def visit_If(self, node):
+        modified = _scope_modified(node, Static.BODY_SCOPE) | _scope_modified(node, Static.ORELSE_SCOPE)
+        namer = self.ctx.namer  # outer statements get the first names
+        t_name, f_name = namer.new_symbol("if_true"), namer.new_symbol("if_false")
+        node.body = self.visit_block(node.body)
+        node.orelse = self.visit_block(node.orelse)
+        returns_value = anno.getanno(node, Conv.RETURN_IF, False)
+        state = _order(self._state(node, modified), [node])
+        outputs = None if returns_value else state
+        out = self._undefined_inits(node, state)
+        out += self._function(t_name, state, node.body, outputs, node, modified)
+        out += self._function(f_name, state, node.orelse, outputs, node, modified)
+        if returns_value:
+            call = "ag__.if_stmt(test, t, f, state)" if state else "ag__.if_stmt(test, t, f)"
+            values, _ = self._state_args(state)
+            out += templates.replace(f"return {call}", origin=node, test=node.test, t=t_name,
+                                     f=f_name, state=values)
+            return out
+        if state:
+            values, names = self._state_args(state)
+            out += self._assign_call(state, "ag__.if_stmt(test, t, f, values, names)", node,
+                                     test=node.test, t=t_name, f=f_name, values=values, names=names)
+        else:
+            out += self._assign_call(state, "ag__.if_stmt(test, t, f)", node,
+                                     test=node.test, t=t_name, f=f_name)
+        return out
+
+    # -- while ------------------------------------------------------------------------------
+
+    def visit_While(self, node):
+        modified = _scope_modified(node, Static.BODY_SCOPE)
+        namer = self.ctx.namer
+        test_name, body_name = namer.new_symbol("loop_test"), namer.new_symbol("loop_body")
+        node.body = self.visit_block(node.body)
+        orelse = self.visit_block(node.orelse)
+        state = _order(self._state(node, modified), [node])
+        out = self._undefined_inits(node, state)
+        test_ret = templates.replace("return test", origin=node, test=node.test)
+        out += self._function(test_name, state, test_ret, None, node)
+        out += self._function(body_name, state, node.body, state, node, modified)
+        if state:
+            values, names = self._state_args(state)
+            out += self._assign_call(state, "ag__.while_stmt(test, body, values, names)", node,
+                                     test=test_name, body=body_name, values=values, names=names)
+        else:
+            out += self._assign_call(state, "ag__.while_stmt(test, body)", node,
+                                     test=test_name, body=body_name)
+        return out + orelse
+
+    # -- for --------------------------------------------------------------------------------
+
+    def visit_For(self, node):
+        targets = _target_names(node.target)
+        modified = _scope_modified(node, Static.BODY_SCOPE) | targets
+        namer = self.ctx.namer
+        body_name = namer.new_symbol("loop_body")
+        node.body = self.visit_block(node.body)
+        orelse = self.visit_block(node.orelse)
+        state = _order(self._state(node, modified), [node])
+        body = node.body
+        if isinstance(node.target, gast.Name) and node.target.id not in state:
+            item = node.target.id
+        else:
+            item = namer.new_symbol("itr")
+            body = templates.replace("target = itr", origin=node, target=node.target, itr=item) + body
+        out = self._undefined_inits(node, state)
+        out += self._function(body_name, [item] + state, body, state, node, modified - targets)
+        extra = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
+        extra_kw = ""
+        repl = {}
+        if extra is not None:
+            test_name = namer.new_symbol("loop_test")
+            out += self._function(test_name, state,
+                                  templates.replace("return test", origin=node, test=extra),
+                                  None, node)
+            extra_kw = ", extra_test=loop_test"
+            repl["loop_test"] = test_name
+        if state:
+            values, names = self._state_args(state)
+            out += self._assign_call(state, f"ag__.for_stmt(iter_, body, values, names{extra_kw})",
+                                     node, iter_=node.iter, body=body_name, values=values,
+                                     names=names, **repl)
+        else:
+            out += self._assign_call(state, f"ag__.for_stmt(iter_, body{extra_kw})", node,
+                                     iter_=node.iter, body=body_name, **repl)
+        return out + orelse
+
+
+def transform(node, ctx):
+    """Convert the if/while/for statements of the function (nested functions included).
+
+    Requires the analyses' annotations (activity scopes, liveness, reaching definitions):
+    `run_analyses` computes them for the current tree."""
+    if isinstance(node, gast.Lambda):
+        return node
+    run_analyses(node, ctx)
+    return _ControlFlow(ctx).visit(node)
+
+
+def run_analyses(node, ctx):
+    from autograph.analysis import activity, cfg, liveness, reaching_definitions
+    from autograph.source import qual_names
+    qual_names.resolve(node)
+    activity.resolve(node)
+    cfgs = cfg.build_all(node)
+    liveness.resolve(node, cfgs)
+    reaching_definitions.resolve(node, cfgs)

@@ -1,0 +1,90 @@
+"""Lowering jumps (break, continue, return) to flag variables, shared by three converters.
+
+A jump leaves the rest of a block unexecuted. Graph control flow has no jumps, so each one
+becomes an assignment to a flag (`break_ = True`), and every statement that could run after
+a jump is guarded by the flag (`if not break_: ...`). Statements after the jump in its own
+block are dead and dropped. Only blocks that may jump get a guard, so straight-line code
+stays as the user wrote it.
+"""
+
+import gast
+
+from autograph.converters.base import SCOPE_NODES
+from autograph.source import templates
+
+LOOPS = (gast.For, gast.While, gast.AsyncFor)
+
+
+def blocks_of(node, into_loops):
+    """The statement-list fields of a compound statement that a jump search enters.
+
+    Loop bodies are entered only `into_loops` (a `break` in a nested loop's body is that
+    loop's own); a loop's `else:` block belongs to the enclosing one."""
+    if isinstance(node, gast.If):
+        return ["body", "orelse"]
+    if isinstance(node, LOOPS):
+        return ["body", "orelse"] if into_loops else ["orelse"]
+    if isinstance(node, (gast.With, gast.AsyncWith)):
+        return ["body"]
+    if isinstance(node, gast.Try):
+        return ["body", "orelse", "finalbody"]
+    return []
+
+
+def _inner_blocks(node, into_loops):
+    blocks = [getattr(node, f) for f in blocks_of(node, into_loops)]
+    if isinstance(node, gast.Try):
+        blocks += [h.body for h in node.handlers]
+    return blocks
+
+
+def has_jump(stmts, kinds, into_loops):
+    """True when a statement of `kinds` is in `stmts`, searching compound statements (not
+    nested functions; nested loop bodies only `into_loops`)."""
+    for s in stmts:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, SCOPE_NODES):
+            continue
+        for block in _inner_blocks(s, into_loops):
+            if has_jump(block, kinds, into_loops):
+                return True
+    return False
+
+
+def guard(flag, stmts, origin):
+    """`if not flag: stmts`"""
+    return templates.replace("if not flag:\n    body", origin=origin, flag=flag, body=stmts)
+
+
+def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
+    """Rewrite a block: jumps of `kinds` become `replace_jump(stmt)` (a list), what may run
+    after one is guarded by `if not flag`. `after_loop(loop)` may add statements after a
+    nested loop that contained a jump (e.g. `if do_return: break`)."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, kinds):
+            out.extend(replace_jump(s))
+            return out  # the rest of the block is dead
+        if isinstance(s, SCOPE_NODES) or not has_jump([s], kinds, into_loops):
+            out.append(s)
+            continue
+        for field in blocks_of(s, into_loops):
+            new = lower(getattr(s, field), kinds, replace_jump, flag, into_loops, after_loop)
+            setattr(s, field, new or (_pass() if field == "body" else []))
+        if isinstance(s, gast.Try):
+            for h in s.handlers:
+                h.body = lower(h.body, kinds, replace_jump, flag, into_loops, after_loop) or _pass()
+        out.append(s)
+        if isinstance(s, LOOPS) and after_loop is not None:
+            out.extend(after_loop(s))
+        rest = stmts[i + 1:]
+        if rest:
+            out.extend(guard(flag, lower(rest, kinds, replace_jump, flag, into_loops, after_loop),
+                             origin=rest[0]))
+        return out
+    return out
+
+
+def _pass():
+    return [gast.Pass()]

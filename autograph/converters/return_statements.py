@@ -1,0 +1,205 @@
+"""`return` anywhere -> code where every return is at the end.
+
+Two forms, the more readable first:
+
+1. Early returns become if/else. When one branch of an `if` always returns, the statements
+   after the `if` move into the other branch (nothing is duplicated):
+
+       if x < 0:                       if x < 0:
+           return -x          ->           return -x
+       y = x * 2                       else:
+       return y                            y = x * 2
+                                           return y
+
+   An `if` at the end whose branches all end in `return` is marked (Conv.RETURN_IF); the
+   control-flow converter turns it into `return ag__.if_stmt(...)`, whose branch functions
+   return the function's value.
+
+2. Otherwise (a return inside a loop, or returns the first form cannot place), a flag:
+   `do_return = True; retval_ = value` at each return (plus `break` inside loops), the
+   statements that may run after a return guarded by `if not do_return:`, and one
+   `return retval_` at the end. `retval_` starts as ag__.UndefinedReturnValue(), so a path
+   that returns nothing gives None, as in Python.
+"""
+
+import gast
+
+from autograph.converters import jumps
+from autograph.converters.base import SCOPE_NODES, Conv, Transformer
+from autograph.source import anno, templates
+
+
+def _contains_return(stmts):
+    return jumps.has_jump(stmts, gast.Return, into_loops=True)
+
+
+def always_returns(stmts):
+    """True when every path through `stmts` ends in a return or raise."""
+    for s in stmts:
+        if isinstance(s, (gast.Return, gast.Raise)):
+            return True
+        if isinstance(s, gast.If) and always_returns(s.body) and always_returns(s.orelse):
+            return True
+    return False
+
+
+def _canonicalize(stmts):
+    """Move the statements after an `if` that returns on one side into its other side."""
+    out = []
+    for i, s in enumerate(stmts):
+        out.append(s)
+        if isinstance(s, gast.Return):
+            return out  # what follows is dead
+        if not (isinstance(s, gast.If) and _contains_return([s])):
+            continue
+        rest = stmts[i + 1:]
+        body_ar, else_ar = always_returns(s.body), always_returns(s.orelse)
+        moved = False
+        if body_ar and else_ar:
+            moved = True  # the rest is dead
+        elif rest and body_ar:
+            s.orelse = s.orelse + rest
+            moved = True
+        elif rest and else_ar:
+            s.body = s.body + rest
+            moved = True
+        s.body = _canonicalize(s.body)
+        s.orelse = _canonicalize(s.orelse)
+        if moved:
+            return out
+    return out
+
+
+def _tail_form(stmts):
+    """True when all returns in `stmts` are last statements of tail-position blocks."""
+    for s in stmts[:-1]:
+        if _contains_return([s]):
+            return False
+    if not stmts:
+        return True
+    last = stmts[-1]
+    if isinstance(last, gast.If):
+        return _tail_form(last.body) and _tail_form(last.orelse)
+    return isinstance(last, gast.Return) or not _contains_return([last])
+
+
+def _mark_tail_ifs(stmts):
+    """Give each tail `if` that returns an explicit return on every branch; mark it."""
+    if not stmts:
+        return [gast.Return(value=None)]
+    last = stmts[-1]
+    if isinstance(last, gast.If) and _contains_return([last]):
+        last.body = _mark_tail_ifs(last.body)
+        last.orelse = _mark_tail_ifs(last.orelse)
+        anno.setanno(last, Conv.RETURN_IF, True)
+        return stmts
+    if isinstance(last, (gast.Return, gast.Raise)):
+        return stmts
+    ret = gast.Return(value=None)
+    anno.copyanno(last, ret, anno.Basic.ORIGIN)
+    return stmts + [ret]
+
+
+class _FlagLowering:
+    """Form 2: do_return / retval_ flags."""
+
+    def __init__(self, ctx):
+        self.do_return = ctx.namer.new_symbol("do_return")
+        self.retval = ctx.namer.new_symbol("retval_")
+
+    def _assign(self, stmt, in_loop):
+        value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
+        out = templates.replace("do_return = True\nretval_ = value", origin=stmt,
+                                do_return=self.do_return, retval_=self.retval, value=value)
+        if in_loop:
+            out += templates.replace("break", origin=stmt)
+        return out
+
+    def _lower_block(self, stmts, in_loop):
+        if in_loop:
+            # Inside a loop the `break` that follows each return stops the loop (the break
+            # converter guards the rest); a return in a nested loop breaks this one too.
+            return self._lower_in_loop(stmts)
+        return jumps.lower(stmts, gast.Return, lambda s: self._assign(s, False), self.do_return,
+                           into_loops=False, after_loop=None)
+
+    def _lower_in_loop(self, stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.Return):
+                out.extend(self._assign(s, True))
+                return out
+            if isinstance(s, SCOPE_NODES) or not _contains_return([s]):
+                out.append(s)
+                continue
+            self._lower_children(s, in_loop=True)
+            out.append(s)
+            if isinstance(s, jumps.LOOPS):
+                out.extend(templates.replace("if do_return:\n    break", origin=s,
+                                             do_return=self.do_return))
+        return out
+
+    def _lower_children(self, s, in_loop):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(s, field, None)
+            if block:
+                loop_body = isinstance(s, jumps.LOOPS) and field == "body"
+                new = self._lower_block(block, in_loop or loop_body) if (in_loop or loop_body) \
+                    else self.lower_top(block)
+                setattr(s, field, new or ([gast.Pass()] if field == "body" else []))
+        for h in getattr(s, "handlers", ()) or ():
+            h.body = (self._lower_block(h.body, True) if in_loop else self.lower_top(h.body)) \
+                or [gast.Pass()]
+
+    def lower_top(self, stmts):
+        """A block outside loops: returns set the flag; the rest is guarded."""
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, gast.Return):
+                out.extend(self._assign(s, False))
+                return out
+            if isinstance(s, SCOPE_NODES) or not _contains_return([s]):
+                out.append(s)
+                continue
+            self._lower_children(s, in_loop=False)
+            out.append(s)
+            rest = stmts[i + 1:]
+            if rest:
+                out.extend(jumps.guard(self.do_return, self.lower_top(rest), origin=rest[0]))
+            return out
+        return out
+
+    def run(self, fn_node):
+        falls_off = not always_returns(fn_node.body)
+        origin = fn_node.body[0]
+        init = templates.replace("do_return = False\nretval_ = ag__.UndefinedReturnValue()",
+                                 origin=origin, do_return=self.do_return, retval_=self.retval)
+        body = self.lower_top(fn_node.body)
+        end = templates.replace("return ag__.retval(retval_)" if falls_off else "return retval_",
+                                origin=fn_node.body[-1], retval_=self.retval)
+        fn_node.body = init + body + end
+        return fn_node
+
+
+def _convert_function(node, ctx):
+    if not _contains_return(node.body):
+        return node
+    body = _canonicalize(node.body)
+    if _tail_form(body):
+        node.body = _mark_tail_ifs(body) if isinstance(body[-1], gast.If) else body
+        return node
+    node.body = body
+    return _FlagLowering(ctx).run(node)
+
+
+class _Functions(Transformer):
+    def visit_FunctionDef(self, node):
+        node = self.generic_visit(node)  # nested functions first: their returns are theirs
+        return _convert_function(node, self.ctx)
+
+
+def transform(node, ctx):
+    """Rewrite the returns of the function and of every function nested in it."""
+    if isinstance(node, gast.Lambda):
+        return node
+    return _Functions(ctx).visit(node)

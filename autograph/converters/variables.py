@@ -1,0 +1,76 @@
+"""Reads of variables that may be unassigned -> `ag__.ld(x)`.
+
+Converted code passes every state variable into branch and loop functions, so a variable
+that the original program had not assigned yet holds `ag__.Undefined('x')` there instead of
+being unbound. Where the original could read such a variable (assigned on some paths that
+reach the read but not on all of them), the read becomes `ag__.ld(x)`, which raises the
+same UnboundLocalError Python would. Reads of variables assigned on every path stay as
+written, so ordinary code shows no `ld` at all.
+
+Requires reaching definitions (DEFINED_VARS_IN / MAYBE_DEFINED_VARS_IN on statements).
+"""
+
+import gast
+
+from autograph.converters.base import SCOPE_NODES, Transformer
+from autograph.source import anno, templates
+from autograph.source.anno import Static
+
+_HEADERS = {gast.If: ["test"], gast.While: ["test"], gast.For: ["iter"],
+            gast.With: ["items"], gast.Return: None}
+
+
+def _simple(symbols):
+    return {str(s) for s in symbols if s.is_simple()}
+
+
+class _Loads(gast.NodeTransformer):
+    """Wrap loads of `names` in one statement's expressions (not inside nested scopes)."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.names:
+            return templates.replace_as_expression("ag__.ld(x)", origin=node, x=node.id)
+        return node
+
+    def visit_Lambda(self, node):
+        return node  # its body runs later: the variable may be assigned by then
+
+
+class _Variables(Transformer):
+
+    def _maybe_undefined(self, stmt):
+        if not anno.hasanno(stmt, Static.DEFINED_VARS_IN):
+            return set()
+        defined = _simple(anno.getanno(stmt, Static.DEFINED_VARS_IN))
+        maybe = _simple(anno.getanno(stmt, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
+        return maybe - defined
+
+    def generic_visit(self, node):
+        if isinstance(node, gast.stmt) and not isinstance(node, SCOPE_NODES):
+            names = self._maybe_undefined(node)
+            if names:
+                fields = _HEADERS.get(type(node), "all")
+                if fields == "all" or fields is None:
+                    if not any(isinstance(getattr(node, f, None), list) and getattr(node, f) and
+                               isinstance(getattr(node, f)[0], gast.stmt)
+                               for f in ("body", "orelse")):
+                        return _Loads(names).visit(node)
+                else:
+                    for f in fields:
+                        value = getattr(node, f)
+                        if isinstance(value, list):
+                            setattr(node, f, [_Loads(names).visit(v) for v in value])
+                        else:
+                            setattr(node, f, _Loads(names).visit(value))
+        return super().generic_visit(node)
+
+
+def transform(node, ctx):
+    if isinstance(node, gast.Lambda):
+        return node
+    from autograph.converters.control_flow import run_analyses
+    run_analyses(node, ctx)
+    return _Variables(ctx).visit(node)
