@@ -79,12 +79,9 @@ def print_(*args, sep=" ", end="\n", file=None):
 # -- range -----------------------------------------------------------------------------------
 
 def _range_dtype(inputs):
-    strong = [t.dtype for t in inputs if not t.weak]
-    if strong:
-        return np.result_type(*strong)
-    if any(t.dtype.kind in "fc" for t in inputs):
-        return np.dtype(np.float64)
-    return np.dtype(np.int64)
+    """NumPy's promotion of the three arguments (Python scalars weak, as in NEP 50)."""
+    weak_value = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+    return np.result_type(*[weak_value[t.dtype.kind] if t.weak else t.dtype for t in inputs])
 
 
 def _range_infer(start, limit, delta, *, dtype):

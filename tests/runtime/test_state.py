@@ -1,0 +1,229 @@
+"""State and I/O: TensorArray, Variable, ag.print, ag.range, ag.constant; eager and in graphs."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph.errors import StagingError
+from autograph.runtime import codegen, interpreter, optimize, variables
+from autograph.runtime.variables import DeletedVariableError
+from tests.runtime.tracing import MODES, assert_same, capture_stdout, run, trace
+
+
+# -- TensorArray ---------------------------------------------------------------------------------
+
+def squares(n):
+    ta = ag.TensorArray(np.float64, size=0, dynamic_size=True)
+    i, ta = ag.while_loop(lambda i, ta: i < n, lambda i, ta: (i + 1, ta.write(i, i * 1.5)),
+                          (0, ta))
+    return ta.stack(), ta.size(), ta.read(1)
+
+
+def test_tensor_array_eager_is_a_list_of_arrays():
+    stacked, size, second = squares(4)
+    assert_same([stacked, size, second], [np.arange(4) * 1.5, np.int64(4), np.float64(1.5)])
+    ta = ag.TensorArray(np.int32, size=2)
+    assert ta.write(0, 7) is ta                  # eager writes update in place and chain
+    with pytest.raises(IndexError, match="dynamic_size=True"):
+        ta.write(2, 1)
+    with pytest.raises(ValueError, match="never written"):
+        ta.stack()
+
+
+def test_tensor_array_as_loop_variable_in_every_mode():
+    graph, (stacked, size, _) = trace(squares, np.int64(4))
+    assert stacked.shape == (None,) and stacked.dtype == np.float64
+    for mode in MODES:
+        for n in (2, 5):
+            got = run(graph, [np.int64(n)], mode)
+            assert_same(got, [np.arange(n) * 1.5, np.int64(n), np.float64(1.5)])
+
+
+def test_tensor_array_fixed_size_overflow_is_a_run_time_error():
+    def f(n):
+        ta = ag.TensorArray(np.float64, size=2)
+        _, ta = ag.while_loop(lambda i, ta: i < n, lambda i, ta: (i + 1, ta.write(i, 1.0)),
+                              (0, ta))
+        return ta.stack()
+    graph, out = trace(f, np.int64(2))
+    assert out.shape == (2,)
+    np.testing.assert_array_equal(run(graph, [np.int64(2)], "codegen")[0], [1.0, 1.0])
+    with pytest.raises(IndexError, match="out of range"):
+        run(graph, [np.int64(3)], "codegen")
+
+
+def test_tensor_array_is_fresh_on_every_run():
+    graph, _ = trace(squares, np.int64(3))
+    fn = codegen.compile_graph(graph)
+    a = fn(np.int64(3))[0]
+    b = fn(np.int64(3))[0]
+    np.testing.assert_array_equal(a, b)          # no elements left over from the first run
+
+
+def test_tensor_array_across_cond_branches_and_unstack():
+    def f(x, flag):
+        ta = ag.TensorArray(np.float64, size=3).unstack(x)
+        ta = ag.cond(flag > 0, lambda: ta.write(0, 100.0), lambda: ta)
+        return ta.stack(), ta.read(2)
+    x = np.array([1.0, 2.0, 3.0])
+    for mode in MODES:
+        graph, _ = trace(f, x, np.int64(1))
+        assert_same(run(graph, [x, np.int64(1)], mode), [np.array([100.0, 2, 3]), np.float64(3)])
+        assert_same(run(graph, [x, np.int64(0)], mode), [x, np.float64(3)])
+    assert_same(list(f(x, 1)), [np.array([100.0, 2, 3]), np.float64(3)])   # eager
+
+
+def test_tensor_array_rejects_a_real_dtype_mismatch():
+    def f(x):
+        return ag.TensorArray(np.int32, size=1).write(0, x).stack()
+    with pytest.raises(StagingError, match="int32.*float64"):
+        trace(f, np.float64(1.0))
+
+
+def test_tensor_array_write_cost_is_linear():
+    """Writes store into a list in place: 20x the elements is ~20x the time, not 400x."""
+    import time
+    graph, _ = trace(squares, np.int64(3))
+    fn = codegen.compile_graph(graph)
+
+    def cost(n):
+        t = time.perf_counter()
+        fn(np.int64(n))
+        return time.perf_counter() - t
+    cost(100)
+    small, large = min(cost(500) for _ in range(3)), min(cost(10000) for _ in range(3))
+    assert large < 60 * small
+
+
+# -- Variable -------------------------------------------------------------------------------------
+
+def test_variable_eager_read_assign_and_numpy_protocols():
+    v = ag.Variable(3.0, name="v")
+    assert v.dtype == np.float64 and v.shape == ()
+    assert float(v + 1) == 4.0 and float(2 * v) == 6.0 and float(np.tanh(v)) == np.tanh(3.0)
+    v.assign_add(2)
+    assert float(v.numpy()) == 5.0 and float(v.value) == 5.0
+    v.assign_sub(1.5)
+    assert float(v.read_value()) == 3.5
+    w = ag.Variable(np.arange(3), name="w")
+    assert int(np.sum(w)) == 3 and int(w[2]) == 2
+    with pytest.raises(StagingError, match="dtype float64 to Variable 'w'"):
+        w.assign(np.ones(3))
+    with pytest.raises(StagingError, match="shape"):
+        w.assign(np.arange(4))
+
+
+def test_variable_in_a_graph_is_read_at_run_time_and_assigned_in_order():
+    v = ag.Variable(np.float64(1.0), name="counter")
+
+    def f(x):
+        before = v + 0.0                          # a read
+        v.assign_add(x)                           # read + assign
+        after = v.read_value()
+        ag.print("v:", v)
+        return before, after
+    graph, _ = trace(f, np.float64(2.0))
+    assert [r() for r in graph.variables] == [v]
+    for mode in MODES:
+        v.assign(1.0)
+        g = graph if not mode.startswith("optimized") else optimize.optimize(graph)
+        base = mode.replace("optimized_", "")
+        fn = (lambda *a: interpreter.run(g, a)) if base == "interpreter" else \
+            codegen.compile_graph(g)
+        (before, after), printed = capture_stdout(fn, np.float64(2.0))
+        assert (float(before), float(after), printed) == (1.0, 3.0, "v: 3.0\n")
+        (before, after), printed = capture_stdout(fn, np.float64(2.0))
+        assert (float(before), float(after), printed) == (3.0, 5.0, "v: 5.0\n")
+        assert float(v.numpy()) == 5.0
+
+
+def test_variable_assigned_in_a_loop():
+    total = ag.Variable(0, name="total")
+
+    def f(n):
+        def body(i):
+            total.assign_add(i)
+            return i + 1
+        ag.while_loop(lambda i: i < n, body, (0,))
+        return total.read_value()
+    graph, _ = trace(f, np.int64(4))
+    for mode in MODES:
+        total.assign(0)
+        assert int(run(graph, [np.int64(4)], mode)[0]) == 6
+    total.assign(0)
+    assert int(f(4)) == 6                         # eager
+
+
+def test_graph_holds_variables_weakly_and_reports_a_deleted_one():
+    v = ag.Variable(2.0, name="scale")
+    graph, _ = trace(lambda x: x * v, np.float64(3.0))
+    fn = codegen.compile_graph(graph)
+    assert float(fn(np.float64(3.0))[0]) == 6.0
+    del v
+    gc.collect()
+    for call in (fn, lambda x: interpreter.run(graph, [x])):
+        with pytest.raises(DeletedVariableError, match="'scale'.*'<lambda>'.*Keep a reference"):
+            call(np.float64(3.0))
+
+
+def test_record_creations_and_symbolic_initial_value():
+    with variables.record_creations() as made:
+        a = ag.Variable(1)
+        with variables.record_creations() as inner:
+            b = ag.Variable(2)
+    assert made == [a, b] and inner == [b]
+    with pytest.raises(StagingError, match="concrete value"):
+        trace(lambda x: ag.Variable(x), np.float64(1.0))
+
+
+# -- print, range, constant -------------------------------------------------------------------------
+
+def test_print_formats_like_tf_print_eager_and_staged():
+    def f(x, n):
+        ag.print("Executed with", x, n, 2.5)
+        return x
+    want = "Executed with [1 2 3] 5 2.5\n"
+    _, printed = capture_stdout(f, np.array([1, 2, 3]), np.int64(5))
+    assert printed == want
+    (graph, _), printed = capture_stdout(trace, f, np.array([1, 2, 3]), np.int64(5))
+    assert printed == ""
+    for mode in MODES:
+        _, printed = capture_stdout(run, graph, [np.array([1, 2, 3]), np.int64(5)], mode)
+        assert printed == want
+
+
+def test_print_is_never_optimized_away_and_keeps_sep_end():
+    def f(x):
+        ag.print(x, x, sep="|", end="!\n")
+        ag.print("second")
+        return x + 0
+    graph, _ = trace(f, np.int64(1))
+    g = optimize.optimize(graph)
+    assert [n.op for n in g.nodes].count("print") == 2
+    _, printed = capture_stdout(codegen.compile_graph(g), np.int64(7))
+    assert printed == "7|7!\nsecond\n"
+
+
+def test_range_eager_and_symbolic():
+    assert ag.range(5) == range(5) and ag.range(2, 8, 3) == range(2, 8, 3)
+    np.testing.assert_array_equal(ag.range(0.0, 1.0, 0.25), np.arange(0.0, 1.0, 0.25))
+
+    def f(n):
+        return ag.range(n), ag.range(1, 4), ag.range(0.0, n, 0.5)
+    graph, (a, b, c) = trace(f, np.int64(3))
+    assert a.node.op == "range" and len(a.node.inputs) == 3
+    assert (a.dtype, a.shape) == (np.int64, (None,))
+    assert b.shape == (3,) and c.dtype == np.float64
+    for mode in MODES:
+        got = run(graph, [np.int64(3)], mode)
+        assert_same(got, [np.arange(3), np.arange(1, 4), np.arange(0.0, 3, 0.5)])
+
+
+def test_constant_eager_and_symbolic():
+    c = ag.constant([1, 2], dtype=np.float32)
+    assert isinstance(c, np.ndarray) and c.dtype == np.float32
+    graph, out = trace(lambda x: x + ag.constant(3), np.int32(1))
+    assert out.dtype == np.int64                       # a constant has a definite dtype
+    assert run(graph, [np.int32(1)], "codegen")[0] == 4
