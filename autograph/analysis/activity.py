@@ -121,8 +121,8 @@ class _Activity(gast.NodeVisitor):
             target = qn if qn is not None else self._base_qn(node)
             if target is not None:
                 self.scope.modified.add(target)
-                if target.is_simple():
-                    self.scope.bound.add(target)
+                if qn is not None and qn.is_simple():
+                    self.scope.bound.add(qn)
         elif isinstance(ctx, gast.Del):
             target = qn if qn is not None else self._base_qn(node)
             if target is not None:
@@ -283,6 +283,8 @@ class _Activity(gast.NodeVisitor):
         if node.returns is not None:
             self.visit(node.returns)
         self._function(node, node.body)
+        # a recursive reference inside reads the binding this statement makes
+        self.scope.read.discard(QN(node.name))
         self.scope.modified.add(QN(node.name))
         self.scope.bound.add(QN(node.name))
 
