@@ -11,6 +11,7 @@ per distinct key; answers are cached because tracing asks the same question many
 import numpy as np
 
 BOOL = np.dtype(bool)
+INT8 = np.dtype(np.int8)
 INT64 = np.dtype(np.int64)
 FLOAT64 = np.dtype(np.float64)
 

@@ -1,0 +1,244 @@
+"""Array creation (zeros, ones, full, arange, *_like), linear algebra (matmul, dot,
+tensordot) and selection (where, clip, round) on symbolic tensors."""
+
+import numpy as np
+
+from autograph.runtime import dtypes, shapes
+from autograph.runtime.dtypes import BOOL
+from autograph.runtime.elementwise import as_tensor, cast, common, operand_key, ufunc
+from autograph.runtime.primitives import bind1, register
+from autograph.runtime.shape_ops import broadcast_to, need_rank, static_ints
+from autograph.runtime.tensor import Tensor
+
+
+# -- creation: zeros, ones, full, arange and the *_like functions ----------------------------
+
+def _fill_infer(*, shape, dtype, fill_value=None):
+    return [(dtype, shape, False)]
+
+
+def _full_kernel(xp, *, shape, dtype, fill_value):
+    return xp.full(shape, fill_value, dtype=dtype)
+
+
+register("zeros", _fill_infer, "zeros", doc="numpy.zeros")
+register("ones", _fill_infer, "ones", doc="numpy.ones")
+register("full", _fill_infer, _full_kernel, doc="numpy.full")
+
+
+def _fill_scalar(value, dtype):
+    """A fill value as a Python scalar of `dtype`'s kind (NumPy casts it the same way)."""
+    return np.asarray(value).astype(dtype).item()
+
+
+def zeros(shape, dtype=float):
+    return bind1("zeros", (), {"shape": static_ints(shape, "shape"), "dtype": np.dtype(dtype)})
+
+
+def ones(shape, dtype=float):
+    return bind1("ones", (), {"shape": static_ints(shape, "shape"), "dtype": np.dtype(dtype)})
+
+
+def full(shape, fill_value, dtype=None):
+    if isinstance(fill_value, Tensor):
+        dtype = fill_value.dtype if dtype is None else np.dtype(dtype)
+        return broadcast_to(cast(fill_value, dtype), shape)
+    dtype = np.asarray(fill_value).dtype if dtype is None else np.dtype(dtype)
+    return bind1("full", (), {"shape": static_ints(shape, "shape"), "dtype": dtype,
+                              "fill_value": _fill_scalar(fill_value, dtype)})
+
+
+def _like_infer(x, *, dtype=None, fill_value=None):
+    return [(x.dtype if dtype is None else dtype, x.shape, x.weak and dtype is None)]
+
+
+def _full_like_kernel(xp, x, *, fill_value, dtype=None):
+    return xp.full_like(x, fill_value, dtype=dtype)
+
+
+register("zeros_like", _like_infer, "zeros_like", doc="numpy.zeros_like")
+register("ones_like", _like_infer, "ones_like", doc="numpy.ones_like")
+register("full_like", _like_infer, _full_like_kernel, doc="numpy.full_like")
+
+
+def _like(name, x, dtype, shape):
+    if shape is not None:
+        raise NotImplementedError(f"numpy.{name}(..., shape=...) is not supported while "
+                                  f"tracing; use numpy.{name.replace('_like', '')}(shape)")
+    x = as_tensor(x)
+    return x, ({} if dtype is None else {"dtype": np.dtype(dtype)})
+
+
+def zeros_like(x, dtype=None, order="K", subok=True, shape=None):
+    x, attrs = _like("zeros_like", x, dtype, shape)
+    return bind1("zeros_like", (x,), attrs)
+
+
+def ones_like(x, dtype=None, order="K", subok=True, shape=None):
+    x, attrs = _like("ones_like", x, dtype, shape)
+    return bind1("ones_like", (x,), attrs)
+
+
+def full_like(x, fill_value, dtype=None, order="K", subok=True, shape=None):
+    x, attrs = _like("full_like", x, dtype, shape)
+    out_dtype = attrs.get("dtype", x.dtype)
+    if isinstance(fill_value, Tensor):
+        return cast(fill_value, out_dtype) + zeros_like(x, dtype=out_dtype)
+    attrs["fill_value"] = _fill_scalar(fill_value, out_dtype)
+    return bind1("full_like", (x,), attrs)
+
+
+def _arange_infer(*bounds, dtype, length=None):
+    return [(dtype, (length,), False)]
+
+
+def _arange_kernel(xp, start, stop, step, *, dtype, length=None):
+    to_py = int if xp.isdtype(dtype, "integral") else float
+    return xp.arange(to_py(start), to_py(stop), to_py(step), dtype=dtype)
+
+
+register("arange", _arange_infer, _arange_kernel, doc="numpy.arange")
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    """np.arange; the bounds may be symbolic (then the length is unknown while tracing)."""
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    bounds = (start, stop, step)
+    if dtype is None:
+        dtype = dtypes.result_type(tuple(dtypes.default_dtype(operand_key(b)[0])
+                                         for b in bounds))
+    dtype = np.dtype(dtype)
+    length = None
+    if not any(isinstance(b, Tensor) for b in bounds):
+        length = len(np.arange(start, stop, step, dtype=dtype))
+    return bind1("arange", [as_tensor(b, dtype) for b in bounds],
+                 {"dtype": dtype, "length": length})
+
+
+# -- linear algebra --------------------------------------------------------------------------
+
+def _matmul_infer(a, b):
+    return [(a.dtype, shapes.matmul(a.shape, b.shape), a.weak and b.weak)]
+
+
+def _tensordot_infer(a, b, *, axes):
+    ax, bx = axes
+    for i, j in zip(ax, bx):
+        if a.shape[i] is not None and b.shape[j] is not None and a.shape[i] != b.shape[j]:
+            raise ValueError(f"tensordot: axis {i} of {a!r} and axis {j} of {b!r} differ")
+    shape = tuple(d for i, d in enumerate(a.shape) if i not in ax) + \
+        tuple(d for j, d in enumerate(b.shape) if j not in bx)
+    return [(a.dtype, shape, a.weak and b.weak)]
+
+
+def _tensordot_kernel(xp, a, b, *, axes):
+    return xp.tensordot(a, b, axes=axes)
+
+
+register("matmul", _matmul_infer, "matmul", doc="numpy.matmul (the @ operator)")
+register("tensordot", _tensordot_infer, _tensordot_kernel, doc="numpy.tensordot")
+
+
+def matmul(a, b):
+    (a, b), _, _ = common((a, b))
+    return bind1("matmul", (a, b))
+
+
+def tensordot(a, b, axes=2):
+    (a, b), _, _ = common((a, b))
+    na, nb = need_rank(a, "tensordot"), need_rank(b, "tensordot")
+    if isinstance(axes, int):
+        ax, bx = tuple(range(na - axes, na)), tuple(range(axes))
+    else:
+        ax, bx = (static_ints(side, "tensordot axes") for side in axes)
+    ax = tuple(shapes.normalize_axis(i, na) for i in ax)
+    bx = tuple(shapes.normalize_axis(j, nb) for j in bx)
+    return bind1("tensordot", (a, b), {"axes": (ax, bx)})
+
+
+def dot(a, b):
+    """np.dot: a product with a scalar, matmul for 1-D/2-D operands, and for N-D the sum
+    over the last axis of `a` and the second-to-last of `b`."""
+    ta, tb = as_tensor(a), as_tensor(b)
+    na, nb = need_rank(ta, "dot"), need_rank(tb, "dot")
+    if na == 0 or nb == 0:
+        return ufunc(np.multiply, a, b)
+    if nb == 1 or (na <= 2 and nb <= 2):
+        return matmul(ta, tb)
+    return tensordot(ta, tb, ((na - 1,), (nb - 2,)))
+
+
+# -- selection: where, clip, round ----------------------------------------------------------
+
+def _where_infer(c, x, y):
+    return [(x.dtype, shapes.broadcast(c.shape, x.shape, y.shape), x.weak and y.weak)]
+
+
+register("where", _where_infer, "where", doc="numpy.where")
+
+
+def where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise NotImplementedError(
+            "numpy.where(condition) with one argument (the indices where it is true) has a "
+            "data-dependent shape and cannot be traced; use numpy.where(condition, x, y)")
+    (x, y), _, _ = common((x, y))
+    return bind1("where", (as_tensor(condition, BOOL), x, y))
+
+
+def _clip_infer(x, *bounds, which):
+    return [(x.dtype, shapes.broadcast(x.shape, *(b.shape for b in bounds)),
+             all(t.weak for t in (x,) + bounds))]
+
+
+def _clip_kernel(xp, x, *bounds, which):
+    # np.clip is minimum(maximum(x, lo), hi): hi wins when lo > hi, NaNs propagate
+    bounds = list(bounds)
+    if "min" in which:
+        x = xp.maximum(x, bounds.pop(0))
+    if "max" in which:
+        x = xp.minimum(x, bounds.pop(0))
+    return x
+
+
+register("clip", _clip_infer, _clip_kernel, doc="numpy.clip")
+
+
+def clip(a, a_min=None, a_max=None, *, min=None, max=None):
+    lo = a_min if a_min is not None else min
+    hi = a_max if a_max is not None else max
+    if lo is None and hi is None:
+        raise ValueError("numpy.clip needs a lower bound, an upper bound, or both")
+    which = ("min",) * (lo is not None) + ("max",) * (hi is not None)
+    tensors, _, _ = common([a] + [b for b in (lo, hi) if b is not None])
+    return bind1("clip", tensors, {"which": which})
+
+
+def _round_infer(x, *, decimals):
+    return [(x.dtype, x.shape, x.weak)]
+
+
+def _round_kernel(xp, x, *, decimals):
+    if decimals == 0:
+        return xp.round(x)
+    scale = 10.0 ** decimals
+    return xp.round(x * scale) / scale
+
+
+register("round_decimals", _round_infer, _round_kernel, doc="numpy.round(x, decimals)")
+
+
+def round_(a, decimals=0):
+    x = as_tensor(a)
+    decimals = int(decimals)
+    if decimals == 0:
+        return ufunc(np.rint, x)
+    if x.dtype.kind in "biu":
+        if decimals > 0:
+            return x
+        raise NotImplementedError("numpy.round of integers to negative decimals is not "
+                                  "supported while tracing")
+    return bind1("round_decimals", (x,), {"decimals": decimals})

@@ -1,0 +1,183 @@
+"""Elementwise NumPy (ufuncs) on symbolic tensors, and the operand rules every op shares.
+
+NumPy decides the dtypes of an elementwise call from its operands (NEP 50: a Python scalar
+is weak and adopts the array's dtype). Kernels of the array API standard do not promote
+mixed dtypes the way NumPy does, and some take only numbers or only bools, so staging a
+ufunc here asks NumPy for its loop dtypes (`np.ufunc.resolve_dtypes`, cached), casts each
+tensor operand to its loop dtype with an `astype` node, and makes Python-scalar constants
+directly in that dtype (no extra node). The kernel then sees exactly NumPy's loop types.
+"""
+
+import numpy as np
+
+from autograph.runtime import dtypes, shapes
+from autograph.runtime.dtypes import BOOL, INT8
+from autograph.runtime.primitives import bind1, register
+from autograph.runtime.tensor import Tensor
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+# -- operands -------------------------------------------------------------------------------
+
+def const(value, weak=False):
+    """A Const node holding `value` (a NumPy array or scalar)."""
+    return bind1("Const", (), {"value": np.asarray(value), "weak": weak}, node_name="Const")
+
+
+def operand_key(x):
+    """(dtype key, weak) of an operand: a Tensor or anything NumPy can make an array of."""
+    if isinstance(x, Tensor):
+        return dtypes.key_of(x.dtype, x.weak), x.weak
+    return dtypes.key_of_value(x)
+
+
+def as_tensor(x, dtype=None):
+    """`x` as a Tensor of the given dtype: tensors are cast (a weak one stays weak), other
+    values become constants made directly in `dtype` (a Python scalar stays weak)."""
+    if isinstance(x, Tensor):
+        return x if dtype is None or x.dtype == dtype else cast(x, dtype, weak=x.weak)
+    weak = type(x) in _PY_SCALARS
+    if dtype is None:
+        dtype = dtypes.default_dtype(dtypes.key_of_value(x)[0])
+    return const(np.asarray(x, dtype=dtype), weak)
+
+
+def cast(x, dtype, weak=False):
+    """`x.astype(dtype)` as a graph node (no node when the dtype already matches)."""
+    dtype = dtypes.as_dtype(dtype)
+    if x.dtype == dtype and x.weak == weak:
+        return x
+    attrs = {"dtype": dtype, "weak": True} if weak else {"dtype": dtype}
+    return bind1("astype", (x,), attrs)
+
+
+def common(args):
+    """Tensors for `args`, all of NumPy's result dtype (weak scalars promote per NEP 50).
+    Returns (tensors, dtype, weak): weak when every operand is weak."""
+    keyed = [operand_key(a) for a in args]
+    dtype = dtypes.result_type(tuple(k for k, _ in keyed))
+    weak = all(w for _, w in keyed)
+    return [as_tensor(a, dtype) for a in args], dtype, weak
+
+
+def _astype_infer(x, *, dtype, weak=False):
+    return [(dtype, x.shape, weak)]
+
+
+def _astype_kernel(xp, x, *, dtype, weak=False):
+    return xp.astype(x, dtype, copy=False)
+
+
+register("astype", _astype_infer, _astype_kernel, doc="x.astype(dtype)")
+
+
+def describe(args):
+    return ", ".join(repr(a) if isinstance(a, Tensor) else f"{type(a).__name__} {a!r}"
+                     for a in args)
+
+
+# -- elementwise: NumPy ufuncs ---------------------------------------------------------------
+
+# NumPy runs some arithmetic on bools that the array API only defines for numbers:
+# on bools, add/maximum are logical_or and multiply/minimum are logical_and ...
+_BOOL_AS = {"add": "logical_or", "maximum": "logical_or", "multiply": "logical_and",
+            "minimum": "logical_and", "abs": "positive_bool", "positive": "positive_bool"}
+# ... and every other loop on bools computes as on the numbers 0 and 1
+_BOOL_NATIVE = {"logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
+                "bitwise_or", "bitwise_xor", "bitwise_invert", "equal", "not_equal"}
+
+
+class Elementwise:
+    """A NumPy ufunc staged as the primitive `prim` (an array API function name).
+    `inputs_as` forces the kernel's input dtype (bool for the logical functions, whose
+    array API versions take only bools)."""
+
+    __slots__ = ("ufunc", "prim", "inputs_as")
+
+    def __init__(self, ufunc, prim, inputs_as=None):
+        self.ufunc, self.prim, self.inputs_as = ufunc, prim, inputs_as
+
+    def prim_for(self, ins):
+        """The primitive and input dtypes that compute NumPy's loop `ins` in the array API."""
+        if ins[0] == BOOL and all(d == BOOL for d in ins):
+            if self.prim in _BOOL_AS:
+                return _BOOL_AS[self.prim], ins
+            if self.prim not in _BOOL_NATIVE:
+                return self.prim, (INT8,) * len(ins)
+        return self.prim, ins
+
+    def loop(self, keys, args=()):
+        try:
+            ins, outs = dtypes.resolve_ufunc(self.ufunc, keys)
+        except TypeError as e:  # NumPy has no loop for these dtypes
+            raise TypeError(f"numpy.{self.ufunc.__name__} is not defined for "
+                            f"{describe(args) or keys}: {e}") from None
+        if self.inputs_as is not None:
+            ins = (self.inputs_as,) * len(ins)
+        return ins, outs
+
+    def infer(self, *xs):
+        keys = tuple(dtypes.key_of(x.dtype, x.weak) for x in xs)
+        _, outs = self.loop(keys, xs)
+        out = outs[0]
+        weak = out != BOOL and all(x.weak for x in xs)
+        return [(out, shapes.broadcast(*(x.shape for x in xs)), weak)]
+
+    def __call__(self, *args):
+        if len(args) != self.ufunc.nin:
+            raise TypeError(f"numpy.{self.ufunc.__name__} takes {self.ufunc.nin} "
+                            f"argument(s), got {len(args)}")
+        keys = tuple(operand_key(a)[0] for a in args)
+        ins, outs = self.loop(keys, args)
+        prim, ins = self.prim_for(ins)
+        out = bind1(prim, [as_tensor(a, dt) for a, dt in zip(args, ins)])
+        return out if out.dtype == outs[0] else cast(out, outs[0])
+
+
+UFUNCS = {}
+
+
+def _elementwise(ufunc, prim=None, inputs_as=None):
+    prim = prim or ufunc.__name__
+    entry = Elementwise(ufunc, prim, inputs_as)
+    register(prim, entry.infer, prim, doc=f"numpy.{ufunc.__name__}")
+    UFUNCS[ufunc] = entry
+    return entry
+
+
+for _uf in (np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.remainder,
+            np.maximum, np.minimum, np.hypot, np.logaddexp, np.copysign,
+            np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
+            np.bitwise_and, np.bitwise_or, np.bitwise_xor,
+            np.negative, np.positive, np.exp, np.expm1, np.log, np.log1p, np.log2, np.log10,
+            np.sqrt, np.square, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh,
+            np.isnan, np.isfinite, np.isinf, np.sign, np.signbit, np.floor, np.ceil,
+            np.trunc):
+    _elementwise(_uf)
+for _uf, _name in ((np.power, "pow"), (np.absolute, "abs"), (np.invert, "bitwise_invert"),
+                   (np.left_shift, "bitwise_left_shift"), (np.right_shift, "bitwise_right_shift"),
+                   (np.arcsin, "asin"), (np.arccos, "acos"), (np.arctan, "atan"),
+                   (np.arcsinh, "asinh"), (np.arccosh, "acosh"), (np.arctanh, "atanh"),
+                   (np.arctan2, "atan2"), (np.rint, "round"), (np.conjugate, "conj")):
+    _elementwise(_uf, _name)
+for _uf in (np.logical_and, np.logical_or, np.logical_xor, np.logical_not):
+    _elementwise(_uf, inputs_as=BOOL)
+
+
+register("positive_bool", lambda x: [(x.dtype, x.shape, x.weak)], lambda xp, x: x,
+         doc="abs/positive of bools: the value itself")
+
+
+def ufunc(uf, *args):
+    """Stage NumPy ufunc `uf` called on `args` (at least one of them a Tensor)."""
+    entry = UFUNCS.get(uf)
+    if entry is None:
+        if uf is np.matmul:   # a generalized ufunc: staged with the linear algebra
+            from autograph.runtime.array_ops import matmul
+            return matmul(*args)
+        raise NotImplementedError(
+            f"autograph cannot trace numpy.{uf.__name__} on symbolic tensors yet; "
+            "express it with supported NumPy functions, or run this part outside the traced "
+            "function")
+    return entry(*args)

@@ -1,0 +1,189 @@
+"""Indexing symbolic tensors: `x[i]`, `x[1:, None, ..., -1]`, `x[t]` with an index tensor,
+`x[mask]`, and np.take. Assignment is not here: tensors are immutable (see Tensor)."""
+
+import numpy as np
+
+from autograph.runtime import shapes
+from autograph.runtime.dtypes import BOOL
+from autograph.runtime.elementwise import as_tensor, describe
+from autograph.runtime.primitives import bind1, register
+from autograph.runtime.shape_ops import need_rank, reshape
+from autograph.runtime.tensor import Tensor
+
+
+# -- indexing --------------------------------------------------------------------------------
+# A basic index (ints, slices, None, ...) is kept in the node's attrs as a hashable tuple of
+# items: ("i", k) an int, ("s", start, stop, step) a slice, ("n",) None, ("e",) Ellipsis,
+# ("d", j) an int known only at run time: the node's (j+1)-th input. Slice bounds may be
+# ("d", j) too. An index tensor alone selects along the first axis (`take`); a boolean
+# tensor alone is a mask.
+
+def _index_shape(shape, index):
+    consumed = sum(1 for item in index if item[0] in "ids")
+    if sum(1 for item in index if item[0] == "e") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if shape is None:
+        return None
+    if consumed > len(shape):
+        raise IndexError(f"too many indices for a tensor of rank {len(shape)}: "
+                         f"{consumed} were given")
+    out, axis = [], 0
+    for item in index:
+        tag = item[0]
+        if tag == "n":
+            out.append(1)
+        elif tag == "e":
+            n = len(shape) - consumed
+            out.extend(shape[axis:axis + n])
+            axis += n
+        elif tag == "i":
+            d = shape[axis]
+            if d is not None and not -d <= item[1] < d:
+                raise IndexError(f"index {item[1]} is out of bounds for axis {axis} "
+                                 f"with size {d}")
+            axis += 1
+        elif tag == "d":
+            axis += 1
+        else:  # slice
+            d = shape[axis]
+            bounds = item[1:]
+            static = not any(isinstance(b, tuple) for b in bounds)
+            out.append(len(range(*slice(*bounds).indices(d))) if d is not None and static
+                       else None)
+            axis += 1
+    out.extend(shape[axis:])
+    return tuple(out)
+
+
+def _getitem_infer(x, *dynamic, index):
+    return [(x.dtype, _index_shape(x.shape, index), x.weak)]
+
+
+def _clamped(bounds, n):
+    """Slice bounds NumPy clamps to the axis length (the array API leaves out-of-range
+    bounds unspecified), as a slice every namespace reads the same way."""
+    start, stop, step = slice(*bounds).indices(n)
+    if len(range(start, stop, step)) == 0:
+        return slice(0, 0, 1)
+    return slice(start, None if stop < 0 else stop, step)
+
+
+def _getitem_kernel(xp, x, *dynamic, index):
+    def value(v):
+        return int(dynamic[v[1]]) if isinstance(v, tuple) else v
+    consumed = sum(1 for item in index if item[0] in "ids")
+    key, axis = [], 0
+    for item in index:
+        tag = item[0]
+        if tag == "n":
+            key.append(None)
+            continue
+        if tag == "e":
+            key.append(Ellipsis)
+            axis += len(x.shape) - consumed
+            continue
+        if tag == "i":
+            key.append(item[1])
+        elif tag == "d":
+            key.append(int(dynamic[item[1]]))
+        else:
+            key.append(_clamped([value(b) for b in item[1:]], x.shape[axis]))
+        axis += 1
+    if not any(k is Ellipsis for k in key):
+        key.append(Ellipsis)   # the array API wants every axis indexed, or an ellipsis
+    return x[tuple(key)]
+
+
+def _take_infer(x, i, *, axis):
+    if x.shape is None or i.shape is None:
+        return [(x.dtype, None, x.weak)]
+    return [(x.dtype, x.shape[:axis] + i.shape + x.shape[axis + 1:], x.weak)]
+
+
+def _take_kernel(xp, x, i, *, axis):
+    flat = xp.reshape(i, (-1,))
+    flat = xp.where(flat < 0, flat + x.shape[axis], flat)   # NumPy's negative indices
+    out = xp.take(x, flat, axis=axis)
+    return xp.reshape(out, tuple(x.shape[:axis]) + tuple(i.shape) + tuple(x.shape[axis + 1:]))
+
+
+def _mask_infer(x, mask):
+    if x.shape is None or mask.shape is None:
+        return [(x.dtype, None, x.weak)]
+    k = len(mask.shape)
+    if k > len(x.shape) or not all(a is None or b is None or a == b
+                                   for a, b in zip(x.shape, mask.shape)):
+        raise IndexError(f"the boolean mask {mask!r} does not match the shape of {x!r}")
+    return [(x.dtype, (None,) + x.shape[k:], x.weak)]
+
+
+def _mask_kernel(xp, x, mask):
+    return x[mask]
+
+
+register("getitem", _getitem_infer, _getitem_kernel, doc="x[ints, slices, None, ...]")
+register("take", _take_infer, _take_kernel, doc="x[index tensor], numpy.take")
+register("boolean_mask", _mask_infer, _mask_kernel, doc="x[boolean mask]")
+
+
+def _is_array_index(k):
+    return isinstance(k, (Tensor, np.ndarray, list)) and not (
+        isinstance(k, Tensor) and k.shape == () and k.dtype.kind in "iu")
+
+
+def take(a, indices, axis=None):
+    x = as_tensor(a)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    else:
+        axis = shapes.normalize_axis(axis, need_rank(x, "take"))
+    i = as_tensor(indices)
+    if i.dtype.kind not in "iu":
+        raise IndexError(f"indices must be integers, got {i!r}")
+    return bind1("take", (x, i), {"axis": axis})
+
+
+def getitem(x, key):
+    """x[key] for the indices NumPy's basic indexing knows, plus an index tensor or a
+    boolean mask used alone."""
+    x = as_tensor(x)
+    if isinstance(key, Tensor) and key.dtype.kind in "iu":
+        return take(x, key, axis=0)
+    if not isinstance(key, tuple):
+        if _is_array_index(key):
+            if not isinstance(key, Tensor) and np.asarray(key).dtype == BOOL \
+                    and np.ndim(key) == 1:   # a mask known now: its true indices
+                key = np.flatnonzero(key)
+            mask = as_tensor(key)
+            if mask.dtype == BOOL:
+                return bind1("boolean_mask", (x, mask))
+            return take(x, mask, axis=0)
+        key = (key,)
+    dynamic = []
+
+    def bound(v):
+        if v is None or isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            return None if v is None else int(v)
+        if isinstance(v, Tensor) and v.shape == () and v.dtype.kind in "iu":
+            dynamic.append(v)
+            return ("d", len(dynamic) - 1)
+        raise IndexError(f"slice bounds must be ints, None or integer scalar tensors, "
+                         f"got {describe([v])}")
+
+    index = []
+    for k in key:
+        if k is None:
+            index.append(("n",))
+        elif k is Ellipsis:
+            index.append(("e",))
+        elif isinstance(k, slice):
+            index.append(("s", bound(k.start), bound(k.stop), bound(k.step)))
+        elif _is_array_index(k) or isinstance(k, (bool, np.bool_)):
+            raise NotImplementedError(
+                f"indexing {x!r} with an array together with other indices ({describe([k])}) "
+                "is not supported while tracing; index one axis at a time, e.g. with "
+                "numpy.take(x, indices, axis=...)")
+        else:
+            b = bound(k)
+            index.append(("i", b) if isinstance(b, int) else b)
+    return bind1("getitem", [x] + dynamic, {"index": tuple(index)})

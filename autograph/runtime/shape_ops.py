@@ -1,0 +1,243 @@
+"""Shape manipulation on symbolic tensors: reshape, transpose, expand_dims, squeeze,
+broadcast_to, concatenate, stack, and shapes/sizes as values (static when known while
+tracing, else computed by a node when the graph runs)."""
+
+import math
+
+import numpy as np
+
+from autograph.runtime import shapes
+from autograph.runtime.dtypes import INT64
+from autograph.runtime.elementwise import as_tensor, cast, common, describe
+from autograph.runtime.primitives import bind1, register
+from autograph.runtime.tensor import Tensor
+
+
+# -- shapes: reshape, transpose, expand_dims, squeeze, broadcast_to, concat, stack ----------
+
+def static_ints(value, what):
+    """`value` (an int or a sequence of ints) as a tuple of Python ints, or a clear error
+    when it holds symbolic tensors (shapes must be known while tracing)."""
+    items = (value,) if isinstance(value, (int, np.integer, Tensor)) else tuple(value)
+    if any(isinstance(d, Tensor) for d in items):
+        raise NotImplementedError(
+            f"{what} must be made of Python ints while tracing, got {describe(items)}; "
+            "a shape computed inside the graph is not supported yet")
+    return tuple(int(d) for d in items)
+
+
+def need_rank(x, what):
+    if x.shape is None:
+        raise ValueError(f"{what} needs the rank of {x!r}, which is unknown while tracing; "
+                         "give the argument a TensorSpec with a known rank")
+    return len(x.shape)
+
+
+def _reshape_infer(x, *, shape):
+    return [(x.dtype, shapes.reshape(x.shape, shape), x.weak)]
+
+
+register("reshape", _reshape_infer, "reshape", doc="numpy.reshape")
+
+
+def reshape(x, shape):
+    x = as_tensor(x)
+    shape = static_ints(shape, "the new shape of reshape")
+    if x.shape is not None and tuple(x.shape) == shape:
+        return x
+    return bind1("reshape", (x,), {"shape": shape})
+
+
+def _permute_infer(x, *, axes):
+    return [(x.dtype, tuple(x.shape[a] for a in axes), x.weak)]
+
+
+register("permute_dims", _permute_infer, "permute_dims", doc="numpy.transpose")
+
+
+def transpose(x, axes=None):
+    x = as_tensor(x)
+    ndim = need_rank(x, "transpose")
+    if axes is None:
+        axes = tuple(range(ndim))[::-1]
+    else:
+        axes = tuple(shapes.normalize_axis(a, ndim) for a in static_ints(axes, "axes"))
+        if sorted(axes) != list(range(ndim)):
+            raise ValueError(f"transpose axes {axes} are not a permutation of {ndim} axes")
+    if axes == tuple(range(ndim)):
+        return x
+    return bind1("permute_dims", (x,), {"axes": axes})
+
+
+def _expand_infer(x, *, axis):
+    out = list(x.shape)
+    for a in axis:
+        out.insert(a, 1)
+    return [(x.dtype, tuple(out), x.weak)]
+
+
+def _expand_kernel(xp, x, *, axis):
+    for a in axis:                 # ascending, so each axis index is final
+        x = xp.expand_dims(x, axis=a)
+    return x
+
+
+register("expand_dims", _expand_infer, _expand_kernel, doc="numpy.expand_dims")
+
+
+def expand_dims(x, axis):
+    x = as_tensor(x)
+    axes = static_ints(axis, "axis")
+    ndim = need_rank(x, "expand_dims") + len(axes)
+    return bind1("expand_dims", (x,), {"axis": shapes.normalize_axes(axes, ndim)})
+
+
+def _squeeze_infer(x, *, axis):
+    return [(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axis), x.weak)]
+
+
+def _squeeze_kernel(xp, x, *, axis):
+    return xp.squeeze(x, axis=axis) if axis else x
+
+
+register("squeeze", _squeeze_infer, _squeeze_kernel, doc="numpy.squeeze")
+
+
+def squeeze(x, axis=None):
+    x = as_tensor(x)
+    ndim = need_rank(x, "squeeze")
+    if axis is None:
+        if None in x.shape:
+            raise ValueError(f"squeeze cannot tell which axes of {x!r} have length 1 while "
+                             "tracing (some lengths are unknown); pass axis= explicitly")
+        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        axes = shapes.normalize_axes(static_ints(axis, "axis"), ndim)
+        for a in axes:
+            if x.shape[a] not in (1, None):
+                raise ValueError(f"cannot select an axis to squeeze out which has size not "
+                                 f"equal to one: axis {a} of {x!r}")
+    return bind1("squeeze", (x,), {"axis": axes}) if axes else x
+
+
+def _broadcast_to_infer(x, *, shape):
+    out = shapes.broadcast(x.shape, shape)
+    if x.shape is not None and len(x.shape) > len(shape):
+        raise ValueError(f"cannot broadcast {x!r} to the smaller rank of shape {shape}")
+    return [(x.dtype, shape if out is None else out, x.weak)]
+
+
+register("broadcast_to", _broadcast_to_infer, "broadcast_to", doc="numpy.broadcast_to")
+
+
+def broadcast_to(x, shape):
+    return bind1("broadcast_to", (as_tensor(x),), {"shape": static_ints(shape, "shape")})
+
+
+def _concat_infer(*xs, axis):
+    return [(xs[0].dtype, shapes.concat([x.shape for x in xs], axis),
+             all(x.weak for x in xs))]
+
+
+def _concat_kernel(xp, *xs, axis):
+    return xp.concat(list(xs), axis=axis)
+
+
+def _stack_infer(*xs, axis):
+    shape = shapes.concat([x.shape for x in xs], None)   # only checks that shapes agree
+    return [(xs[0].dtype, shape[:axis] + (len(xs),) + shape[axis:], all(x.weak for x in xs))]
+
+
+def _stack_kernel(xp, *xs, axis):
+    return xp.stack(list(xs), axis=axis)
+
+
+register("concat", _concat_infer, _concat_kernel, doc="numpy.concatenate")
+register("stack", _stack_infer, _stack_kernel, doc="numpy.stack")
+
+
+def _sequence(arrays, what):
+    if isinstance(arrays, Tensor):
+        raise NotImplementedError(f"numpy.{what} of a single symbolic tensor (split along "
+                                  "its first axis) is not supported; pass a list of tensors")
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError(f"need at least one array to {what}")
+    tensors, _, _ = common(arrays)
+    for t in tensors:
+        need_rank(t, what)
+    return tensors
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    tensors = _sequence(arrays, "concatenate")
+    if axis is None:
+        tensors, axis = [reshape(t, (-1,)) for t in tensors], 0
+    axis = shapes.normalize_axis(axis, len(tensors[0].shape))
+    out = bind1("concat", tensors, {"axis": axis})
+    return out if dtype is None else cast(out, dtype)
+
+
+def stack(arrays, axis=0, dtype=None):
+    tensors = _sequence(arrays, "stack")
+    axis = shapes.normalize_axis(axis, len(tensors[0].shape) + 1)
+    out = bind1("stack", tensors, {"axis": axis})
+    return out if dtype is None else cast(out, dtype)
+
+
+def ravel(x):
+    return reshape(x, (-1,))
+
+
+# -- shape and size as values ----------------------------------------------------------------
+
+def _shape_of_infer(x):
+    return [(INT64, (None if x.shape is None else len(x.shape),), False)]
+
+
+def _shape_of_kernel(xp, x):
+    return xp.asarray([int(d) for d in x.shape], dtype=xp.int64)
+
+
+def _size_of_infer(x):
+    return [(INT64, (), False)]
+
+
+def _size_of_kernel(xp, x):
+    return xp.asarray(math.prod(int(d) for d in x.shape), dtype=xp.int64)
+
+
+register("shape_of", _shape_of_infer, _shape_of_kernel, doc="the shape of x, as a tensor")
+register("size_of", _size_of_infer, _size_of_kernel, doc="the size of x, as a tensor")
+
+
+def shape_of(x):
+    """The run-time shape of `x` as an int64 vector (for dims unknown while tracing)."""
+    return bind1("shape_of", (as_tensor(x),))
+
+
+def dim(x, axis=0):
+    """The run-time length of axis `axis` of `x`: a Python int when it is known while
+    tracing, else an int64 scalar tensor."""
+    x = as_tensor(x)
+    axis = shapes.normalize_axis(axis, need_rank(x, "its length"))
+    if x.shape[axis] is not None:
+        return x.shape[axis]
+    return bind1("getitem", (shape_of(x),), {"index": (("i", axis),)})
+
+
+def size(x, axis=None):
+    """np.size: a Python int when every dimension is known while tracing, else a tensor."""
+    x = as_tensor(x)
+    if axis is not None:
+        return dim(x, axis)
+    n = shapes.size(x.shape)
+    return n if n is not None else bind1("size_of", (x,))
+
+
+def shape(x):
+    return as_tensor(x).shape
+
+
+def ndim(x):
+    return as_tensor(x).ndim
