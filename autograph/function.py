@@ -40,6 +40,7 @@ from autograph import config
 from autograph import trace_type as tt
 from autograph.log import log
 from autograph.runtime import devices, nest
+from autograph.runtime import graph as graph_module
 from autograph.runtime.graph import Graph, get_default_graph
 from autograph.runtime.tensor import Tensor
 
@@ -49,6 +50,23 @@ __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning"]
 RETRACE_WARNING_THRESHOLD = 5
 
 _NUMPY_TYPES = (np.ndarray, np.generic)
+
+
+# thread-local states read on the fast path through their __dict__: a plain getattr of a
+# missing thread-local attribute raises and catches AttributeError, which costs ~0.5 us
+_SCOPES = devices._scope                   # `with ag.device(...)` scopes
+_GRAPHS = graph_module._state               # graphs being built (tracing)
+
+
+def _fast_key(args):
+    """(type, dtype, shape) of each argument, flat; AttributeError for non-arrays."""
+    if len(args) == 1:
+        a = args[0]
+        return (type(a), a.dtype, a.shape)
+    if len(args) == 2:
+        a, b = args
+        return (type(a), a.dtype, a.shape, type(b), b.dtype, b.shape)
+    return tuple([x for a in args for x in (type(a), a.dtype, a.shape)])
 
 
 class RetracingWarning(UserWarning):
@@ -190,7 +208,7 @@ class Function:
         self._lock = threading.RLock()
         self._traces = {}        # trace key -> ConcreteFunction
         self._dispatch = {}      # call key -> ConcreteFunction of a supertype key
-        self._fast = {}          # (scope device, ((type, dtype, shape), ...)) -> runner
+        self._fast = {}          # _fast_key(args) -> runner (see __call__)
         self._tracing_count = 0
         self._last_trace = None  # (names, key) of the latest trace, to explain retraces
         self._variables = []     # Variables created by the first trace: kept alive
@@ -232,15 +250,17 @@ class Function:
         return "\n\n".join(c._summary(with_prefix=False) for c in list(self._traces.values()))
 
     def __call__(self, *args, **kwargs):
-        # the fast path: positional arrays seen before, not inside a trace, not eager
+        # The fast path: positional arrays whose (type, dtype, shape) were seen before, no
+        # device scope, not inside a trace, not eager. Everything else takes _call.
         if not kwargs:
             try:
-                key = tuple([(type(a), a.dtype, a.shape) for a in args])
-            except AttributeError:
+                key = _fast_key(args)
+            except AttributeError:   # a Python value among the arguments
                 pass
             else:
-                runner = self._fast.get((devices.current_device(), key))
-                if (runner is not None and get_default_graph() is None
+                runner = self._fast.get(key)
+                if (runner is not None and not _SCOPES.__dict__.get("stack")
+                        and not _GRAPHS.__dict__.get("stack")
                         and not config._run_functions_eagerly):
                     return runner(*args)
         return self._call(args, kwargs)
@@ -301,14 +321,14 @@ class Function:
 
     def _remember_fast(self, args, runner, concrete, dev):
         """Let later calls with the same argument types, dtypes and shapes go straight to the
-        compiled graph (args are all arrays here)."""
+        compiled graph (args are all arrays here). Only outside device scopes, and only for
+        NumPy arrays or an explicit device: then the arguments' types pin the device."""
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in args)
-        if not on_numpy and self._device is None and devices.current_device() is None:
-            return   # the device follows the arrays, which one array type may not pin down
+        if devices.current_device() is not None or (not on_numpy and self._device is None):
+            return
         if dev.name == "cpu" and on_numpy:
             runner = concrete._runner(dev, self._outputs, move=False)
-        key = tuple((type(a), a.dtype, a.shape) for a in args)
-        self._fast[(devices.current_device(), key)] = runner
+        self._fast[_fast_key(args)] = runner
 
     def _bind(self, args, kwargs):
         bound = self._sig.bind(self.__name__, args, kwargs)
@@ -679,13 +699,17 @@ class ConcreteFunction:
         return "\n".join(lines)
 
 
+def _first(outs):
+    return outs[0]
+
+
 def _make_unpack(structure, flat_outputs, tensor_slots):
     """flat graph outputs -> the structure the Python function returned (Python values in it
     pass through as they were while tracing)."""
     if not tensor_slots:
         return lambda outs: structure
     if not nest.is_nested(structure) and len(flat_outputs) == 1:
-        return lambda outs: outs[0]
+        return _first
     template = list(flat_outputs)
     slots = list(tensor_slots)
 
@@ -701,8 +725,12 @@ def _make_unpack(structure, flat_outputs, tensor_slots):
 def _make_runner(compiled, unpack, dev, outputs_mode, move, name):
     to_host = dev.to_host if outputs_mode == "host" else None
     if not move and to_host is None:
-        def run(*arrays):
-            return unpack(compiled(*arrays))
+        if unpack is _first:
+            def run(*arrays):
+                return compiled(*arrays)[0]
+        else:
+            def run(*arrays):
+                return unpack(compiled(*arrays))
         return run
 
     def run(*arrays):
