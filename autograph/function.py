@@ -38,13 +38,14 @@ import numpy as np
 
 from autograph import config
 from autograph import trace_type as tt
+from autograph.errors import ConversionError
 from autograph.log import log
 from autograph.runtime import devices, nest
 from autograph.runtime import graph as graph_module
 from autograph.runtime.graph import Graph, get_default_graph
 from autograph.runtime.tensor import Tensor
 
-__all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning"]
+__all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "AutographWarning"]
 
 # a warning after this many traces of one Function
 RETRACE_WARNING_THRESHOLD = 5
@@ -71,6 +72,10 @@ def _fast_key(args):
 
 class RetracingWarning(UserWarning):
     """A Function traced again; the message says which argument changed and how."""
+
+
+class AutographWarning(UserWarning):
+    """ag.function had to trace a function without converting its control flow."""
 
 
 def function(func=None, *, input_signature=None, reduce_retracing=False, autograph=True,
@@ -453,7 +458,14 @@ class Function:
                     raise
                 log(1, "autograph.api is missing: tracing %s unconverted", self.__name__)
                 return self._python_function
-            self._converted = api.to_graph(self._python_function)
+            try:
+                self._converted = api.to_graph(self._python_function)
+            except ConversionError as e:
+                # like tf.function: warn, and trace the Python function as it is (its Python
+                # control flow then runs while tracing and cannot depend on tensor values)
+                warnings.warn(f"ag.function could not convert {self.__name__}, so it is traced "
+                              f"unconverted: {e}", AutographWarning, stacklevel=_user_stacklevel())
+                self._converted = self._python_function
         return self._converted
 
     def _trace(self, names, values, key):

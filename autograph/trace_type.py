@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 
 from autograph.runtime import nest
+from autograph.runtime.dtypes import as_dtype
 from autograph.runtime.tensor import Tensor
 
 _PRIMITIVES = (bool, int, float, complex, str, bytes, type(None))
@@ -55,7 +56,7 @@ class TensorSpec:
 
     def __init__(self, shape, dtype=np.float32, name=None):
         self.shape = _norm_shape(shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = as_dtype(dtype)   # NumPy dtypes; array-API dtype objects by name
         self.name = name
         self._hash = hash((self.shape, self.dtype, name))
 
@@ -409,7 +410,7 @@ _KIND_FITS = {   # value dtype kind -> dtype kinds a Python value may be convert
 def describe_value(value):
     """A short description of an argument value for error messages."""
     if is_array(value):
-        return f"a {value.dtype.name} array of shape {_shape_str(tuple(value.shape))}"
+        return f"a {as_dtype(value.dtype).name} array of shape {_shape_str(tuple(value.shape))}"
     if isinstance(value, TensorSpec):
         return repr(value)
     if type(value) in _PRIMITIVES:
@@ -437,7 +438,7 @@ def convert_to_spec(value, spec, path):
             raise SignatureMismatch(path, repr(spec), repr(value))
         return value
     if is_array(value):
-        if np.dtype(value.dtype) != spec.dtype or not spec._shape_covers(tuple(value.shape)):
+        if as_dtype(value.dtype) != spec.dtype or not spec._shape_covers(tuple(value.shape)):
             raise SignatureMismatch(path, repr(spec), describe_value(value))
         return value
     if isinstance(value, (Tensor, str, bytes)) or value is None:
