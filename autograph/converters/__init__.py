@@ -18,6 +18,7 @@ the control-flow pass made.
 from autograph.converters import (asserts, break_statements, call_trees,
                                   conditional_expressions, continue_statements, control_flow,
                                   logical_expressions, return_statements, variables)
+from autograph.converters import base
 from autograph.converters.base import Context
 
 PIPELINE = (
@@ -35,6 +36,7 @@ PIPELINE = (
 
 def convert(node, ctx):
     """Run every pass over `node` (a gast FunctionDef or Lambda) and return it."""
+    base.skip_generators(node)
     for converter in PIPELINE:
         node = converter.transform(node, ctx)
     return node

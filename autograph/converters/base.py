@@ -79,6 +79,19 @@ def contains(stmts, types):
     return False
 
 
+def is_generator(fn_node):
+    """True when the function (not a nested one) contains yield / yield from / await."""
+    return any(isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)) for n in walk_scope(fn_node))
+
+
+def skip_generators(node):
+    """Mark nested generator functions: converting their control flow would move their
+    `yield`s into other functions, so they run as plain Python."""
+    for n in gast.walk(node):
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)) and n is not node and is_generator(n):
+            anno.setanno(n, anno.Basic.SKIP_PROCESSING, True)
+
+
 def mark_generated(nodes):
     for root in nodes if isinstance(nodes, (list, tuple)) else [nodes]:
         for n in gast.walk(root):
@@ -92,6 +105,11 @@ class Transformer(gast.NodeTransformer):
 
     def __init__(self, ctx):
         self.ctx = ctx
+
+    def visit(self, node):
+        if anno.getanno(node, anno.Basic.SKIP_PROCESSING, False):
+            return node
+        return super().visit(node)
 
     def visit_block(self, stmts):
         """Visit a list of statements; a visit may return one node, a list, or None."""

@@ -56,12 +56,14 @@ class _ControlFlow(Transformer):
         super().__init__(ctx)
         self.declared = [set()]  # global/nonlocal names of the functions being visited
         self.globals = [set()]   # the `global` ones among them
+        self.extra_live = set()  # names the extra tests of enclosing for loops read
 
     # -- facts ------------------------------------------------------------------------------
 
     def _state(self, node, modified):
         live = _simple(anno.getanno(node, Static.LIVE_VARS_OUT, frozenset()))
         live |= _simple(anno.getanno(node, Static.LIVE_VARS_IN, frozenset()))
+        live |= self.extra_live  # read by an enclosing for loop's extra test
         state = (modified & live) - self.declared[-1]
         return state
 
@@ -124,7 +126,9 @@ class _ControlFlow(Transformer):
         """`a, b = <call>` (or just `<call>` with no state)."""
         call = templates.replace_as_expression(call_template, origin=origin, **repl)
         if not state:
-            return [gast.Expr(value=call)]
+            stmt = gast.Expr(value=call)
+            anno.copy_origin(origin, [stmt])
+            return [stmt]
         if len(state) == 1:
             target = name(state[0], gast.Store())
         else:
@@ -195,9 +199,17 @@ class _ControlFlow(Transformer):
         modified = _scope_modified(node, Static.BODY_SCOPE) | targets
         namer = self.ctx.namer
         body_name = namer.new_symbol("loop_body")
+        extra = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
+        saved = self.extra_live
+        if extra is not None:  # the analyses cannot see this test: its reads stay live
+            self.extra_live = saved | _target_names(extra)
         node.body = self.visit_block(node.body)
+        self.extra_live = saved
         orelse = self.visit_block(node.orelse)
-        state = _order(self._state(node, modified), [node])
+        state = self._state(node, modified)
+        if extra is not None:  # flags the extra test reads are loop state too
+            state |= modified & _target_names(extra)
+        state = _order(state, [node])
         body = node.body
         if isinstance(node.target, gast.Name) and node.target.id not in state:
             item = node.target.id
@@ -206,7 +218,6 @@ class _ControlFlow(Transformer):
             body = templates.replace("target = itr", origin=node, target=node.target, itr=item) + body
         out = self._undefined_inits(node, state)
         out += self._function(body_name, [item] + state, body, state, node, modified - targets)
-        extra = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
         extra_kw = ""
         repl = {}
         if extra is not None:

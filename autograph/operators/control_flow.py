@@ -229,7 +229,7 @@ def _staged_while(test, body, state, names, what="`while` loop"):
         tmpl = _scratch_trace(lambda: body_fn(*state))
         state = _fill_placeholders(state, [None if _is_return_placeholder(v) else v for v in tmpl])
     try:
-        out = _runtime().while_loop(test, body_fn, state, names=list(names))
+        out = _runtime().while_loop(test, body_fn, state, names=_leaf_names(state, names))
     except errors.StagingError as exc:
         raise _locate(exc, what.strip("`").split("`")[0] if "`" in what else what) from None
     return tuple(out)
@@ -308,7 +308,7 @@ class _StagedIterable:
 
         def loop_body(i, *s):
             out = _as_tuple(body(self.item(i), *s), n)
-            return (i + self.delta, *out)
+            return _result((i + self.delta, *out), n + 1)
 
         out = _staged_while(test, loop_body, (self.start, *state), ("<loop counter>",) + names,
                             what="`for` loop")
