@@ -12,7 +12,7 @@ import numpy as np
 
 from autograph.runtime import dtypes, shapes
 from autograph.runtime.dtypes import BOOL, INT8
-from autograph.runtime.primitives import bind1, register
+from autograph.runtime.primitives import bind1, current_graph, register
 from autograph.runtime.tensor import Tensor
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -55,6 +55,7 @@ def cast(x, dtype, weak=False):
 def common(args):
     """Tensors for `args`, all of NumPy's result dtype (weak scalars promote per NEP 50).
     Returns (tensors, dtype, weak): weak when every operand is weak."""
+    current_graph(args)
     keyed = [operand_key(a) for a in args]
     dtype = dtypes.result_type(tuple(k for k, _ in keyed))
     weak = all(w for _, w in keyed)
@@ -128,6 +129,7 @@ class Elementwise:
         if len(args) != self.ufunc.nin:
             raise TypeError(f"numpy.{self.ufunc.__name__} takes {self.ufunc.nin} "
                             f"argument(s), got {len(args)}")
+        current_graph(args)   # a tensor used outside its trace: say so before making Consts
         keys = tuple(operand_key(a)[0] for a in args)
         ins, outs = self.loop(keys, args)
         prim, ins = self.prim_for(ins)

@@ -131,7 +131,12 @@ class Tensor:
     __truediv__, __rtruediv__ = _binary(np.divide, "truediv")
     __floordiv__, __rfloordiv__ = _binary(np.floor_divide, "floordiv")
     __mod__, __rmod__ = _binary(np.remainder, "mod")
-    __pow__, __rpow__ = _binary(np.power, "pow")
+    _pow, __rpow__ = _binary(np.power, "pow")
+
+    def __pow__(self, other):
+        if type(other) is int and other == 2:   # like ndarray: x ** 2 is np.square(x)
+            return _ops.ufunc(np.square, self)
+        return self._pow(other)
     __matmul__, __rmatmul__ = _binary(np.matmul, "matmul")
     __and__, __rand__ = _binary(np.bitwise_and, "and")
     __or__, __ror__ = _binary(np.bitwise_or, "or")
