@@ -180,7 +180,10 @@ class _Compiler:
         if limit == "input":
             limit, expr, ins = self.fresh(f"{node.name}_limit"), ins[-1], ins[:-1]
             self.emit(depth, f"{limit} = int(to_host({expr}))")
-        loop_vars = self.outputs(node, env)
+        cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
+        loop_vars = [self.fresh(t.node.name) for t in bg.inputs[:n]]   # the user's names
+        for t, name in zip(node.outputs, loop_vars):
+            env[id(t)] = name
         captured = ins[n:]
         self.assign(depth, loop_vars, ins[:n])
         counter = None
@@ -191,7 +194,6 @@ class _Compiler:
         if counter is not None:
             self.emit(depth + 1, f"if {counter} >= {limit}:")
             self.emit(depth + 2, "break")
-        cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
         inner = {id(t): e for t, e in zip(cg.inputs, loop_vars + captured)}
         self.graph_body(cg, inner, depth + 1)
         self.emit(depth + 1, f"if not {self.truth(inner[id(cg.outputs[0])])}:")
