@@ -14,7 +14,6 @@ generated from. With it:
 """
 
 import collections
-import contextlib
 import linecache
 import os
 import sys
@@ -135,7 +134,8 @@ def user_frames_of(tb):
         loc = lookup(filename, tb.tb_lineno)
         if loc is not None:
             seen_generated = True
-            entries.append(loc)
+            if not entries or entries[-1] != loc:  # a lambda on the same line: once
+                entries.append(loc)
         elif seen_generated and not is_generated(filename) and not _is_internal(filename):
             line = linecache.getline(filename, tb.tb_lineno, tb.tb_frame.f_globals)
             entries.append(LineLocation(filename, tb.tb_lineno, 0, line.rstrip("\n"),
@@ -194,16 +194,18 @@ def rewrite_traceback(exc):
     return exc
 
 
-@contextlib.contextmanager
-def user_frames():
+class user_frames:
     """Re-raise any exception escaping the block with the user's frames in front:
         with origin.user_frames():
             return converted_fn(*args)
-    """
-    try:
-        yield
-    except BaseException as exc:
-        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
-            raise
-        rewrite_traceback(exc)
-        raise exc.with_traceback(exc.__traceback__)
+    Use it at the outermost boundary too (e.g. around a traced call): the internal frames
+    between the boundary and the error are only known there.
+    (A class, not @contextmanager: contextlib restores the original traceback.)"""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is not None and not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+            rewrite_traceback(exc)
+        return False  # the exception goes on, with the rewritten traceback
