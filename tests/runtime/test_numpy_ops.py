@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from autograph.runtime import interpreter, numpy_ops
+from autograph.runtime import codegen, interpreter, numpy_ops
 from autograph.runtime.devices import get_device
 from autograph.runtime.graph import Graph
 from autograph.runtime.tensor import Tensor
@@ -50,10 +50,15 @@ def trace(fn, *args, shapes=None):
     return g, outs
 
 
-def run(g, *args, device="cpu"):
+def run(g, *args, device="cpu", executor="interpreter"):
+    """Run the graph on the args that were placeholders; results as NumPy arrays."""
     dev = get_device(device)
     arrays = [a for a in args if isinstance(a, np.ndarray)]
-    return [dev.to_host(v) for v in interpreter.run(g, arrays, device)]
+    if executor == "codegen":
+        values = codegen.compile_graph(g, device)(*[dev.to_device(a) for a in arrays])
+    else:
+        values = interpreter.run(g, arrays, device)
+    return [dev.to_host(v) for v in values]
 
 
 def check(fn, *args, shapes=None, devices=DEVICES, rtol=1e-6, exact=None):
@@ -75,9 +80,10 @@ def check(fn, *args, shapes=None, devices=DEVICES, rtol=1e-6, exact=None):
             assert t.shape == e.shape, f"inferred shape {t.shape}, NumPy gives {e.shape}"
     if any(t.dtype == np.float16 for n in g.nodes for t in n.outputs):
         devices = [d for d in devices if d != "strict"]   # the array API has no float16
-    for device in devices:
+    for device, executor in [(d, x) for d in devices for x in ("interpreter", "codegen")]:
         with np.errstate(all="ignore"):
-            got = run(g, *args, device=device)
+            got = run(g, *args, device=device, executor=executor)
+        device = f"{device}/{executor}"
         for v, e in zip(got, expected):
             e = np.asarray(e)
             assert v.dtype == e.dtype, f"{device}: ran to dtype {v.dtype}, NumPy gives {e.dtype}"
