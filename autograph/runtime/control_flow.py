@@ -81,12 +81,16 @@ def graph_is_effectful(graph):
 
 # -- helpers ---------------------------------------------------------------------------------
 
-_NUMERIC = (numbers.Number, np.generic, np.ndarray)
-
-
 def _convertible(x):
-    return isinstance(x, _NUMERIC) and not isinstance(x, np.ndarray) or \
-        isinstance(x, np.ndarray) and x.dtype != object
+    """Can `x` (not a tensor) become a Const: a Python number or a numeric NumPy value."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "biufc"
+    return isinstance(x, numbers.Number)
+
+
+def _read_if_variable(x):
+    # a Variable (duck-typed: variables.py imports this module) stands for its value
+    return x.read_value() if hasattr(x, "read_value") and hasattr(x, "assign") else x
 
 
 def join_shapes(a, b):
@@ -168,6 +172,7 @@ def cond(pred, true_fn, false_fn, names=None):
     A Python/NumPy `pred` just calls one function. A symbolic `pred` traces both into branch
     graphs and returns the outputs of one `cond` node, in the branches' structure. `names`
     (optional) name the flat outputs in error messages (the user's variable names)."""
+    pred = _read_if_variable(pred)
     if not isinstance(pred, Tensor):
         return true_fn() if pred else false_fn()
 

@@ -72,21 +72,21 @@ def test_codegen_traceback_points_into_generated_source():
     assert frames and "k_test_boom(xp, x)" in frames[0].line
 
 
-def test_executors_run_on_array_api_strict_device():
-    """Kernels come only from the device's namespace: the strict array API works too."""
+@pytest.mark.parametrize("mode", ["interpreter", "codegen", "optimized_codegen"])
+@pytest.mark.parametrize("sample", SAMPLES, ids=repr)
+def test_samples_run_on_the_array_api_strict_device(sample, mode):
+    """Kernels, dtypes and constants come only from the device: the strict array API
+    namespace gives the same answers (and prints the same text) as NumPy."""
     pytest.importorskip("array_api_strict")
-    from tests.runtime.samples import collatz, nested_conds
-    for fn, args in [(collatz, (np.int64(27),)), (nested_conds, (np.float64(2.), np.float64(3.)))]:
-        graph, _ = trace(fn, *args)
-        want, _ = capture_stdout(interpreter.run, graph, args)
-        from autograph.runtime.devices import get_device
-        dev = get_device("strict")
-        strict_args = [dev.to_device(a) for a in args]
-        for got in (interpreter.run(graph, strict_args, dev),
-                    codegen.compile_graph(graph, dev)(*strict_args)):
-            for g, w in zip(got, want):
-                assert type(g).__module__.startswith("array_api_strict")
-                np.testing.assert_array_equal(dev.to_host(g), w)
+    from autograph.runtime.devices import get_device
+    dev = get_device("strict")
+    graph, _ = trace(sample.fn, *sample.args)
+    want, want_printed = sample.reference(*sample.args)
+    args = [dev.to_device(a) for a in sample.args]
+    got, printed = capture_stdout(run, graph, args, mode, dev)
+    assert all(type(g).__module__.startswith("array_api_strict") for g in got)
+    assert_same([dev.to_host(g) for g in got], want)
+    assert printed == want_printed
 
 
 def test_loop_is_one_node_whatever_the_trip_count():
