@@ -56,6 +56,11 @@ class Scope:
     def local_names(self):
         return (self.bound | set(self.params)) - self.globals - self.nonlocals
 
+    def __deepcopy__(self, memo):
+        # analysis facts are shared, not copied, when converters deep-copy annotated nodes
+        # (they describe the tree as analysed; re-run the analyses after transforming)
+        return self
+
     def merge_from(self, child):
         self.read |= child.read
         self.modified |= child.modified

@@ -57,8 +57,6 @@ class Static(NoValue):
     DEFINED_VARS_IN = ("frozenset of QN defined on every path that reaches the statement "
                        "(reaching definitions).")
     MAYBE_DEFINED_VARS_IN = "frozenset of QN defined on at least one path reaching the statement."
-    DEFINITIONS = "For a Name: the set of reaching_definitions.Definition objects that may bind it."
-    CFG_NODE = "The cfg.Node a statement (or loop/if test) maps to."
 
 
 def _annos(node, create=False):

@@ -89,6 +89,8 @@ def build_origin_map(converted, module_text):
     """generated line -> LineLocation, for `module_text` whose factory holds `converted`."""
     module = parser.parse_str(module_text)
     factory = module.body[0]
+    if isinstance(factory, gast.ClassDef):
+        factory = factory.body[0]
     twin = next(s for s in factory.body
                 if type(s) is type(converted)
                 or (isinstance(converted, gast.Lambda) and isinstance(s, gast.Return)))
@@ -98,6 +100,25 @@ def build_origin_map(converted, module_text):
     _pair_walk(converted, twin, stmt_lines, expr_lines)
     expr_lines.update(stmt_lines)  # a statement's own origin wins over its expressions'
     return expr_lines
+
+
+def _mangling_class(fn, node):
+    """The name of the class whose body `fn` was defined in (directly or nested in one of
+    its methods) when the converted code uses private names (`self.__x`): compiling inside
+    a class of that name makes the compiler mangle them as it did for the original."""
+    private = any(
+        (isinstance(n, gast.Name) and n.id.startswith("__") and not n.id.endswith("__")) or
+        (isinstance(n, gast.Attribute) and n.attr.startswith("__") and not n.attr.endswith("__"))
+        for n in gast.walk(node))
+    if not private:
+        return None
+    parts = fn.__qualname__.split(".")[:-1]
+    while parts:
+        if parts[-1] == "<locals>":
+            parts = parts[:-2]  # skip the function these locals belong to
+            continue
+        return parts[-1]
+    return None
 
 
 def _find_code(code, name):
@@ -145,6 +166,9 @@ def load(node, original_fn, extra=None, name=None):
     if is_lambda:
         body = "    return (\n" + textwrap.indent(source_text, "        ") + "\n    )"
     module_text = "\n".join(header + [body] + ([footer] if footer else [])) + "\n"
+    cls = _mangling_class(fn, node)
+    if cls is not None:
+        module_text = f"class {cls}:\n" + textwrap.indent(module_text, "    ")
 
     filename = _filename_for(fn)
     flags = fn.__code__.co_flags & parser._FUTURE_MASK
@@ -154,6 +178,8 @@ def load(node, original_fn, extra=None, name=None):
         raise errors.ConversionError(
             f"internal: the converted code of {fn.__qualname__} does not compile: {e.msg} "
             f"(line {e.lineno} of {filename}):\n{module_text}") from e
+    if cls is not None:
+        module_code = _find_code(module_code, cls)
     factory_code = _find_code(module_code, _FACTORY)
     inner_code = _find_code(factory_code, inner_name)
 

@@ -139,6 +139,12 @@ class QN:
     def __repr__(self):
         return f"QN({self._str!r})"
 
+    def __copy__(self):  # immutable: copies of annotated trees share it
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     def ast(self, ctx=None):
         """A fresh gast node for this symbol (Load context unless `ctx` is given)."""
         ctx = ctx if ctx is not None else gast.Load()

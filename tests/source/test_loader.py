@@ -164,3 +164,49 @@ def test_traceback_names_users_file_and_line():
     # rewriting twice (nested converted calls) keeps one note
     origin.rewrite_traceback(exc)
     assert len([n for n in exc.__notes__ if n.startswith("autograph:")]) == 1
+
+
+class _Account:
+    def __init__(self):
+        self.__balance = 5
+
+    def deposit(self, x):
+        self.__balance += x
+
+        def peek():
+            return self.__balance
+        return peek()
+
+
+def test_private_names_are_mangled_like_the_original():
+    acct = _Account()
+    new, _, _ = _load(acct.deposit)
+    assert new(3) == 8 and acct.deposit(1) == 9 and acct._Account__balance == 9
+
+
+def _exec_with_source(code, filename):
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    ns = {}
+    exec(compile(code, filename, "exec"), ns)
+    return ns
+
+
+def test_future_flags_follow_the_original():
+    code = ("from __future__ import annotations\n"
+            "def annotated(x: NotDefinedAnywhere) -> AlsoMissing:\n"
+            "    def inner(y: Missing2):\n"
+            "        return y\n"
+            "    return inner(x)\n")
+    ns = _exec_with_source(code, "<test_future_flags_follow_the_original>")
+    new, _, _ = _load(ns["annotated"])  # would raise NameError without the future flag
+    assert new(4) == 4
+
+
+def test_functions_from_exec_use_their_namespace_live():
+    code = "def from_exec(a):\n    return a * factor\n"
+    ns = _exec_with_source(code, "<test_functions_from_exec_use_their_namespace_live>")
+    ns["factor"] = 3
+    new, _, _ = _load(ns["from_exec"])
+    assert new(2) == 6
+    ns["factor"] = 5
+    assert new(2) == 10
