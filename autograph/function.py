@@ -144,6 +144,19 @@ class _Signature:
         # the fast path handles calls that pass every parameter positionally
         simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.fast_arity = len(params) if simple else -1
+        # ... or leaves out trailing parameters whose defaults are immutable Python values
+        self.fast_min = self.fast_arity
+        while self.fast_min > 0 and type(params[self.fast_min - 1].default) in tt._PRIMITIVES:
+            self.fast_min -= 1
+
+    def default(self, name):
+        """The value a parameter takes when a call leaves it out (empty if it must be given)."""
+        kind = self.kinds[name]
+        if kind == inspect.Parameter.VAR_POSITIONAL:
+            return ()
+        if kind == inspect.Parameter.VAR_KEYWORD:
+            return {}
+        return self.signature.parameters[name].default
 
     def bind(self, fn_name, args, kwargs, partial=False):
         try:
@@ -319,8 +332,8 @@ class Function:
         flat = _flat_arrays(values)
         dev = _choose_device(self._device, flat)
         runner = concrete._runner(dev, self._outputs, move=True)
-        if (not kwargs and len(args) == self._sig.fast_arity == len(flat)
-                and all(tt.is_array(a) for a in args)):
+        if (not kwargs and self._sig.fast_min <= len(args) <= self._sig.fast_arity
+                and len(args) == len(flat) and all(tt.is_array(a) for a in args)):
             self._remember_fast(args, runner, concrete, dev)
         return runner(*flat)
 
@@ -576,8 +589,6 @@ class ConcreteFunction:
         self._runners = {}
         # what the trace saw, for validation and summaries (objects weakly, via the key)
         self._param_keys = dict(zip(names, key))
-        self._traced_values = {n: v for n, v, k in zip(names, values, key)
-                               if isinstance(k, tt.Literal)}
         self._structure = structure
         self._flat_outputs = flat_outputs
         self._tensor_slots = tensor_slots
@@ -627,13 +638,16 @@ class ConcreteFunction:
         values = []
         for name in self._names:
             key = self._param_keys[name]
-            if name not in bound.arguments:
-                if isinstance(key, tt.Literal):
-                    values.append(key.value)       # a Python argument left out: as traced
-                    continue
-                raise TypeError(f"{self._signature_line()} is missing argument `{name}` "
-                                f"({tt.describe_key(key)})")
-            values.append(self._check(name, bound.arguments[name], key))
+            if name in bound.arguments:
+                value = bound.arguments[name]
+            elif isinstance(key, tt.Literal):
+                value = key.value                  # a Python argument left out: as traced
+            else:
+                value = self._sig.default(name)
+                if value is inspect.Parameter.empty:
+                    raise TypeError(f"{self._signature_line()} is missing argument `{name}` "
+                                    f"({tt.describe_key(key)})")
+            values.append(self._check(name, value, key))
         flat = _flat_arrays(values)
         dev = _choose_device(self._device, flat)
         return self._runner(dev, self._outputs_mode, move=True)(*flat)
@@ -650,7 +664,10 @@ class ConcreteFunction:
         params = []
         for name in self._names:
             key = self._param_keys[name]
-            params.append(f"{name}={key.value!r}" if isinstance(key, tt.Literal) else name)
+            kind = self._sig.kinds[name]
+            stars = {inspect.Parameter.VAR_POSITIONAL: "*",
+                     inspect.Parameter.VAR_KEYWORD: "**"}.get(kind, "")
+            params.append(f"{name}={key.value!r}" if isinstance(key, tt.Literal) else stars + name)
         return f"{self._function_name}({', '.join(params)})"
 
     def _check(self, name, value, key):

@@ -1,0 +1,162 @@
+"""Calling Functions and ConcreteFunctions: parameters of every kind, the fast path against
+the general path, concrete functions inside traces, and the errors of bad calls."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+
+def reference_sum(*xs, scale=1):
+    total = xs[0]
+    for x in xs[1:]:
+        total = total + x
+    return total * scale
+
+
+def test_varargs_and_kwargs():
+    @ag.function
+    def f(*xs, **opts):
+        return reference_sum(*xs, scale=opts.get("scale", 1))
+
+    a, b = np.arange(2.0), np.ones(2)
+    np.testing.assert_array_equal(f(a, b), a + b)
+    np.testing.assert_array_equal(f(a, b, b, scale=2), (a + 2 * b) * 2)
+    conc = f.get_concrete_function(a, b)
+    assert str(conc).splitlines()[0] == "ConcreteFunction f(*xs, **opts)"
+    assert [s.name for s in conc.structured_input_signature[0]] == ["xs_0", "xs_1"]
+    np.testing.assert_array_equal(conc(b, b), 2 * b)
+    with pytest.raises(TypeError, match=r"argument `xs` was traced as a tuple like .*but got a tuple"):
+        conc(b, b, b)
+
+
+def test_defaults_and_the_fast_path_agree_with_the_general_path():
+    @ag.function
+    def f(x, y, power=2):
+        return (x - y) ** power
+
+    x, y = np.arange(4.0), np.ones(4)
+    expected = (x - y) ** 2
+    np.testing.assert_array_equal(f(x, y), expected)            # traces (general path)
+    np.testing.assert_array_equal(f(x, y), expected)            # fast path
+    np.testing.assert_array_equal(f(x, y=y), expected)          # keywords: general path
+    np.testing.assert_array_equal(f(x, y, 2), expected)         # same key as the default
+    assert len(f._fast) == 1
+    assert f.experimental_get_tracing_count() == 1
+    np.testing.assert_array_equal(f(x, y, 3), (x - y) ** 3)     # a new Python value traces
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_concrete_function_called_inside_a_trace_is_inlined():
+    @ag.function
+    def double(a):
+        return a + a
+
+    conc = double.get_concrete_function(ag.TensorSpec([None]))
+
+    @ag.function
+    def quadruple(x):
+        return conc(conc(x))
+
+    np.testing.assert_array_equal(quadruple(np.ones(3, np.float32)), np.full(3, 4.0))
+    ops = [n.op for n in quadruple.get_concrete_function(
+        np.ones(3, np.float32)).graph.as_graph_def().node]
+    assert ops.count("add") == 2
+
+
+def test_concrete_function_argument_errors():
+    @ag.function
+    def f(xs, n):
+        return xs[0] * n + xs[1]
+
+    conc = f.get_concrete_function([np.ones(2), np.ones(2)], 3)
+    np.testing.assert_array_equal(conc([np.ones(2), np.zeros(2)]), np.full(2, 3.0))
+    with pytest.raises(TypeError, match=r"argument `xs\[1\]` was traced as TensorSpec\(shape="
+                                        r"\(2,\), dtype=float64.*got a float64 array of shape "
+                                        r"\(3,\)"):
+        conc([np.ones(2), np.ones(3)])
+    with pytest.raises(TypeError, match=r"argument `xs`.*got a list"):
+        conc([np.ones(2)])
+    with pytest.raises(TypeError, match=r"f\(xs, n=3\) is missing argument `xs`"):
+        conc()
+    with pytest.raises(TypeError, match=r"traced with int value 3 for argument `n`"):
+        conc([np.ones(2), np.ones(2)], 4)
+
+
+def test_wrong_number_of_arguments_names_the_function():
+    @ag.function
+    def f(x):
+        return x
+
+    with pytest.raises(TypeError, match=r"f\(x\): too many positional arguments"):
+        f(np.ones(1), np.ones(1))
+
+
+def test_symbolic_tensor_leaking_out_of_a_trace_is_a_clear_error():
+    leaked = []
+
+    @ag.function
+    def f(x):
+        leaked.append(x)
+        return x
+
+    f(np.ones(2))
+    with pytest.raises(ValueError, match="outside the trace that made it"):
+        f(leaked[0])
+
+
+class Model:
+    def __init__(self):
+        self.calls = 0
+
+    @ag.function
+    def apply(self, x):
+        self.calls += 1
+        return x * 2
+
+
+def test_run_functions_eagerly_for_methods():
+    m = Model()
+    m.apply(np.ones(2))
+    m.apply(np.ones(2))
+    assert m.calls == 1
+    ag.config.run_functions_eagerly(True)
+    try:
+        np.testing.assert_array_equal(m.apply(np.ones(2)), [2.0, 2.0])
+        m.apply(np.ones(2))
+    finally:
+        ag.config.run_functions_eagerly(False)
+    assert m.calls == 3
+
+
+def test_a_bound_method_can_be_decorated_directly():
+    class Scale:
+        def __init__(self, k):
+            self.k = k
+
+        def __call__(self, x):
+            if x > 0:
+                return x * self.k
+            return -x
+
+    f = ag.function(Scale(3.0).__call__)
+    assert f(np.float64(2.0)) == 6.0
+    assert f(np.float64(-2.0)) == 2.0
+    assert f.experimental_get_tracing_count() == 1     # one trace, with a tensor `if`
+    assert "if_stmt" in ag.to_code(f)
+
+
+def test_reduce_retracing_relaxes_rank_changes_to_unknown_rank():
+    @ag.function(reduce_retracing=True)
+    def f(x):
+        return x.shape
+
+    assert f(np.zeros(2)) == (2,)
+    assert f(np.zeros((2, 3))) is None          # relaxed to an unknown rank
+    assert f(np.zeros(5)) is None and f(np.zeros((1, 1, 1))) is None
+    assert f.experimental_get_tracing_count() == 2
+    # Python values are never relaxed: each new one is its own trace
+    g = ag.function(lambda x, n: x * n, reduce_retracing=True)
+    g(np.ones(2), 1)
+    g(np.ones(2), 2)
+    assert g.experimental_get_tracing_count() == 2
