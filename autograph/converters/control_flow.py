@@ -57,6 +57,8 @@ class _ControlFlow(Transformer):
         self.declared = [set()]  # global/nonlocal names of the functions being visited
         self.globals = [set()]   # the `global` ones among them
         self.extra_live = set()  # names the extra tests of enclosing for loops read
+        self.defined_before = set()
+        self.try_depth = 0
 
     # -- facts ------------------------------------------------------------------------------
 
@@ -67,8 +69,23 @@ class _ControlFlow(Transformer):
         state = (modified & live) - self.declared[-1]
         return state
 
-    def _undefined_inits(self, node, state):
-        maybe = _simple(anno.getanno(node, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
+    def _maybe_in(self, node):
+        return _simple(anno.getanno(node, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
+
+    def visit_block(self, stmts, entry=None):
+        """Visit a block, tracking what may be defined before each statement when control
+        arrives from before it (a loop's own IN facts also count its back edge)."""
+        out = []
+        defined = set(entry or ())
+        for s in stmts:
+            self.defined_before = defined
+            defined = defined | self._maybe_in(s) | _scope_modified(s, Static.SCOPE)
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+        return out
+
+    def _undefined_inits(self, node, state, loop=False):
+        maybe = self.defined_before if loop else self._maybe_in(node)
         return [templates.replace(f"{v} = ag__.Undefined('{v}')", origin=node)[0]
                 for v in state if v not in maybe]
 
@@ -96,9 +113,14 @@ class _ControlFlow(Transformer):
             elif isinstance(n, gast.Nonlocal):
                 nonloc.update(n.names)
         self.declared.append(glob | nonloc)
+        saved_try, self.try_depth = self.try_depth, 0
         self.globals = self.globals + [glob]
-        node.body = self.visit_block(node.body)
+        args = node.args
+        params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
+                  [args.vararg, args.kwarg] if a is not None}
+        node.body = self.visit_block(node.body, params)
         self.declared.pop()
+        self.try_depth = saved_try
         self.globals = self.globals[:-1]
         return node
 
@@ -125,6 +147,7 @@ class _ControlFlow(Transformer):
     def _assign_call(self, state, call_template, origin, **repl):
         """`a, b = <call>` (or just `<call>` with no state)."""
         call = templates.replace_as_expression(call_template, origin=origin, **repl)
+        self._mark_try(call)
         if not state:
             stmt = gast.Expr(value=call)
             anno.copy_origin(origin, [stmt])
@@ -137,6 +160,21 @@ class _ControlFlow(Transformer):
         anno.copy_origin(origin, [stmt])
         return [stmt]
 
+    def _mark_try(self, call):
+        """Inside a try block, tell the operator: it refuses to stage there."""
+        if self.try_depth:
+            call.keywords.append(gast.keyword(arg="in_try", value=gast.Constant(value=True, kind=None)))
+
+    def visit_Try(self, node):
+        self.try_depth += 1
+        node.body = self.visit_block(node.body, self.defined_before)
+        self.try_depth -= 1
+        for h in node.handlers:
+            h.body = self.visit_block(h.body, self.defined_before)
+        node.orelse = self.visit_block(node.orelse, self.defined_before)
+        node.finalbody = self.visit_block(node.finalbody, self.defined_before)
+        return node
+
     def _state_args(self, state):
         return (gast.Tuple(elts=[name(n) for n in state], ctx=gast.Load()),
                 gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in state], ctx=gast.Load()))
@@ -147,8 +185,9 @@ class _ControlFlow(Transformer):
         modified = _scope_modified(node, Static.BODY_SCOPE) | _scope_modified(node, Static.ORELSE_SCOPE)
         namer = self.ctx.namer  # outer statements get the first names
         t_name, f_name = namer.new_symbol("if_true"), namer.new_symbol("if_false")
-        node.body = self.visit_block(node.body)
-        node.orelse = self.visit_block(node.orelse)
+        entry = self._maybe_in(node)
+        node.body = self.visit_block(node.body, entry)
+        node.orelse = self.visit_block(node.orelse, entry)
         returns_value = anno.getanno(node, Conv.RETURN_IF, False)
         state = _order(self._state(node, modified), [node])
         outputs = None if returns_value else state
@@ -158,8 +197,10 @@ class _ControlFlow(Transformer):
         if returns_value:
             call = "ag__.if_stmt(test, t, f, state)" if state else "ag__.if_stmt(test, t, f)"
             values, _ = self._state_args(state)
-            out += templates.replace(f"return {call}", origin=node, test=node.test, t=t_name,
-                                     f=f_name, state=values)
+            ret = templates.replace(f"return {call}", origin=node, test=node.test, t=t_name,
+                                    f=f_name, state=values)
+            self._mark_try(ret[0].value)
+            out += ret
             return out
         if state:
             values, names = self._state_args(state)
@@ -176,10 +217,13 @@ class _ControlFlow(Transformer):
         modified = _scope_modified(node, Static.BODY_SCOPE)
         namer = self.ctx.namer
         test_name, body_name = namer.new_symbol("loop_test"), namer.new_symbol("loop_body")
-        node.body = self.visit_block(node.body)
-        orelse = self.visit_block(node.orelse)
+        before = self.defined_before
+        entry = self._maybe_in(node)
+        node.body = self.visit_block(node.body, entry)
+        orelse = self.visit_block(node.orelse, entry | modified)
         state = _order(self._state(node, modified), [node])
-        out = self._undefined_inits(node, state)
+        self.defined_before = before
+        out = self._undefined_inits(node, state, loop=True)
         test_ret = templates.replace("return test", origin=node, test=node.test)
         out += self._function(test_name, state, test_ret, None, node)
         out += self._function(body_name, state, node.body, state, node, modified)
@@ -203,9 +247,12 @@ class _ControlFlow(Transformer):
         saved = self.extra_live
         if extra is not None:  # the analyses cannot see this test: its reads stay live
             self.extra_live = saved | _target_names(extra)
-        node.body = self.visit_block(node.body)
+        before = self.defined_before
+        entry = self._maybe_in(node) | targets
+        node.body = self.visit_block(node.body, entry)
         self.extra_live = saved
-        orelse = self.visit_block(node.orelse)
+        orelse = self.visit_block(node.orelse, entry | modified)
+        self.defined_before = before
         state = self._state(node, modified)
         if extra is not None:  # flags the extra test reads are loop state too
             state |= modified & _target_names(extra)
@@ -216,7 +263,7 @@ class _ControlFlow(Transformer):
         else:
             item = namer.new_symbol("itr")
             body = templates.replace("target = itr", origin=node, target=node.target, itr=item) + body
-        out = self._undefined_inits(node, state)
+        out = self._undefined_inits(node, state, loop=True)
         out += self._function(body_name, [item] + state, body, state, node, modified - targets)
         extra_kw = ""
         repl = {}

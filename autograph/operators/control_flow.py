@@ -98,12 +98,22 @@ def _fill_placeholders(outputs, templates):
 
 # -- if -------------------------------------------------------------------------------------
 
-def if_stmt(cond, if_true, if_false, state=(), names=()):
+def _refuse_in_try(statement):
+    raise errors.StagingError(
+        f"This `{statement}`{where()} would run in the graph (its condition is a tensor), but "
+        f"it is inside a `try` block: Python's try/except cannot catch errors raised while "
+        f"the graph runs, so the program would not mean what it says. Move the try/except "
+        f"outside the function, or make the condition a Python value.")
+
+
+def if_stmt(cond, if_true, if_false, state=(), names=(), in_try=False):
     """`if cond:` with branch functions taking and returning the state variables.
 
     With `names` empty the branches return whatever they return (e.g. the function's return
     value when both branches end in `return`), and so does if_stmt."""
     if is_tensor(cond):
+        if in_try:
+            _refuse_in_try("if")
         return _staged_if(cond, if_true, if_false, tuple(state), tuple(names))
     return if_true(*state) if cond else if_false(*state)
 
@@ -123,7 +133,7 @@ def _check_branch(out, names, which):
 def _staged_if(pred, if_true, if_false, state, names):
     n = len(names)
     if n == 0:  # no state: the branches' own return values (or None) are the outputs
-        return _cond(pred, lambda: if_true(*state), lambda: if_false(*state), None)
+        return _cond(pred, lambda: if_true(*state), lambda: if_false(*state), _RETURN_NAMES)
 
     def run(fn, which):
         def branch():
@@ -145,6 +155,10 @@ def _staged_if(pred, if_true, if_false, state, names):
     return _result(tuple(out), n)
 
 
+# names of the flat outputs of an `if` whose branches return the function's value
+_RETURN_NAMES = [f"item {i} of the return value" for i in range(256)]
+
+
 def _then(fn, post):
     return lambda: post(fn())
 
@@ -153,12 +167,17 @@ def _cond(pred, true_fn, false_fn, leaf_names):
     try:
         return _runtime().cond(pred, true_fn, false_fn, names=leaf_names)
     except errors.StagingError as exc:
-        raise _locate(exc, "if") from None
+        raise _locate(exc, "if", leaf_names) from None
 
 
-def _locate(exc, statement):
+def _locate(exc, statement, names=None):
     """The same error with the user's location of the statement added, once."""
     msg = str(exc)
+    if names is _RETURN_NAMES:
+        msg = msg.replace("for the results", "for the return value").replace("'item 0 of the return value'", "the return value")
+    if "return value" in msg and "None in the" in msg:
+        msg += (" A path through a function that ends without `return` returns None; "
+                "return a value of the same kind on every path.")
     loc = where(" at ")
     if loc and loc.strip() not in msg:
         msg = f"{msg}\n(in the `{statement}`{loc})"
@@ -179,7 +198,7 @@ def if_exp(cond, if_true, if_false):
 
 # -- while ----------------------------------------------------------------------------------
 
-def while_stmt(test, body, state=(), names=()):
+def while_stmt(test, body, state=(), names=(), in_try=False):
     """`while test:` with a test and a body that take the state variables.
 
     Runs as a Python loop while the test gives Python values; from the first time it gives a
@@ -189,6 +208,8 @@ def while_stmt(test, body, state=(), names=()):
     while True:
         cond = test(*state)
         if is_tensor(cond):
+            if in_try:
+                _refuse_in_try("while")
             return _result(_staged_while(test, body, state, names), n)
         if not cond:
             return _result(state, n)
@@ -237,7 +258,7 @@ def _staged_while(test, body, state, names, what="`while` loop"):
 
 # -- for ------------------------------------------------------------------------------------
 
-def for_stmt(iterable, body, state=(), names=(), extra_test=None):
+def for_stmt(iterable, body, state=(), names=(), extra_test=None, in_try=False):
     """`for target in iterable:` with body(item, *state) returning the state.
 
     `extra_test(*state)`, when given, is checked before every iteration; the loop stops when
@@ -245,6 +266,8 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None):
     range loops with a counter, any other tensor is iterated along its first axis. Python
     iterables (lists, tuples, dicts, ranges) unroll while tracing, like the original loop."""
     n = len(names)
+    if in_try and (is_tensor(iterable) or isinstance(iterable, _StagedIterable)):
+        _refuse_in_try("for")
     if isinstance(iterable, _StagedIterable):
         return _result(iterable.stage(body, tuple(state), tuple(names), extra_test), n)
     if is_tensor(iterable):
