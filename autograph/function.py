@@ -40,7 +40,7 @@ from autograph import config
 from autograph import trace_type as tt
 from autograph.errors import ConversionError
 from autograph.log import log
-from autograph.runtime import devices, nest
+from autograph.runtime import devices, nest, variables
 from autograph.runtime import graph as graph_module
 from autograph.runtime.graph import Graph, get_default_graph
 from autograph.runtime.tensor import Tensor
@@ -49,9 +49,6 @@ __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "Auto
 
 # a warning after this many traces of one Function
 RETRACE_WARNING_THRESHOLD = 5
-
-_NUMPY_TYPES = (np.ndarray, np.generic)
-
 
 # thread-local states read on the fast path through their __dict__: a plain getattr of a
 # missing thread-local attribute raises and catches AttributeError, which costs ~0.5 us
@@ -100,20 +97,6 @@ def function(func=None, *, input_signature=None, reduce_retracing=False, autogra
 
 
 # -- helpers shared by Function and ConcreteFunction -------------------------------------------
-
-def _record_creations():
-    """The runtime's hook that lists Variables created inside a `with` block."""
-    try:
-        from autograph.runtime import variables
-    except ImportError:   # no Variables in this build: nothing can be created
-        import contextlib
-        return contextlib.nullcontext([])
-    return variables.record_creations()
-
-
-def _is_variable(x):
-    return tt._is_variable(x)
-
 
 def _choose_device(explicit, flat_inputs):
     """Explicit device, else the scope's, else the first input array's, else the default."""
@@ -219,7 +202,6 @@ class Function:
         self._instance_ref = _instance     # weakref to the instance of a bound method
         self._sig = _Signature(python_function, drop_first=_instance is not None)
         self._input_signature = None
-        self._signature_key = None
         if input_signature is not None:
             self._set_input_signature(input_signature)
         self._converted = None
@@ -263,7 +245,7 @@ class Function:
         # asked for these exact types: a trace for them, not a more general one that fits
         return self._traces.get(key) or self._trace_new(names, values, key, exact=True)
 
-    def pretty_printed_concrete_signatures(self, verbose=True):
+    def pretty_printed_concrete_signatures(self):
         """Every cached trace's signature, as `str(concrete)` shows it, one after another."""
         return "\n\n".join(c._summary(with_prefix=False) for c in list(self._traces.values()))
 
@@ -453,10 +435,6 @@ class Function:
         concrete._watches = [weakref.ref(k.obj, forget) for k in tt.objects(key)
                              if k.obj is not None]
 
-    def _drop_dead(self):
-        """(For tests and introspection) the number of live traces."""
-        return len(self._traces)
-
     # -- tracing ------------------------------------------------------------------------------
 
     def _traceable(self):
@@ -486,14 +464,14 @@ class Function:
         graph = Graph(self.__name__)
         specs = iter(tt.tensor_specs(key))
         placed = {}
-        with graph.as_default(), _record_creations() as created:
+        with graph.as_default(), variables.record_creations() as created:
             for name, value in zip(names, values):
                 placed[name] = _placeholders(graph, name, value, specs)
             args, kwargs = self._sig.call_parts(placed)
             result = self._python_call(fn, args, kwargs)
             flat = nest.flatten(result)
             for i, leaf in enumerate(flat):
-                if _is_variable(leaf):   # a returned Variable is read when the graph runs
+                if tt.is_variable(leaf):   # a returned Variable is read when the graph runs
                     flat[i] = leaf.read_value()
             tensor_slots = [i for i, leaf in enumerate(flat) if isinstance(leaf, Tensor)]
             outputs = graph.set_outputs([flat[i] for i in tensor_slots])

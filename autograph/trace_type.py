@@ -25,6 +25,7 @@ import numpy as np
 from autograph.runtime import nest
 from autograph.runtime.dtypes import as_dtype
 from autograph.runtime.tensor import Tensor
+from autograph.runtime.variables import Variable
 
 _PRIMITIVES = (bool, int, float, complex, str, bytes, type(None))
 
@@ -265,7 +266,7 @@ def is_array(x):
     or an array of another library that a device claims."""
     if isinstance(x, (np.ndarray, np.generic)):
         return True
-    if isinstance(x, (Tensor, TensorSpec)) or type(x) in _PRIMITIVES or _is_variable(x):
+    if isinstance(x, (Tensor, TensorSpec)) or type(x) in _PRIMITIVES or is_variable(x):
         return False
     if hasattr(x, "__array_namespace__") and hasattr(x, "dtype") and hasattr(x, "shape"):
         return True
@@ -281,18 +282,8 @@ def is_tensor_leaf(x):
     return isinstance(x, TensorSpec) or is_array(x)
 
 
-_variable_type = None
-
-
-def _is_variable(x):
-    global _variable_type
-    if _variable_type is None:
-        try:
-            from autograph.runtime.variables import Variable
-        except ImportError:
-            return False
-        _variable_type = Variable
-    return isinstance(x, _variable_type)
+def is_variable(x):
+    return isinstance(x, Variable)
 
 
 def make_key(value):
@@ -301,7 +292,7 @@ def make_key(value):
         return value if value.name is None else TensorSpec(value.shape, value.dtype)
     if type(value) in _PRIMITIVES:
         return Literal(value)
-    if _is_variable(value):
+    if is_variable(value):
         return ObjectKey(value, identity_only=True)
     if is_array(value):
         return TensorSpec(value.shape, value.dtype)
@@ -318,11 +309,13 @@ def make_key(value):
 
 
 def _labels(value):
+    """What names a structure's children: dict keys (sorted), dataclass field names, or
+    just their number (sequences and objects using nest's __ag_flatten__ protocol)."""
     if isinstance(value, dict):
         return tuple(nest._sorted_keys(value))
     if nest._is_dataclass_instance(value):
         return tuple(f.name for f in nest.dataclasses.fields(value))
-    return len(value)
+    return len(nest.children(value))
 
 
 def leaves(key):
