@@ -49,9 +49,9 @@ def evaluate(model, x):
 
 
 @ag.function
-def make_variable(x):
-    v = ag.Variable(x)
-    return v.read_value()
+def add_fresh_variable(x):
+    v = ag.Variable(1.0)
+    return v.read_value() + x
 
 
 def main():
@@ -74,9 +74,9 @@ def main():
     print("after bias.assign_add(5):", evaluate(better, x))
 
     print("== a Variable may only be created on the first trace ==")
-    print("first trace:", make_variable(np.float64(1.0)))
+    print("first trace:", add_fresh_variable(np.float64(1.0)))
     try:
-        make_variable(np.float32(1.0))     # a new dtype: a second trace
+        add_fresh_variable(np.float32(1.0))     # a new dtype: a second trace
         print("second trace created a Variable")
     except ValueError as e:
         print(f"second trace: ValueError: {e}")
