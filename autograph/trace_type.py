@@ -403,7 +403,9 @@ _KIND_FITS = {   # value dtype kind -> dtype kinds a Python value may be convert
 def describe_value(value):
     """A short description of an argument value for error messages."""
     if is_array(value):
-        return f"a {as_dtype(value.dtype).name} array of shape {_shape_str(tuple(value.shape))}"
+        name = as_dtype(value.dtype).name
+        article = "an" if name[0] in "aeiou" else "a"
+        return f"{article} {name} array of shape {_shape_str(tuple(value.shape))}"
     if isinstance(value, TensorSpec):
         return repr(value)
     if type(value) in _PRIMITIVES:
@@ -517,7 +519,7 @@ def explain_change(old, new, path):
         a, b = old.value, new.value
         kind = (f"Python {type(a).__name__}" if type(a) is type(b)
                 else f"Python {type(a).__name__} -> {type(b).__name__}:")
-        advice = "; pass an array to avoid retracing" if type(b) in (bool, int, float, complex) else ""
+        advice = "; pass an array to avoid retracing" if type(b) in (int, float, complex) else ""
         return [f"argument `{path}`: {kind} {a!r} -> {b!r}{advice}"]
     if told is ObjectKey and tnew is ObjectKey:
         return [f"argument `{path}`: a different {new.type_name} object (objects are keyed by "
