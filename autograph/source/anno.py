@@ -135,6 +135,27 @@ def clear(node, *which):
                     break
 
 
+def copy_tree(node):
+    """A copy of a gast tree (a node, a list of nodes, or a leaf value) with its
+    annotations: each node's annotation dict is copied, the values are shared (they are
+    immutable facts: QNs, LineLocations, analysis results). Several times faster than
+    copy.deepcopy, which matters because templates copy every replacement."""
+    if isinstance(node, list):
+        return [copy_tree(n) for n in node]
+    if not hasattr(node, "_fields"):
+        return node  # str, int, None, ...
+    new = type(node)()
+    for field in node._fields:
+        setattr(new, field, copy_tree(getattr(node, field, None)))
+    for attr in node._attributes:
+        if hasattr(node, attr):
+            setattr(new, attr, getattr(node, attr))
+    annos = getattr(node, _FIELD, None)
+    if annos:
+        setattr(new, _FIELD, dict(annos))
+    return new
+
+
 def copy_origin(from_node, to_nodes, overwrite=False):
     """Give every node under `to_nodes` (a node or a list of nodes) the ORIGIN of
     `from_node`, so generated code maps back to the user statement it replaces.

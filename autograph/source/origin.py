@@ -133,6 +133,7 @@ def user_frames_of(tb):
         filename = code.co_filename
         loc = lookup(filename, tb.tb_lineno)
         if loc is not None:
+            _ensure_linecache(filename)  # linecache.clearcache() may have dropped the text
             seen_generated = True
             if not entries or entries[-1] != loc:  # a lambda on the same line: once
                 entries.append(loc)

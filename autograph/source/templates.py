@@ -28,7 +28,7 @@ the same replacement can serve as a loop variable, a parameter and an assignment
 spliced in keep their own), so generated lines map back to the user statement they replace.
 """
 
-import copy
+import functools
 
 import gast
 
@@ -52,7 +52,7 @@ def _to_expr(value, placeholder):
             return gast.Name(id=value, ctx=gast.Load(), annotation=None, type_comment=None)
         return parser.parse_expression(value)
     if isinstance(value, gast.expr):
-        return copy.deepcopy(value)
+        return anno.copy_tree(value)
     if isinstance(value, (list, tuple)):
         return gast.Tuple(elts=[_to_expr(v, placeholder) for v in value], ctx=gast.Load())
     if value is None or isinstance(value, (bool, int, float, complex, bytes)):
@@ -68,9 +68,9 @@ def _as_statements(value, placeholder):
     if value is None:
         return []
     if isinstance(value, gast.stmt):
-        return [copy.deepcopy(value)]
+        return [anno.copy_tree(value)]
     if isinstance(value, (list, tuple)) and all(isinstance(v, gast.stmt) for v in value):
-        return [copy.deepcopy(v) for v in value]
+        return [anno.copy_tree(v) for v in value]
     return None  # not statements: the placeholder is an expression statement
 
 
@@ -189,10 +189,15 @@ def fix_contexts(nodes):
     return nodes
 
 
+@functools.lru_cache(maxsize=512)
+def _parsed(template):
+    return parser.parse_str(template)
+
+
 def replace(template, origin=None, **replacements):
     """The statements of `template` with placeholders replaced (see the module docstring).
     Returns a list of gast statements."""
-    module = parser.parse_str(template)
+    module = anno.copy_tree(_parsed(template))  # templates are parsed once, copied per use
     body = _Replacer(replacements)._visit_list(module, "body", module.body)
     fix_contexts(body)
     if origin is not None:

@@ -175,3 +175,26 @@ def test_parse_str_and_expression_round_trip():
     assert isinstance(expr, gast.IfExp) and parser.unparse(expr) == "x if y else z"
     with pytest.raises(ValueError):
         parser.parse_expression("a = 1")
+
+
+def test_cell_with_magics_falls_back_to_parsing_the_block():
+    # a notebook keeps the raw cell (with % magics) in linecache, and compiles a transformed
+    # text with the same line numbers: the whole cell does not parse, the function does
+    raw = "%timeit 1\nclass K:\n    def m(self, a):\n        return a + 1\n"
+    compiled = "\nclass K:\n    def m(self, a):\n        return a + 1\n"
+    filename = "<ipython-input-magic-test>"
+    linecache.cache[filename] = (len(raw), None, raw.splitlines(True), filename)
+    ns = {}
+    exec(compile(compiled, filename, "exec"), ns)
+    node, source, info = parser.parse_entity(ns["K"].m)
+    assert parser.unparse(node) == "def m(self, a):\n    return a + 1"
+    assert info.lineno == 3 and info.col_offset == 4
+    assert anno.getanno(node.body[0], anno.Basic.ORIGIN).lineno == 4
+
+
+def test_multiline_lambda():
+    fn = (lambda a,
+          b: a * b)
+    node, source, info = parser.parse_entity(fn)
+    assert parser.unparse(node) == "lambda a, b: a * b"
+    assert info.lineno == fn.__code__.co_firstlineno
