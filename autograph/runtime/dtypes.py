@@ -17,7 +17,7 @@ FLOAT64 = np.dtype(np.float64)
 
 # what a weak tensor of a given dtype kind stands for (bool is the lowest kind anyway,
 # so a weak bool behaves exactly like a strong one)
-_WEAK_TYPE = {"b": BOOL, "i": int, "u": int, "f": float, "c": complex}
+WEAK_TYPE = {"b": BOOL, "i": int, "u": int, "f": float, "c": complex}
 # a representative Python value of each weak type, for np.result_type
 _WEAK_VALUE = {int: 0, float: 0.0, complex: 0j}
 _PY_SCALARS = (bool, int, float, complex)
@@ -25,7 +25,7 @@ _PY_SCALARS = (bool, int, float, complex)
 
 def key_of(dtype, weak):
     """The dtype key of a tensor: its dtype, or the Python type it stands for when weak."""
-    return _WEAK_TYPE[dtype.kind] if weak else dtype
+    return WEAK_TYPE[dtype.kind] if weak else dtype
 
 
 def key_of_value(value):

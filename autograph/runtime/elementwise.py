@@ -16,6 +16,7 @@ from autograph.runtime.primitives import bind1, current_graph, register
 from autograph.runtime.tensor import Tensor
 
 _PY_SCALARS = (bool, int, float, complex)
+_WEAK_KEY = dtypes.WEAK_TYPE
 
 
 # -- operands -------------------------------------------------------------------------------
@@ -94,10 +95,13 @@ class Elementwise:
     `inputs_as` forces the kernel's input dtype (bool for the logical functions, whose
     array API versions take only bools)."""
 
-    __slots__ = ("ufunc", "prim", "inputs_as")
+    __slots__ = ("ufunc", "prim", "inputs_as", "_plans", "_specs")
 
     def __init__(self, ufunc, prim, inputs_as=None):
         self.ufunc, self.prim, self.inputs_as = ufunc, prim, inputs_as
+        # tracing asks the same questions over and over: cache the answers
+        self._plans = {}   # operand dtype keys -> (primitive, kernel input dtypes, out dtype)
+        self._specs = {}   # (dtype, weak, shape) of each input -> infer's answer
 
     def prim_for(self, ins):
         """The primitive and input dtypes that compute NumPy's loop `ins` in the array API."""
@@ -118,23 +122,42 @@ class Elementwise:
             ins = (self.inputs_as,) * len(ins)
         return ins, outs
 
+    def plan(self, keys, args=()):
+        """(primitive, kernel input dtypes, NumPy's output dtype) for operands with `keys`."""
+        plan = self._plans.get(keys)
+        if plan is None:
+            ins, outs = self.loop(keys, args)
+            prim, ins = self.prim_for(ins)
+            plan = self._plans[keys] = (prim, ins, outs[0])
+        return plan
+
     def infer(self, *xs):
-        keys = tuple(dtypes.key_of(x.dtype, x.weak) for x in xs)
-        _, outs = self.loop(keys, xs)
-        out = outs[0]
-        weak = out != BOOL and all(x.weak for x in xs)
-        return [(out, shapes.broadcast(*(x.shape for x in xs)), weak)]
+        if len(xs) == 2:
+            a, b = xs
+            sig = (a.dtype, a.weak, a.shape, b.dtype, b.weak, b.shape)
+        else:
+            sig = tuple([(x.dtype, x.weak, x.shape) for x in xs])
+        spec = self._specs.get(sig)
+        if spec is None:
+            keys = tuple([dtypes.key_of(x.dtype, x.weak) for x in xs])
+            out = self.loop(keys, xs)[1][0]
+            weak = out != BOOL and all(x.weak for x in xs)
+            spec = ((out, shapes.broadcast(*[x.shape for x in xs]), weak),)
+            if len(self._specs) < 4096:
+                self._specs[sig] = spec
+        return spec
 
     def __call__(self, *args):
         if len(args) != self.ufunc.nin:
             raise TypeError(f"numpy.{self.ufunc.__name__} takes {self.ufunc.nin} "
                             f"argument(s), got {len(args)}")
         current_graph(args)   # a tensor used outside its trace: say so before making Consts
-        keys = tuple(operand_key(a)[0] for a in args)
-        ins, outs = self.loop(keys, args)
-        prim, ins = self.prim_for(ins)
-        out = bind1(prim, [as_tensor(a, dt) for a, dt in zip(args, ins)])
-        return out if out.dtype == outs[0] else cast(out, outs[0])
+        keys = tuple([(_WEAK_KEY[a.dtype.kind] if a.weak else a.dtype)
+                      if type(a) is Tensor else operand_key(a)[0] for a in args])
+        prim, ins, out = self.plan(keys, args)
+        result = bind1(prim, [a if type(a) is Tensor and a.dtype is dt else as_tensor(a, dt)
+                              for a, dt in zip(args, ins)])
+        return result if result.dtype is out else cast(result, out)
 
 
 UFUNCS = {}
