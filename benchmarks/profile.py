@@ -4,10 +4,16 @@ Where a contender's time goes in steady state: builds the case (full sizes unles
 warms the contender up, then runs it N times under cProfile and prints the functions with
 the most own time and the most cumulative time. Also prints the wall time per call with and
 without the profiler, since cProfile inflates Python-heavy code more than NumPy kernels.
-With --dump PATH the raw stats are saved for snakeviz/pstats."""
+With --dump PATH the raw stats are saved for snakeviz/pstats.
+
+--layers (autograph steady-state cases) times the same call at each layer instead:
+Function.__call__ (trace-key lookup + argument handling + compiled graph), the
+ConcreteFunction, the codegen-compiled graph alone, and the reference interpreter, and prints
+the generated code of the graph: the difference between two rows is what that layer costs."""
 
 import argparse
 import cProfile
+import functools
 import pstats
 import sys
 import time
@@ -24,6 +30,8 @@ def main(argv=None):
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--dump", default=None, metavar="PATH")
+    p.add_argument("--layers", action="store_true",
+                   help="time Function / ConcreteFunction / compiled graph / interpreter")
     args = p.parse_args(argv)
 
     case = next((c for c in all_cases(args.quick) if c.id.startswith(args.case)), None)
@@ -34,6 +42,8 @@ def main(argv=None):
     if c is None or isinstance(c, Unavailable):
         raise SystemExit(f"{case.id} has no runnable contender {args.contender!r}")
 
+    if args.layers:
+        return layers(case, c.make())
     make = (lambda: c.make()()) if c.fresh else None
     fn = make if c.fresh else c.make()
     fn()
@@ -60,6 +70,48 @@ def main(argv=None):
     stats.sort_stats("cumulative").print_stats(args.top)
     if args.dump:
         stats.dump_stats(args.dump)
+    return 0
+
+
+def _per_call_ns(fn, budget_ns=3e8, rounds=7):
+    """Median per-call time of `fn` over `rounds` samples lasting ~budget_ns/rounds each."""
+    fn()
+    t0 = time.perf_counter_ns()
+    fn()
+    number = max(1, int(budget_ns / rounds // max(time.perf_counter_ns() - t0, 1)))
+    samples = []
+    for _ in range(rounds):
+        t0 = time.perf_counter_ns()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter_ns() - t0) / number)
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
+def layers(case, call):
+    """Per-call time at each layer of autograph's steady-state call path."""
+    import numpy as np
+    from autograph.runtime import codegen, devices, interpreter, nest
+
+    if not isinstance(call, functools.partial):
+        raise SystemExit(f"{case.id}: --layers needs a contender made as partial(Function, *args)")
+    func, args = call.func, call.args
+    conc = func.get_concrete_function(*args)
+    graph = conc._graph_to_run()           # the optimized graph the ConcreteFunction runs
+    dev = devices.get_device()
+    flat = [x for x in nest.flatten(list(args)) if isinstance(x, (np.ndarray, np.generic))]
+    compiled = codegen.compile_graph(graph, dev)
+    rows = [("Function.__call__", call),
+            ("ConcreteFunction.__call__", lambda: conc(*args)),
+            ("codegen compiled graph", lambda: compiled(*flat)),
+            ("interpreter.run", lambda: interpreter.run(graph, flat, dev))]
+    print(f"{case.id}: {sum(1 for _ in graph.walk())} nodes after optimize "
+          f"({sum(1 for _ in conc.graph.walk())} traced)\n")
+    for label, fn in rows:
+        print(f"  {label:28} {_per_call_ns(fn) / 1e3:10.2f} us")
+    print("\ngenerated code:\n")
+    print(codegen.source_of(graph, dev))
     return 0
 
 
