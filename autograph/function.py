@@ -274,6 +274,9 @@ class Function:
         if entry is not None and entry[0]() is instance:
             return entry[1]
         with self._lock:
+            entry = self._bound.get(id(instance))   # another thread may have just made it
+            if entry is not None and entry[0]() is instance:
+                return entry[1]
             try:
                 ref = weakref.ref(instance, functools.partial(_forget_instance, self._bound,
                                                               id(instance)))

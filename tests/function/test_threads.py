@@ -103,3 +103,27 @@ def test_variable_updates_from_many_threads_are_all_counted():
     run_threads(call)
     assert int(counter.numpy()) == N_THREADS * 50
     assert bump.experimental_get_tracing_count() == 1
+
+
+class Doubler:
+    def __init__(self):
+        self.traces = 0
+
+    @ag.function
+    def apply(self, x):
+        self.traces += 1
+        return x * 2
+
+
+def test_concurrent_first_calls_of_a_method_share_one_bound_function():
+    d = Doubler()
+    bound = []
+
+    def call(i):
+        method = d.apply
+        bound.append(method)
+        np.testing.assert_array_equal(method(np.full(2, float(i))), np.full(2, 2.0 * i))
+
+    run_threads(call)
+    assert all(b is bound[0] for b in bound)
+    assert d.traces == 1
