@@ -147,6 +147,7 @@ def main(argv=None):
     cols = columns([n for n in args.devices.split(",") if n])
     header = f"{'program':<12} {'size':<36}" + "".join(f"{label:>14}" for label, _ in cols)
     print(header)
+    rows = {}
     for name, fn, fargs, size, iterations in make_cases(args.quick):
         reference = np.asarray(fn(*fargs))
         cells = []
@@ -155,14 +156,15 @@ def main(argv=None):
                 call, sync = runner(fn, fargs)
                 check(reference, call())
                 seconds = timed(call, sync, args.budget)
-                cells.append(f"{seconds * 1e6 / iterations:11.1f} us/it" if iterations
+                cells.append(f"{seconds * 1e6 / iterations:8.1f} us/it" if iterations
                              else f"{seconds * 1e3:11.2f} ms")
             except Exception as e:  # noqa: BLE001 - one failing cell must not hide the rest
-                cells.append(f"{'error':>14}")
+                cells.append("error")
                 print(f"# {name} on {label}: {type(e).__name__}: {e}", file=sys.stderr)
         print(f"{name:<12} {size:<36}" + "".join(f"{c:>14}" for c in cells))
-    return 0
+        rows[name] = dict(zip((label for label, _ in cols), cells))
+    return rows
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(0 if main() else 1)
