@@ -1,10 +1,12 @@
-"""The README's tour is executable: every ```python block runs, in order, in one namespace,
-and the ```text block right after it is the output it printed.
+"""The README's tour (and docs/generated_code.md) are executable: every ```python block runs,
+in order, in one namespace, and the ```text block right after it is the output it printed.
 
     python -m tests.examples.readme_tour           # check (exit status 1 on a difference)
-    python -m tests.examples.readme_tour --write   # paste fresh outputs into README.md
+    python -m tests.examples.readme_tour --write   # paste fresh outputs into the files
 
-tests/examples/test_readme_tour.py runs the check, so the pasted output cannot go stale.
+In README.md only the tour section counts (from "## A tour" to "## Benchmarks"); in the other
+files, the whole file. tests/examples/test_readme_tour.py runs the check, so the pasted output
+cannot go stale: when the library's output changes on purpose, re-run with --write.
 """
 
 import contextlib
@@ -18,11 +20,15 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 README = os.path.join(ROOT, "README.md")
 START, END = "## A tour", "## Benchmarks"
+FILES = [README, os.path.join(ROOT, "docs", "generated_code.md")]
 
 _BLOCK = re.compile(r"```python\n(.*?)```\n(?:\n```text\n(.*?)```\n)?", re.S)
 
 
 def tour_span(text):
+    """The part of the text whose blocks run: the tour section of the README, else all."""
+    if START not in text:
+        return 0, len(text)
     start = text.index(START)
     end = text.index(END, start)
     return start, end
@@ -80,17 +86,20 @@ def write(text):
 
 
 def main(argv):
-    with open(README) as f:
-        text = f.read()
-    if "--write" in argv:
-        with open(README, "w") as f:
-            f.write(write(text))
-        print(f"wrote the tour's outputs into {README}")
-        return 0
-    diffs = check(text)
-    for n, expected, got in diffs:
-        print(f"block {n}: expected\n{expected}\ngot\n{got}")
-    return 1 if diffs else 0
+    paths = [a for a in argv if not a.startswith("--")] or FILES
+    status = 0
+    for path in paths:
+        with open(path) as f:
+            text = f.read()
+        if "--write" in argv:
+            with open(path, "w") as f:
+                f.write(write(text))
+            print(f"wrote fresh outputs into {path}")
+            continue
+        for n, expected, got in check(text):
+            print(f"{path} block {n}: expected\n{expected}\ngot\n{got}")
+            status = 1
+    return status
 
 
 if __name__ == "__main__":
