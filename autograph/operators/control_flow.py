@@ -354,7 +354,8 @@ def first_dim(tensor):
     if tensor.shape is not None and not tensor.shape:
         raise TypeError(f"Cannot iterate over the 0-d tensor {tensor!r}: iteration goes "
                         f"along the first axis, and a scalar has none.")
-    return np.shape(tensor)[0]
+    from autograph.runtime.numpy_ops import dim   # np.shape is static: None when unknown
+    return dim(tensor, 0)
 
 
 class StagedEnumerate(_StagedIterable):
