@@ -49,12 +49,14 @@ def main(argv=None):
         cases = [c for c in cases if any(c.id.startswith(p) for p in args.only)]
     repeats = args.repeats or (3 if args.quick else 15)
     target_ns = 2e6 if args.quick else 50e6
+    budget_ns = 1e9 if args.quick else 10e9    # per contender and case, see harness
     results = []
     for case in cases:
         print(f"# {case.id}: {case.title}", file=sys.stderr, flush=True)
-        results.append(run_case(case, args.quick, repeats, target_ns, warmup=1 if args.quick else 2))
+        results.append(run_case(case, args.quick, repeats, target_ns,
+                                warmup=1 if args.quick else 2, budget_ns=budget_ns))
     record = {"mode": "quick" if args.quick else "full", "repeats": repeats,
-              "target_sample_ns": target_ns, "machine": report.machine_info(),
+              "target_sample_ns": target_ns, "budget_ns": budget_ns, "machine": report.machine_info(),
               "cases": results}
     record["exponents"] = report.exponents(results)
     text = report.table(record)

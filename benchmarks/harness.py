@@ -14,7 +14,9 @@ is timed the same way in the same process:
   with `time.perf_counter_ns`; `number` is calibrated so a sample lasts about `target_ns`;
 - a *fresh* contender (first-call latency) gets a new, never-seen function from `make()`
   before every sample and times exactly one call of it;
-- the result is the median per call and the interquartile range over the rounds.
+- the result is the median per call and the interquartile range over the rounds;
+- a contender whose samples have used up `budget_ns` stops after at least 3 rounds (a
+  1000-line conversion takes seconds; the others keep their full count of rounds).
 """
 
 import gc
@@ -153,7 +155,10 @@ def _error_note(e):
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def run_case(case, quick, repeats, target_ns, warmup=2):
+MIN_ROUNDS = 3
+
+
+def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
     """Measure one case. Returns a JSON-ready dict with params and one entry per contender:
     status, note, median_ns, iqr_ns (per call), number, samples_ns (per call, per round)."""
     try:
@@ -198,15 +203,19 @@ def run_case(case, quick, repeats, target_ns, warmup=2):
             entry[2] = max(1, min(1_000_000, int(target_ns // one)))
         # 3. interleaved rounds, rotated order
         samples = {entry[0].name: [] for entry in live}
+        spent = {entry[0].name: 0 for entry in live}
         for r in range(repeats):
             k = r % len(live) if live else 0
             for c, fn, number in live[k:] + live[:k]:
+                if budget_ns and spent[c.name] > budget_ns and len(samples[c.name]) >= MIN_ROUNDS:
+                    continue
                 try:
                     ns = _fresh_sample(c.make) if c.fresh else _sample(fn, number)
                 except Exception as e:  # noqa: BLE001
                     results[c.name] = {"status": ERROR, "note": _error_note(e)}
                     continue
                 samples[c.name].append(ns / number)
+                spent[c.name] += ns
     for c, _, number in live:
         res = results[c.name]
         xs = samples[c.name]

@@ -27,10 +27,14 @@ def _tmpdir():
 
 def fresh_function(source, name, namespace):
     """Compile `source` (which defines `name`) into a new module-like namespace and return
-    the new function object: new code object, new file name, so nothing is cached for it."""
+    the new function object: new code object, new file name, so nothing is cached for it.
+
+    Code objects compare equal when their contents do, whatever their file, and caches keyed
+    by code (autograph's, TensorFlow's) would answer a copy; so each copy starts on a
+    different line (k blank lines first), which makes its code object unequal to the others."""
     k = next(_counter)
     path = _tmpdir() / f"bench_{name}_{k}.py"
-    text = textwrap.dedent(source)
+    text = "\n" * k + textwrap.dedent(source)
     path.write_text(text)
     ns = dict(namespace)
     ns["__name__"] = f"bench_{name}_{k}"

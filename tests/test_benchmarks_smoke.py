@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from benchmarks import report
-from benchmarks.harness import (ERROR, OK, SKIPPED, WRONG, Case, Contender, Goal, Unavailable,
+from benchmarks.harness import (MIN_ROUNDS, ERROR, OK, SKIPPED, WRONG, Case, Contender, Goal, Unavailable,
                                 run_case, silenced)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +51,8 @@ def test_every_contender_is_well_formed(quick_run):
             assert res["status"] in STATUSES, where
             if res["status"] == OK:
                 assert res["median_ns"] > 0 and res["iqr_ns"] >= 0, where
-                assert len(res["samples_ns"]) == res["repeats"] == record["repeats"], where
+                assert len(res["samples_ns"]) == res["repeats"], where
+                assert MIN_ROUNDS <= res["repeats"] <= record["repeats"], where
                 q1, med, q3 = np.percentile(res["samples_ns"], [25, 50, 75])
                 assert math.isclose(med, res["median_ns"], rel_tol=1e-3), where
             else:
@@ -141,6 +142,15 @@ def test_fresh_contenders_get_a_new_function_for_every_timed_call():
     out = run_case(case, quick=True, repeats=4, target_ns=1e5, warmup=2)
     assert len(made) == 2 + 4                      # warm-up calls + one per round
     assert out["contenders"]["fresh"]["number"] == 1
+
+
+def test_slow_contenders_stop_at_their_budget_but_fast_ones_keep_every_round():
+    import time
+    case = _toy_case([Contender("numpy_eager", lambda: lambda: 1),
+                      Contender("slow", lambda: lambda: time.sleep(0.002) or 1)])
+    out = run_case(case, quick=True, repeats=8, target_ns=1e3, warmup=1, budget_ns=1e6)
+    assert out["contenders"]["slow"]["repeats"] == MIN_ROUNDS
+    assert out["contenders"]["numpy_eager"]["repeats"] == 8
 
 
 def test_goals_and_exponents_are_computed_from_medians():
