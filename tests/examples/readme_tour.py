@@ -20,7 +20,8 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 README = os.path.join(ROOT, "README.md")
 START, END = "## A tour", "## Benchmarks"
-FILES = [README, os.path.join(ROOT, "docs", "generated_code.md")]
+FILES = [README, os.path.join(ROOT, "docs", "generated_code.md"),
+         os.path.join(ROOT, "docs", "limitations.md")]
 
 _BLOCK = re.compile(r"```python\n(.*?)```\n(?:\n```text\n(.*?)```\n)?", re.S)
 
@@ -40,12 +41,12 @@ def blocks(text):
     return [(m.group(1), m.group(2), m) for m in _BLOCK.finditer(text, start, end)]
 
 
-def run(codes):
+def run(codes, label="README.md"):
     """Run the code blocks in one namespace; returns what each printed."""
     namespace = {"__name__": "__readme__"}
     outputs = []
     for i, code in enumerate(codes):
-        filename = f"<README tour block {i + 1}>"
+        filename = f"<{label} block {i + 1}>"
         # let inspect.getsource (and so ag.to_code) find the source of functions defined here
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         buffer = io.StringIO()
@@ -53,16 +54,16 @@ def run(codes):
             try:
                 exec(compile(code, filename, "exec"), namespace)
             except Exception:
-                raise RuntimeError(f"README tour block {i + 1} failed:\n{code}\n"
+                raise RuntimeError(f"{label} block {i + 1} failed:\n{code}\n"
                                    f"{traceback.format_exc()}") from None
         outputs.append(buffer.getvalue())
     return outputs
 
 
-def check(text):
+def check(text, label="README.md"):
     """(block number, expected, got) for every block whose pasted output differs."""
     found = blocks(text)
-    outputs = run([code for code, _, _ in found])
+    outputs = run([code for code, _, _ in found], label)
     diffs = []
     for i, ((code, expected, _), got) in enumerate(zip(found, outputs)):
         if (expected or "") != got:
@@ -70,10 +71,10 @@ def check(text):
     return diffs
 
 
-def write(text):
-    """The README text with every python block followed by its fresh output."""
+def write(text, label="README.md"):
+    """The text with every python block followed by its fresh output."""
     found = blocks(text)
-    outputs = run([code for code, _, _ in found])
+    outputs = run([code for code, _, _ in found], label)
     pieces, last = [], 0
     for (code, _, m), got in zip(found, outputs):
         pieces.append(text[last:m.start()])
@@ -93,10 +94,10 @@ def main(argv):
             text = f.read()
         if "--write" in argv:
             with open(path, "w") as f:
-                f.write(write(text))
+                f.write(write(text, os.path.basename(path)))
             print(f"wrote fresh outputs into {path}")
             continue
-        for n, expected, got in check(text):
+        for n, expected, got in check(text, os.path.basename(path)):
             print(f"{path} block {n}: expected\n{expected}\ngot\n{got}")
             status = 1
     return status

@@ -1,15 +1,22 @@
-"""The README's tour prints exactly the output pasted under each of its code blocks."""
+"""The README's tour and the executable docs print exactly the output pasted under each of
+their code blocks. When the library's output changes on purpose, refresh them with
+`python -m tests.examples.readme_tour --write` and read the diff."""
+
+import os
+
+import pytest
 
 from tests.examples import readme_tour
 
 
-def test_readme_tour_output_is_real():
-    with open(readme_tour.README) as f:
+@pytest.mark.parametrize("path", readme_tour.FILES, ids=os.path.basename)
+def test_pasted_output_is_real(path):
+    with open(path) as f:
         text = f.read()
     found = readme_tour.blocks(text)
-    assert len(found) >= 10                                   # the tour is there
-    assert sum(1 for _, out, _ in found if out) >= 10         # with pasted output
-    diffs = readme_tour.check(text)
+    assert len(found) >= 5                                   # the examples are there
+    assert sum(1 for _, out, _ in found if out) >= 5         # with pasted output
+    diffs = readme_tour.check(text, os.path.basename(path))
     assert not diffs, "\n\n".join(f"block {n}: expected\n{e}\ngot\n{g}" for n, e, g in diffs)
 
 
