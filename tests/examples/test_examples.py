@@ -228,3 +228,28 @@ def test_training_loop(run_example):
         np.testing.assert_allclose(floats(summary), [w, b, loss], rtol=1e-5, atol=1e-6)
     assert abs(w - 3.0) < 0.1 and abs(b - 2.0) < 0.1
     assert traces(out.section("100 more steps")) == 1
+
+
+# -- logging ----------------------------------------------------------------------------------
+
+def test_verbosity_logs_conversions_and_traces():
+    import os
+    import subprocess
+    import sys
+    from tests.examples.conftest import EXAMPLES, ROOT, Output
+    env = dict(os.environ, AUTOGRAPH_VERBOSITY="1")
+    done = subprocess.run([sys.executable, os.path.join(EXAMPLES, "square_if_positive.py")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    log = [l for l in done.stderr.splitlines() if l.startswith("autograph:")]
+    converted = [l for l in log if "converted square_if_positive" in l]
+    traced = [l for l in log if "traced square_if_positive" in l]
+    assert len(converted) == 1 and "square_if_positive.py:" in converted[0]
+    # one log line per trace, as many as the example itself counts
+    assert len(traced) == traces(Output(done.stdout).section("float32 arguments")) == 2
+    assert "int64" in traced[0] and "float32" in traced[1]
+    # silent by default
+    quiet = subprocess.run([sys.executable, os.path.join(EXAMPLES, "square_if_positive.py")],
+                           cwd=ROOT, env=dict(os.environ, AUTOGRAPH_VERBOSITY="0"),
+                           capture_output=True, text=True, timeout=120)
+    assert "autograph:" not in quiet.stderr
