@@ -185,3 +185,25 @@ def test_entry_point_plugins_load_lazily(clean_registry, monkeypatch):
     assert rows["plugged"].available
     assert not rows["broken"].available and "no such accelerator library" in rows["broken"].detail
     assert calls == [1]  # loaded once, not per lookup
+
+
+def test_an_installed_plugin_package_adds_a_device(clean_registry, monkeypatch, tmp_path):
+    """A real (if tiny) installed distribution: its entry point in the autograph.devices
+    group registers a device the first time an unknown name is looked up."""
+    (tmp_path / "agdev_plugin.py").write_text(
+        "import array_api_strict\n"
+        "import autograph\n"
+        "def register():\n"
+        "    autograph.register_device('plugin-strict', array_api_strict,\n"
+        "                              description='from an installed plug-in')\n")
+    info = tmp_path / "agdev_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: agdev-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[autograph.devices]\nplugin-strict = agdev_plugin:register\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    clean_registry._entry_points_loaded = False
+    dev = get_device("plugin-strict")
+    assert dev.xp is xps and dev.description == "from an installed plug-in"
+    out = ag.function(lambda x: x * 2, device="plugin-strict", outputs="host")(np.arange(3))
+    np.testing.assert_array_equal(out, [0, 2, 4])
