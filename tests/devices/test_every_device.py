@@ -202,3 +202,26 @@ def test_demos_on_each_device(device):
     init = rng.uniform(size=(3, 2)).astype(np.float32)
     out = ag.function(dynamic_rnn, device=device.name, outputs="host")(data, init)
     assert_matches(out, dynamic_rnn_numpy(data, init))
+
+
+# -- state on the device: Variables made in the scope, constants of the graph ------------------
+
+def test_variables_and_constants_live_on_the_device(device):
+    with ag.device(device.name):
+        v = ag.Variable(np.float64(1.0), name="v")
+    assert device.owns(v._value)
+    table = np.array([0.5, 2.0, 4.0])
+
+    def step(x):
+        v.assign(v * x + table[1])       # `table` becomes a Const of the graph
+        return v + 0.0
+
+    f = ag.function(step, device=device.name)
+    got = [f(np.float64(3.0)) for _ in range(3)]
+    assert all(device.owns(g) for g in got) and device.owns(v._value)
+    want, value = [], 1.0
+    for _ in range(3):
+        value = value * 3.0 + 2.0
+        want.append(np.float64(value))
+    for g, w in zip(got, want):
+        assert_matches(device.to_host(g), w)
