@@ -14,6 +14,7 @@ generated from. With it:
 """
 
 import collections
+import functools
 import linecache
 import os
 import sys
@@ -193,6 +194,20 @@ def rewrite_traceback(exc):
     if HIDE_INTERNAL_FRAMES and tb is not None:
         exc.__traceback__ = _strip_internal(tb)
     return exc
+
+
+def boundary(fn):
+    """Decorator for autograph's entry points (e.g. Function.__call__): an exception that
+    passed through converted code leaves with the user's frames in a note and without the
+    internal frames between this boundary and the error."""
+    @functools.wraps(fn)
+    def api_boundary(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            rewrite_traceback(exc)
+            raise
+    return api_boundary
 
 
 class user_frames:

@@ -50,3 +50,23 @@ def test_internal_frames_are_hidden_user_helper_frames_kept():
     assert filename in files
     assert not any(f.endswith("autograph/source/origin.py") for f in files)
     assert f"line {raises_inside.__code__.co_firstlineno + 1}, in raises_inside" in info.value.__notes__[-1]
+
+
+def test_boundary_decorator_strips_frames_between_it_and_the_error():
+    node, _, _ = parser.parse_entity(raises_inside)
+    new, _, filename = loader.load(node, raises_inside, {})
+
+    @origin.boundary
+    def entry_point(arg):
+        return new(arg)
+
+    with pytest.raises(IndexError) as info:
+        entry_point([1])
+    tb, names = info.value.__traceback__, []
+    while tb is not None:
+        names.append(tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    # the wrapped entry point is kept (it is test code, not autograph's); the note is there
+    assert "entry_point" in names and names[-1] == "raises_inside"
+    assert "api_boundary" not in names  # a bare re-raise adds no entry for its own frame
+    assert "in raises_inside" in info.value.__notes__[-1]
