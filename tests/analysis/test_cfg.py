@@ -167,3 +167,21 @@ def test_with_raise_and_dead_code():
 def test_build_rejects_non_functions():
     with pytest.raises(TypeError):
         cfg.build(parser.parse_str("x = 1"))
+
+
+def test_match_statement():
+    fn, g = graph_of("""
+        def f(cmd):
+            match cmd:
+                case ("go", where):
+                    out = where
+                case _:
+                    out = None
+            return out
+        """)
+    e = edges(g)
+    heads = [n for n in g.nodes if isinstance(n.ast_node, gast.match_case)]
+    assert len(heads) == 2
+    match_node = g.index[fn.body[0]]
+    assert set(match_node.next) == set(heads) | {g.index[fn.body[1]]}
+    assert e["out = where"] == ["return out"] and e["out = None"] == ["return out"]

@@ -140,3 +140,18 @@ def test_attribute_writes_and_del():
     assert live(fn, "t = o.v") == ({"o", "o.v"}, {"t"})
     assert defined(fn, "t = o.v") == ({"o", "o.v"}, {"o", "o.v"})
     assert defined(fn, "return t") == ({"t"}, {"t"})
+
+
+def test_match_capture_names_are_defined_in_the_case_body():
+    fn, _ = analyzed("""
+        def f(cmd):
+            match cmd:
+                case ("go", where):
+                    out = where
+                case _:
+                    out = None
+            return out
+        """)
+    assert defined(fn, "out = where") == ({"cmd", "where"}, {"cmd", "where"})
+    assert defined(fn, "return out") == ({"cmd"}, {"cmd", "out", "where"})
+    assert live(fn, "out = where") == ({"where"}, {"out"})

@@ -198,3 +198,11 @@ def test_multiline_lambda():
     node, source, info = parser.parse_entity(fn)
     assert parser.unparse(node) == "lambda a, b: a * b"
     assert info.lineno == fn.__code__.co_firstlineno
+
+
+same_a, same_b = lambda x: x, lambda x: x
+
+
+def test_identical_lambdas_on_one_line_by_column():
+    assert parser.parse_entity(same_a)[2].col_offset == 17
+    assert parser.parse_entity(same_b)[2].col_offset == 30
