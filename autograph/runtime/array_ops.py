@@ -1,5 +1,6 @@
 """Array creation (zeros, ones, full, arange, *_like), linear algebra (matmul, dot,
-tensordot) and selection (where, clip, round) on symbolic tensors."""
+tensordot, outer), selection (where, clip, round), sorting and differences on symbolic
+tensors."""
 
 import numpy as np
 
@@ -7,7 +8,8 @@ from autograph.runtime import dtypes, shapes
 from autograph.runtime.dtypes import BOOL
 from autograph.runtime.elementwise import as_tensor, cast, common, operand_key, ufunc
 from autograph.runtime.primitives import bind1, register
-from autograph.runtime.shape_ops import broadcast_to, need_rank, static_ints
+from autograph.runtime.indexing import getitem
+from autograph.runtime.shape_ops import broadcast_to, need_rank, ravel, reshape, static_ints
 from autograph.runtime.tensor import Tensor
 
 
@@ -242,3 +244,62 @@ def round_(a, decimals=0):
         raise NotImplementedError("numpy.round of integers to negative decimals is not "
                                   "supported while tracing")
     return bind1("round_decimals", (x,), {"decimals": decimals})
+
+
+# -- sorting, differences, outer product ------------------------------------------------
+
+def _sort_infer(x, *, axis):
+    return [(x.dtype, x.shape, x.weak)]
+
+
+def _argsort_infer(x, *, axis):
+    return [(np.dtype(np.int64), x.shape, False)]
+
+
+def _sort_kernel(xp, x, *, axis):
+    return xp.sort(x, axis=axis, stable=True)
+
+
+def _argsort_kernel(xp, x, *, axis):
+    return xp.argsort(x, axis=axis, stable=True)
+
+
+register("sort", _sort_infer, _sort_kernel, doc="numpy.sort (stable)")
+register("argsort", _argsort_infer, _argsort_kernel, doc="numpy.argsort (stable)")
+
+
+def _sorting(name, a, axis):
+    x = as_tensor(a)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    else:
+        axis = shapes.normalize_axis(axis, need_rank(x, name))
+    if x.dtype == BOOL:   # the array API sorts numbers
+        out = bind1(name, (cast(x, np.dtype(np.int8)),), {"axis": axis})
+        return cast(out, BOOL) if name == "sort" else out
+    return bind1(name, (x,), {"axis": axis})
+
+
+def sort(a, axis=-1):
+    return _sorting("sort", a, axis)
+
+
+def argsort(a, axis=-1):
+    return _sorting("argsort", a, axis)
+
+
+def outer(a, b):
+    """np.outer: every element of `a` (flattened) times every element of `b`."""
+    return ufunc(np.multiply, getitem(ravel(a), (slice(None), None)),
+                 getitem(ravel(b), (None, slice(None))))
+
+
+def diff(a, n=1, axis=-1):
+    """np.diff: differences of neighbours along `axis`, `n` times (not_equal for bools)."""
+    x = as_tensor(a)
+    axis = shapes.normalize_axis(axis, need_rank(x, "diff"))
+    lead = (slice(None),) * axis
+    for _ in range(n):
+        later, earlier = getitem(x, lead + (slice(1, None),)), getitem(x, lead + (slice(None, -1),))
+        x = ufunc(np.not_equal if x.dtype == np.bool_ else np.subtract, later, earlier)
+    return x

@@ -18,15 +18,16 @@ Everything a layer above needs is re-exported here: `numpy_ops.reshape(x, ...)`,
 import numpy as np
 
 from autograph.runtime.array_ops import (  # noqa: F401  (re-exported)
-    arange, clip, dot, full, full_like, matmul, ones, ones_like, round_, tensordot, where,
-    zeros, zeros_like)
+    arange, argsort, clip, diff, dot, full, full_like, matmul, ones, ones_like, outer, round_,
+    sort, tensordot, where, zeros, zeros_like)
 from autograph.runtime.elementwise import (  # noqa: F401
     UFUNCS, Elementwise, as_tensor, cast, common, const, operand_key, ufunc)
 from autograph.runtime.indexing import getitem, take  # noqa: F401
-from autograph.runtime.reductions import cumulative, reduction
+from autograph.runtime.reductions import (  # noqa: F401
+    allclose, count_nonzero, cumulative, isclose, norm, reduction, std, var)
 from autograph.runtime.shape_ops import (  # noqa: F401
-    broadcast_to, concatenate, dim, expand_dims, ndim, ravel, reshape, shape, shape_of, size,
-    squeeze, stack, transpose)
+    broadcast_to, concatenate, dim, expand_dims, flip, ndim, ravel, reshape, roll, shape,
+    shape_of, size, squeeze, stack, transpose)
 
 
 # reductions reachable as ufunc methods: np.add.reduce(x) is np.sum(x, axis=0)
@@ -178,6 +179,21 @@ def _dot(a, b, out=None):
     return dot(a, b)
 
 
+def _var_like(fn):
+    def wrapper(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+                mean=None, correction=None):
+        _plain(fn.__name__, out, where=where, mean=mean)
+        return fn(a, axis, dtype, keepdims, ddof if correction is None else correction)
+    return wrapper
+
+
+def _sort_like(fn):
+    def wrapper(a, axis=-1, kind=None, order=None, *, stable=None):
+        _plain(fn.__name__, None, order=order)
+        return fn(a, axis)
+    return wrapper
+
+
 def _copy(a, order="K", subok=False):
     return as_tensor(a)
 
@@ -201,6 +217,12 @@ FUNCTIONS = {
     np.arange: _creation(arange),
     np.dot: _dot, np.tensordot: tensordot, np.take: _take,
     np.shape: shape, np.size: size, np.ndim: ndim, np.astype: _astype, np.copy: _copy,
+    np.var: _var_like(var), np.std: _var_like(std),
+    np.count_nonzero: lambda a, axis=None, *, keepdims=False: count_nonzero(a, axis, keepdims),
+    np.linalg.norm: norm, np.isclose: isclose, np.allclose: allclose,
+    np.sort: _sort_like(sort), np.argsort: _sort_like(argsort),
+    np.flip: flip, np.roll: roll, np.diff: lambda a, n=1, axis=-1: diff(a, n, axis),
+    np.outer: lambda a, b, out=None: _plain("outer", out) or outer(a, b),
 }
 
 

@@ -1,12 +1,15 @@
 """Reductions on symbolic tensors: sum, prod, mean, max, min, any, all, argmax, argmin,
 cumsum, cumprod, with NumPy's result dtypes (small ints and bools sum in 64 bits, the mean
-of integers is float64). Inputs are cast so the array API kernel computes in that dtype."""
+of integers is float64). Inputs are cast so the array API kernel computes in that dtype.
+var, std, count_nonzero, linalg.norm, isclose and allclose are composed from these."""
+
+import math
 
 import numpy as np
 
 from autograph.runtime import dtypes, shapes
 from autograph.runtime.dtypes import BOOL, INT8, INT64
-from autograph.runtime.elementwise import as_tensor, cast
+from autograph.runtime.elementwise import as_tensor, cast, ufunc
 from autograph.runtime.primitives import bind1, register
 from autograph.runtime.shape_ops import reshape
 
@@ -95,3 +98,65 @@ def cumulative(name, x, axis=None, dtype=None):
     out_dtype = dtypes.as_dtype(dtype) if dtype is not None else _sum_dtype(x.dtype)
     x = cast(x, out_dtype, weak=x.weak)
     return bind1(name, (x,), {"axis": axis, "dtype": out_dtype})
+
+
+# -- statistics and comparisons built from the primitives above ------------------------------
+
+def _count(x, axes):
+    """How many elements each reduction over `axes` sees (a Python int, known shapes only)."""
+    dims = x.shape if axes is None else [x.shape[a] for a in axes]
+    if None in dims:
+        raise NotImplementedError("numpy.var/std with ddof != 0 need the reduced dimensions "
+                                  f"of {x!r} to be known while tracing")
+    return math.prod(dims)
+
+
+def var(a, axis=None, dtype=None, keepdims=False, ddof=0):
+    """np.var: the mean of squared deviations from the mean (divided by n - ddof)."""
+    x = as_tensor(a)
+    mean = reduction("mean", x, axis, True, dtype)
+    deviation = ufunc(np.subtract, cast(x, mean.dtype), mean)
+    squared = ufunc(np.multiply, deviation, deviation)
+    if not ddof:
+        return reduction("mean", squared, axis, keepdims)
+    n = _count(x, shapes.normalize_axes(axis, len(x.shape)))
+    return ufunc(np.divide, reduction("sum", squared, axis, keepdims), n - ddof)
+
+
+def std(a, axis=None, dtype=None, keepdims=False, ddof=0):
+    return ufunc(np.sqrt, var(a, axis, dtype, keepdims, ddof))
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    return reduction("sum", cast(as_tensor(a), BOOL), axis, keepdims, INT64)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm for the default order: the 2-norm of vectors, Frobenius of matrices."""
+    x = as_tensor(x)
+    if ord not in (None, "fro") and not (ord == 2 and x.shape is not None and len(x.shape) == 1):
+        raise NotImplementedError(f"numpy.linalg.norm(..., ord={ord!r}) is not supported "
+                                  "while tracing; only the default (2-norm / Frobenius) is")
+    if x.dtype.kind not in "fc":
+        x = cast(x, dtypes.FLOAT64)
+    if x.dtype.kind == "c":
+        x = ufunc(np.absolute, x)
+    return ufunc(np.sqrt, reduction("sum", ufunc(np.multiply, x, x), axis, keepdims))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """np.isclose: |a - b| <= atol + rtol * |b| where b is finite, or a == b exactly."""
+    y = as_tensor(b)
+    y = cast(y, dtypes.result_type((dtypes.key_of(y.dtype, y.weak), float)), weak=y.weak)
+    close = ufunc(np.less_equal, ufunc(np.absolute, ufunc(np.subtract, a, y)),
+                  ufunc(np.add, atol, ufunc(np.multiply, rtol, ufunc(np.absolute, y))))
+    result = ufunc(np.logical_or, ufunc(np.logical_and, close, ufunc(np.isfinite, y)),
+                   ufunc(np.equal, a, y))
+    if equal_nan:
+        both_nan = ufunc(np.logical_and, ufunc(np.isnan, a), ufunc(np.isnan, y))
+        result = ufunc(np.logical_or, result, both_nan)
+    return result
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return reduction("all", isclose(a, b, rtol, atol, equal_nan))

@@ -241,3 +241,45 @@ def shape(x):
 
 def ndim(x):
     return as_tensor(x).ndim
+
+
+# -- reordering: flip, roll --------------------------------------------------------------------
+
+def _same_infer(x, **attrs):
+    return [(x.dtype, x.shape, x.weak)]
+
+
+def _flip_kernel(xp, x, *, axis):
+    return xp.flip(x, axis=axis)
+
+
+def _roll_kernel(xp, x, *, shift, axis):
+    return xp.roll(x, shift, axis=axis)
+
+
+register("flip", _same_infer, _flip_kernel, doc="numpy.flip")
+register("roll", _same_infer, _roll_kernel, doc="numpy.roll")
+
+
+def flip(m, axis=None):
+    x = as_tensor(m)
+    axes = shapes.normalize_axes(None if axis is None else static_ints(axis, "axis"),
+                                 need_rank(x, "flip"))
+    return bind1("flip", (x,), {"axis": axes})
+
+
+def roll(a, shift, axis=None):
+    x = as_tensor(a)
+    shift = static_ints(shift, "shift")
+    if axis is None:
+        if len(shift) != 1:
+            raise ValueError("numpy.roll without an axis takes a single shift")
+        return bind1("roll", (x,), {"shift": shift[0], "axis": None})
+    ndim = need_rank(x, "roll")
+    axes = tuple(shapes.normalize_axis(a, ndim) for a in static_ints(axis, "axis"))
+    if len(shift) == 1:
+        shift = shift * len(axes)
+    if len(shift) != len(axes):
+        raise ValueError("numpy.roll: shift and axis must have the same length")
+    return bind1("roll", (x,), {"shift": shift, "axis": axes})
+

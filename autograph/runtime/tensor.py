@@ -247,6 +247,19 @@ class Tensor:
     def argmin(self, axis=None, out=None, *, keepdims=False):
         return _ops.FUNCTIONS[np.argmin](self, axis, out, keepdims=keepdims)
 
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.var](self, axis, dtype, out, ddof, keepdims, **kw)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+        return _ops.FUNCTIONS[np.std](self, axis, dtype, out, ddof, keepdims, **kw)
+
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        return _ops.argsort(self, axis)
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        raise TypeError(f"{self!r}.sort() sorts in place, but tensors are immutable while "
+                        "tracing; use x = np.sort(x) instead")
+
     def cumsum(self, axis=None, dtype=None, out=None):
         return _ops.FUNCTIONS[np.cumsum](self, axis, dtype, out)
 

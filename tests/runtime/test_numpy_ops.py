@@ -311,6 +311,38 @@ def test_cumulative_match_numpy(d):
     check(np.cumsum, sample(d, ()))
 
 
+@pytest.mark.parametrize("d", [np.bool_, np.int32, np.int64, np.float32, np.float64])
+def test_statistics_match_numpy(d):
+    x = sample(d, (3, 4))
+    if d != np.bool_:
+        check(lambda t: (np.var(t), np.std(t, axis=0), np.var(t, axis=1, ddof=1),
+                         t.std(keepdims=True), t.var(axis=(0, 1))), x, rtol=1e-5)
+        check(lambda t: (np.linalg.norm(t), np.linalg.norm(t, axis=1),
+                         np.linalg.norm(t[0], ord=2)), x, rtol=1e-5)
+    check(lambda t: (np.count_nonzero(t), np.count_nonzero(t > 2, axis=0)), x)
+    y = sample(d, (4,))
+    check(lambda a, b: (np.isclose(a, b), np.allclose(a, a), np.isclose(a, 2)), x, y)
+
+
+def test_isclose_handles_nan_and_inf_like_numpy():
+    a = np.array([1.0, np.nan, np.inf, -np.inf, 1e-9, 1.0 + 1e-6], dtype=np.float64)
+    b = np.array([1.0, np.nan, np.inf, np.inf, 0.0, 1.0], dtype=np.float64)
+    check(lambda x, y: (np.isclose(x, y), np.isclose(x, y, equal_nan=True),
+                        np.isclose(x, y, rtol=0, atol=0), np.allclose(x, y)), a, b)
+
+
+@pytest.mark.parametrize("d", [np.bool_, np.int8, np.int64, np.float32])
+def test_sort_flip_roll_diff_outer_match_numpy(d):
+    x = sample(d, (3, 5), low=-4, high=4)
+    check(lambda t: (np.sort(t), np.sort(t, axis=0), np.sort(t, axis=None),
+                     np.argsort(t[0] * 0 + np.arange(5)[::-1]), t.argsort(axis=0)
+                     if d != np.bool_ else t), x)
+    check(lambda t: (np.flip(t), np.flip(t, 1), np.flip(t, (0, 1)), np.roll(t, 2),
+                     np.roll(t, -1, axis=1), np.roll(t, (1, 2), axis=(0, 1))), x)
+    check(lambda t: (np.diff(t), np.diff(t, axis=0), np.diff(t, n=2)), x)
+    check(lambda t: np.outer(t[0], t[:, 1]), x)
+
+
 # -- shapes ----------------------------------------------------------------------------------------
 
 def test_reshape_transpose_and_friends():
