@@ -23,6 +23,8 @@ compound statements.
 
 import gast
 
+from autograph.source import parser
+
 
 class Node:
     """A CFG node: `ast_node` plus the `next` and `prev` node sets."""
@@ -57,7 +59,6 @@ def _describe(ast_node):
 
 
 def _unparse(node):
-    from autograph.source import parser  # analysis sits above source; lazy to keep import light
     try:
         return parser.unparse(node)
     except Exception:  # noqa: BLE001 - only for repr
@@ -91,18 +92,26 @@ class Graph:
 
 
 class _Loop:
+    """An enclosing loop while its body is built: continue goes to `header`, breaks
+    collect in `breaks` and join the code after the loop."""
+
     def __init__(self, header):
         self.header = header
         self.breaks = set()
 
 
 class _Finally:
+    """An enclosing try/finally while its body and handlers are built: jumps that cross
+    it wait in `pending` as (from_nodes, kind, stack depth) until the finally block is
+    built, then continue from its end."""
+
     def __init__(self):
-        self.pending = []  # (from_nodes, kind)
+        self.pending = []
 
 
 class _Handlers:
-    pass
+    """An enclosing try body with except handlers: a raise inside stops there (the
+    handler edges are added when the handlers are built)."""
 
 
 class _Builder(gast.NodeVisitor):

@@ -51,9 +51,8 @@ def parse_expression(code):
     return module.body[0].value
 
 
-def unparse(node, indentation=None, include_encoding_marker=False):
-    """Source text of a gast node, or a list of nodes (one per line block)."""
-    del indentation, include_encoding_marker  # accepted for familiarity; ast.unparse decides
+def unparse(node):
+    """Source text of a gast node, or of a list of nodes (joined by newlines)."""
     if isinstance(node, (list, tuple)):
         return "\n".join(unparse(n) for n in node)
     tree = gast.gast_to_ast(node)
