@@ -342,7 +342,14 @@ class _Activity(gast.NodeVisitor):
 
     def visit_NamedExpr(self, node):
         self.visit(node.value)
-        self.visit(node.target)
+        # `(y := ...)` in a comprehension binds y in the enclosing function, not inside it
+        inner = self.scope
+        while self.scope.function_name == "<comprehension>":
+            self.scope = self.scope.parent
+        try:
+            self.visit(node.target)
+        finally:
+            self.scope = inner
 
     def visit_IfExp(self, node):
         anno.setanno(node, anno.Static.COND_SCOPE, self.scoped(node.test))

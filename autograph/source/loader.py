@@ -147,9 +147,11 @@ def load(node, original_fn, extra=None, name=None):
     closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     clash = set(closure) & set(extra)
     if clash:
+        names = ", ".join(repr(n) for n in sorted(clash))
         raise errors.ConversionError(
-            f"internal: generated names {sorted(clash)} clash with free variables of "
-            f"{fn.__qualname__}")
+            f"{fn.__qualname__} (defined at {fn.__code__.co_filename}:"
+            f"{fn.__code__.co_firstlineno}) uses the variable {names} from an enclosing "
+            f"function; autograph's generated code reserves that name. Rename the variable.")
     cells = dict(closure)
     for key, value in extra.items():
         cells[key] = value if isinstance(value, types.CellType) else types.CellType(value)

@@ -115,3 +115,13 @@ def test_conditional_expression_scopes():
     ifexp = stmt(fn, "n = n // 2 if n % 2 == 0 else 3 * n + 1").value
     assert sets(scope(ifexp, S.COND_SCOPE)) == ({"n"}, set(), set())
     assert sets(scope(ifexp, S.BODY_SCOPE)) == ({"n"}, set(), set())
+
+
+def test_walrus_in_comprehension_binds_in_the_function():
+    fn, _ = analyzed("""
+        def f(xs):
+            ys = [(last := x) for x in xs]
+            return last
+        """)
+    assert sets(scope(stmt(fn, "ys = [(last := x) for x in xs]"))) == (
+        {"xs"}, {"ys", "last"}, {"ys", "last"})

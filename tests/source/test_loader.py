@@ -9,6 +9,7 @@ import traceback
 import gast
 import pytest
 
+from autograph import errors
 from autograph.source import anno, loader, origin, parser, templates
 
 SCALE = 2
@@ -210,3 +211,18 @@ def test_functions_from_exec_use_their_namespace_live():
     assert new(2) == 6
     ns["factor"] = 5
     assert new(2) == 10
+
+
+def test_a_user_variable_named_like_generated_code_is_a_clear_error():
+    def outer():
+        ag__ = 1
+
+        def uses():
+            return ag__
+        return uses
+    fn = outer()
+    node, _, _ = parser.parse_entity(fn)
+    with pytest.raises(errors.ConversionError) as info:
+        loader.load(node, fn, {"ag__": object()})
+    assert "'ag__'" in str(info.value) and "Rename" in str(info.value)
+    assert "uses" in str(info.value)
