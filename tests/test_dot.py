@@ -175,3 +175,31 @@ def test_missing_dot_says_how_to_install(tmp_path, monkeypatch):
 def test_notebooks_get_svg():
     svg = collatz_graph()._repr_svg_()
     assert svg is not None and "<svg" in svg and "while_loop" in svg
+
+
+def test_unused_aligned_captures_are_not_drawn():
+    """A branch gets a placeholder for every capture of either branch (so both take the same
+    inputs); the picture shows only the ones the branch uses."""
+    g = Graph("pick")
+    a = g.placeholder("a", I64, ())
+    b = g.placeholder("b", I64, ())
+    t = Graph("t", parent=g)
+    t.set_outputs([t.capture(a)], identity=False)
+    t.capture(b)                                    # aligned, unused in this branch
+    f = Graph("f", parent=g)
+    f.capture(a)                                    # aligned, unused in this branch
+    f.set_outputs([f.capture(b)], identity=False)
+    pred = _op(g, "less", [a, b], B)
+    node = g.add_node("cond", [pred, a, b], {"true_graph": t, "false_graph": f}, [(I64, (), False)])
+    g.set_outputs([node.outputs[0]])
+    text = g.to_dot()
+    captures = [l for l in text.splitlines() if "(captured)" in l]
+    assert len(captures) == 2                       # a in the true branch, b in the false one
+    assert text.count('style="dashed"') == 2
+
+
+def test_print_shows_what_it_prints():
+    g = Graph("p")
+    x = g.placeholder("x", I64, ())
+    g.add_node("print", [x], {"template": ("x is", None), "sep": " ", "end": "\n"}, [])
+    assert "'x is {}'" in g.to_dot()

@@ -73,6 +73,26 @@ def _head(node, sep="\n"):
     return node.op if node.name == node.op else f"{node.op}{sep}{node.name}"
 
 
+_HIDDEN_ATTRS = {"dtype", "shape", "weak", "value", "sep", "end", "file"}
+
+
+def _attrs_str(node, limit=28):
+    """Short attributes worth seeing (an axis, a permutation, what a print prints)."""
+    parts = []
+    for key, value in node.attrs.items():
+        if key == "template" and isinstance(value, tuple):   # ag.print: text, {} per tensor
+            text = " ".join("{}" if v is None else str(v) for v in value)
+            parts.append(repr(text if len(text) <= limit else text[:limit - 3] + "..."))
+        elif key in _HIDDEN_ATTRS or value is None:
+            continue
+        elif isinstance(value, (bool, int, float, str)) or (
+                isinstance(value, tuple) and all(isinstance(v, (int, type(None))) for v in value)):
+            text = f"{key}={value}"
+            if len(text) <= limit:
+                parts.append(text)
+    return ", ".join(parts[:3])
+
+
 def _subgraphs(node):
     """(label, graph) for each graph a node holds in its attrs (lists of graphs too)."""
     from autograph.runtime.graph import Graph
@@ -93,6 +113,7 @@ class _Writer:
         self.edges = []        # emitted last, at top level: an edge written inside a cluster
         self.ids = {}          # would pull the nodes it names into that cluster; id(Node) -> DOT id
         self.clusters = 0
+        self.declared = set()  # DOT ids of the nodes drawn (unused captures are not)
 
     def node_id(self, node):
         key = id(node)
@@ -127,9 +148,14 @@ class _Writer:
             for t in args:
                 self.placeholder(depth, t, kind="loopvar")
 
+        # a branch gets a placeholder for every capture of either branch; draw only those used
+        used = {id(t.node) for n in graph.nodes for t in n.inputs}
+        used.update(id(t.node) for t in graph.outputs)
+        used.update(id(outer.node) for n in graph.nodes for _, sub in _subgraphs(n)
+                    for outer, _ in sub.captures.values())     # passed on to a nested graph
         for node in graph.nodes:
             if node.op == "Placeholder":
-                if id(node) in arg_ids:
+                if id(node) in arg_ids or (not top and id(node) not in used):
                     continue
                 tensor = node.outputs[0]
                 outer = captured.get(id(tensor))
@@ -162,6 +188,7 @@ class _Writer:
         self.declare(depth, node, label, style)
 
     def declare(self, depth, node, label, style):
+        self.declared.add(self.node_id(node))
         attrs = ", ".join(f"{k}={_quote(v)}" for k, v in style.items())
         self.emit(depth, f"{self.node_id(node)} [label={_quote(label)}, {attrs}];")
 
@@ -173,6 +200,9 @@ class _Writer:
         else:
             types = ", ".join(_type_str(t) for t in node.outputs)
             head = _head(node)
+            detail = _attrs_str(node)
+            if detail:
+                head = f"{head}\n{detail}"
             label = f"{head}\n{types}" if types else head
             style = dict(shape="box", style="rounded")
             if node.op in ("Identity",):
@@ -200,6 +230,11 @@ class _Writer:
                 if id(t) not in captured:
                     self.edge(depth + 2, self.node_id(node), self.node_id(t.node),
                               style="dotted", color="#5b7bd5", arrowhead="none")
+            # invisible edges to the subgraph's first nodes put it below its node, so a
+            # picture reads top-down: the node, then what runs inside it
+            for inner in sub.nodes:
+                if not inner.inputs and self.node_id(inner) in self.declared:
+                    self.edge(depth + 2, self.node_id(node), self.node_id(inner), style="invis")
             self.emit(depth + 1, "}")
         self.emit(depth, "}")
 
