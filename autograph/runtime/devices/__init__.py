@@ -345,12 +345,20 @@ def list_devices():
 
 # -- scopes and placement ------------------------------------------------------------------------
 
-_scope = threading.local()
+class _Scopes(threading.local):
+    """Per-thread stack of `with device(...)` scopes. Always has `stack` (a missing
+    thread-local attribute is slow to look up, and this is on every call's path)."""
+
+    def __init__(self):
+        self.stack = []
+
+
+_scope = _Scopes()
 
 
 def current_device():
     """The Device of the innermost `with device(...)` scope, or None outside any scope."""
-    stack = getattr(_scope, "stack", None)
+    stack = _scope.stack
     return stack[-1] if stack else None
 
 
@@ -359,9 +367,7 @@ def device(name):
     """Run (and trace) the code inside on device `name`: `with ag.device("cuda"): f(x)`.
     The name is checked on entry, so a typo fails here rather than at the first call."""
     dev = get_device(name)
-    stack = getattr(_scope, "stack", None)
-    if stack is None:
-        stack = _scope.stack = []
+    stack = _scope.stack
     stack.append(dev)
     try:
         yield dev
@@ -379,7 +385,7 @@ def device_of(array):
     the hot path."""
     t = type(array)
     if t is np.ndarray or isinstance(array, np.generic):
-        return _DEVICES.get("cpu") or get_device("cpu")
+        return _cpu()
     candidates = _by_type.get(t)
     if candidates is None:
         candidates = _candidates(t)
@@ -395,6 +401,16 @@ def device_of(array):
             _by_type.pop(t, None)
             return dev
     return None
+
+
+def _cpu():
+    global _CPU
+    if _CPU is None:
+        _CPU = get_device("cpu")
+    return _CPU
+
+
+_CPU = None
 
 
 def _candidates(t):
