@@ -23,6 +23,7 @@ Without `--arg`, a function with an `input_signature` is traced with that signat
 
 import argparse
 import ast
+import contextlib
 import importlib.util
 import io
 import keyword
@@ -294,7 +295,12 @@ def cmd_graph(args, out):
                 f"{dot._INSTALL_HINT}")
     obj, _ = load_target(args.target)
     fn = as_function(obj)
-    graph = concrete_for(fn, specs).graph
+    if to_file:
+        graph = concrete_for(fn, specs).graph
+    else:
+        # the DOT text owns stdout: what the function prints while tracing goes to stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            graph = concrete_for(fn, specs).graph
     if not to_file:
         out.write(dot.to_dot(graph))
         return

@@ -201,3 +201,10 @@ def test_graph_without_dot_says_how_to_install(tmp_path, monkeypatch, capsys):
                          "-o", str(tmp_path / "c.svg"))
     assert status == 2 and "apt-get install graphviz" in capsys.readouterr().err
     assert not (tmp_path / "c.svg").exists()
+
+
+def test_dot_on_stdout_is_not_mixed_with_trace_prints(capsys):
+    fizzbuzz = os.path.join(ROOT, "examples", "fizzbuzz.py")
+    status, out = run_main("graph", fizzbuzz + "::fizzbuzz", "--arg", "int64[]")
+    assert status == 0 and out.startswith("digraph") and "Tracing" not in out
+    assert "Tracing fizz branch" in capsys.readouterr().err     # still shown, on stderr
