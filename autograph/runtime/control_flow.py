@@ -282,7 +282,7 @@ def while_loop(cond_fn, body_fn, loop_vars, shape_invariants=None, maximum_itera
             break
         if maximum_iterations is not None and done >= maximum_iterations:
             return _as_kind(loop_vars, kind, single)
-        c = cond_fn(*loop_vars)
+        c = _read_if_variable(cond_fn(*loop_vars))
         if isinstance(c, Tensor):
             break
         if not c:
@@ -399,7 +399,7 @@ def _trace_loop(cond_fn, body_fn, loop_vars, flat, tensor_slots, specs, outer, l
 
     cg = Graph(outer.unique_name("while_cond"), parent=outer)
     with cg.as_default():
-        c = cond_fn(*enter(cg))
+        c = _read_if_variable(cond_fn(*enter(cg)))
         if not isinstance(c, Tensor):
             c = primitives.constant(bool(c))
         c = cg.capture(c)
