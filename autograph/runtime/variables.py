@@ -22,7 +22,7 @@ import numpy as np
 
 from autograph.errors import AutographError, StagingError
 from autograph.runtime import nest, primitives
-from autograph.runtime.devices import get_device
+from autograph.runtime.devices import DeviceError, device_of, get_device
 from autograph.runtime.graph import get_default_graph
 from autograph.runtime.tensor import Tensor
 
@@ -65,7 +65,14 @@ def _deref(variable, name, function):
 
 
 def _read_kernel(xp, *, variable, name, function, **_):
-    return _deref(variable, name, function)._value
+    var = _deref(variable, name, function)
+    if var._device.xp is not xp:  # say so, rather than let the kernel fail on a foreign array
+        raise DeviceError(
+            f"Variable {name!r} lives on device {var._device.name!r} (the default device when "
+            f"it was created), but function {function!r} runs on another device (array "
+            f"namespace {getattr(xp, '__name__', xp)}). Create the Variable inside `with "
+            "ag.device(...)` for the device the function runs on.")
+    return var._value
 
 
 def _assign_kernel(xp, value, *, variable, name, function, **_):
@@ -241,9 +248,10 @@ class Variable:
 
 
 def _host(value, device=None):
-    if isinstance(value, np.ndarray) or not hasattr(value, "__array_namespace__"):
+    if isinstance(value, (np.ndarray, np.generic)):
         return value
-    return (device or get_device(None)).to_host(value)
+    device = device_of(value) or device  # by type: torch tensors have no __array_namespace__
+    return value if device is None else device.to_host(value)
 
 
 def _unwrap(x):
