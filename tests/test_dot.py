@@ -203,3 +203,11 @@ def test_print_shows_what_it_prints():
     x = g.placeholder("x", I64, ())
     g.add_node("print", [x], {"template": ("x is", None), "sep": " ", "end": "\n"}, [])
     assert "'x is {}'" in g.to_dot()
+
+
+@needs_dot
+def test_renders_without_the_graphviz_package(monkeypatch):
+    """The graphviz Python package is optional: without it, dot runs as a subprocess."""
+    monkeypatch.setitem(sys.modules, "graphviz", None)       # `import graphviz` fails
+    svg = dot.render(collatz_graph(), "svg").decode()
+    assert "<svg" in svg and svg.count('class="cluster"') == 6
