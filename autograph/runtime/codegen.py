@@ -98,8 +98,9 @@ class _Compiler:
         fn.__graph__ = weakref.ref(g)
         return fn
 
-    def graph_body(self, graph, env, depth):
-        """Emit the nodes of `graph`; `env` maps its input tensors to expressions."""
+    def graph_body(self, graph, env, depth, then=None):
+        """Emit the nodes of `graph`, then `then()` if given (the block's last lines);
+        `env` maps the graph's input tensors to expressions."""
         start = len(self.lines)
         for node in graph.nodes:
             op = node.op
@@ -117,6 +118,8 @@ class _Compiler:
                 self.while_loop(node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
+        if then is not None:
+            then()
         if len(self.lines) == start:
             self.emit(depth, "pass")
 
@@ -170,8 +173,8 @@ class _Compiler:
             branch = node.attrs[key]
             self.emit(depth, f"if {self.truth(ins[0])}:" if keyword_ == "if" else "else:")
             inner = {id(t): e for t, e in zip(branch.inputs, ins[1:])}
-            self.graph_body(branch, inner, depth + 1)
-            self.assign(depth + 1, outs, [inner[id(t)] for t in branch.outputs])
+            self.graph_body(branch, inner, depth + 1, then=lambda: self.assign(
+                depth + 1, outs, [inner[id(t)] for t in branch.outputs]))
         self.need_truth()
 
     def while_loop(self, node, ins, env, depth):
@@ -201,8 +204,8 @@ class _Compiler:
         if counter is not None:
             self.emit(depth + 1, f"{counter} += 1")
         inner = {id(t): e for t, e in zip(bg.inputs, loop_vars + captured)}
-        self.graph_body(bg, inner, depth + 1)
-        self.assign(depth + 1, loop_vars, [inner[id(t)] for t in bg.outputs])
+        self.graph_body(bg, inner, depth + 1, then=lambda: self.assign(
+            depth + 1, loop_vars, [inner[id(t)] for t in bg.outputs]))
         self.need_truth()
 
     def need_truth(self):

@@ -164,6 +164,24 @@ def test_variable_assigned_in_a_loop():
     assert int(f(4)) == 6                         # eager
 
 
+def test_variable_assigned_in_one_branch_of_a_cond():
+    v = ag.Variable(10, name="v")
+
+    def f(x):
+        ag.cond(x > 0, lambda: v.assign(x), lambda: v.assign_sub(1))
+        return v * 2
+    graph, _ = trace(f, np.int64(3))
+    [node] = [n for n in graph.nodes if n.op == "cond"]
+    assert not node.outputs and "assign_variable" in [
+        n.op for n in node.attrs["true_graph"].nodes]
+    for mode in MODES:
+        v.assign(10)
+        assert int(run(graph, [np.int64(3)], mode)[0]) == 6
+        assert int(run(graph, [np.int64(-3)], mode)[0]) == 4      # 3 - 1, doubled
+    v.assign(10)
+    assert int(f(np.int64(-1))) == 18                              # eager
+
+
 def test_graph_holds_variables_weakly_and_reports_a_deleted_one():
     v = ag.Variable(2.0, name="scale")
     graph, _ = trace(lambda x: x * v, np.float64(3.0))
