@@ -57,14 +57,19 @@ _GRAPHS = graph_module._state               # graphs being built (tracing)
 
 
 def _fast_key(args):
-    """(type, dtype, shape) of each argument, flat; AttributeError for non-arrays."""
+    """The fast path's key: per argument its type, then dtype and shape for an array or the
+    value and None for a Python value. Only keys of arrays and Python primitives are ever
+    stored, so other objects (whose key parts mean nothing) simply miss. getattr with a
+    default does not raise internally, so this stays cheap for Python values too."""
     if len(args) == 1:
         a = args[0]
-        return (type(a), a.dtype, a.shape)
+        return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))
     if len(args) == 2:
         a, b = args
-        return (type(a), a.dtype, a.shape, type(b), b.dtype, b.shape)
-    return tuple([x for a in args for x in (type(a), a.dtype, a.shape)])
+        return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None),
+                type(b), getattr(b, "dtype", b), getattr(b, "shape", None))
+    return tuple([x for a in args
+                  for x in (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))])
 
 
 class RetracingWarning(UserWarning):
@@ -250,19 +255,18 @@ class Function:
         return "\n\n".join(c._summary(with_prefix=False) for c in list(self._traces.values()))
 
     def __call__(self, *args, **kwargs):
-        # The fast path: positional arrays whose (type, dtype, shape) were seen before, no
-        # device scope, not inside a trace, not eager. Everything else takes _call.
+        # The fast path: positional arrays and Python values whose types, dtypes, shapes and
+        # values were seen before, no device scope, not inside a trace, not eager.
+        # Everything else takes _call.
         if not kwargs:
             try:
-                key = _fast_key(args)
-            except AttributeError:   # a Python value among the arguments
-                pass
-            else:
-                runner = self._fast.get(key)
-                if (runner is not None and not _SCOPES.__dict__.get("stack")
-                        and not _GRAPHS.__dict__.get("stack")
-                        and not config._run_functions_eagerly):
-                    return runner(*args)
+                runner = self._fast.get(_fast_key(args))
+            except TypeError:   # an unhashable argument (a list, a dict): the general path
+                runner = None
+            if (runner is not None and not _SCOPES.__dict__.get("stack")
+                    and not _GRAPHS.__dict__.get("stack")
+                    and not config._run_functions_eagerly):
+                return runner(*args)
         return self._call(args, kwargs)
 
     def __get__(self, instance, owner=None):
@@ -317,20 +321,26 @@ class Function:
         flat = _flat_arrays(values)
         dev = _choose_device(self._device, flat)
         runner = concrete._runner(dev, self._outputs, move=True)
-        if (not kwargs and self._sig.fast_min <= len(args) <= self._sig.fast_arity
-                and len(args) == len(flat) and all(tt.is_array(a) for a in args)):
-            self._remember_fast(args, runner, concrete, dev)
+        if not kwargs and self._sig.fast_min <= len(args) <= self._sig.fast_arity:
+            self._remember_fast(args, flat, runner, concrete, dev)
         return runner(*flat)
 
-    def _remember_fast(self, args, runner, concrete, dev):
-        """Let later calls with the same argument types, dtypes and shapes go straight to the
-        compiled graph (args are all arrays here). Only outside device scopes, and only for
-        NumPy arrays or an explicit device: then the arguments' types pin the device."""
-        on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in args)
+    def _remember_fast(self, args, flat, runner, concrete, dev):
+        """Let later calls with the same argument types, dtypes and shapes (and the same
+        Python values) go straight to the compiled graph. Only for arguments that are arrays
+        or Python primitives, outside device scopes, and for NumPy arrays or an explicit
+        device: then the arguments' types pin the device."""
+        positions = tuple(i for i, a in enumerate(args) if type(a) not in tt._PRIMITIVES)
+        if len(positions) != len(flat) or not all(tt.is_array(args[i]) for i in positions):
+            return   # structures or objects among the arguments: keyed the general way
+        arrays = [args[i] for i in positions]
+        on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in arrays)
         if devices.current_device() is not None or (not on_numpy and self._device is None):
             return
         if dev.name == "cpu" and on_numpy:
             runner = concrete._runner(dev, self._outputs, move=False)
+        if len(positions) < len(args):   # Python values: the graph takes only the arrays
+            runner = functools.partial(_select, runner, positions)
         self._fast[_fast_key(args)] = runner
 
     def _bind(self, args, kwargs):
@@ -508,6 +518,10 @@ class Function:
             f"ag.function {self.__name__} traced {self._tracing_count} times; this trace because "
             f"{why}. Tracing is slow: keep argument types and shapes stable.",
             RetracingWarning, stacklevel=_user_stacklevel())
+
+
+def _select(runner, positions, *args):
+    return runner(*[args[i] for i in positions])
 
 
 def _user_stacklevel():
