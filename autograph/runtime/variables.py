@@ -64,19 +64,24 @@ def _deref(variable, name, function):
     return var
 
 
-def _read_kernel(xp, *, variable, name, function, **_):
+def _on_device(xp, variable, name, function):
+    """The Variable, checked to live on the device running the graph (namespace `xp`)."""
     var = _deref(variable, name, function)
-    if var._device.xp is not xp:  # say so, rather than let the kernel fail on a foreign array
+    if var._device.xp is not xp:  # say so, rather than let a kernel fail on a foreign array
         raise DeviceError(
             f"Variable {name!r} lives on device {var._device.name!r} (the default device when "
             f"it was created), but function {function!r} runs on another device (array "
             f"namespace {getattr(xp, '__name__', xp)}). Create the Variable inside `with "
             "ag.device(...)` for the device the function runs on.")
-    return var._value
+    return var
+
+
+def _read_kernel(xp, *, variable, name, function, **_):
+    return _on_device(xp, variable, name, function)._value
 
 
 def _assign_kernel(xp, value, *, variable, name, function, **_):
-    _deref(variable, name, function)._value = value
+    _on_device(xp, variable, name, function)._value = value
 
 
 def _read_infer(*, variable, name, function, dtype, shape):
