@@ -86,3 +86,29 @@ def test_primitive_outside_the_standard(nonstandard_primitive, clean_registry):
     ag.register_device("strict_plus", xps, kernels={"devtest_nanmean": nanmean})
     out = ag.function(nanmean_program, device="strict_plus", outputs="host")(x)
     np.testing.assert_allclose(out, 4.0)
+
+
+def test_variable_from_another_device():
+    v = ag.Variable(np.float64(1.0), name="counter")  # on the cpu: the default device
+
+    def bump(x):
+        v.assign(v + x)
+        return v + 0.0
+
+    with pytest.raises(DeviceError) as info:
+        ag.function(bump, device="strict")(np.float64(1.0))
+    text = str(info.value)
+    assert "Variable 'counter' lives on device 'cpu'" in text and "'bump'" in text
+    assert "with ag.device" in text
+    assert v.numpy() == 1.0  # nothing was written
+
+
+def test_variable_numpy_comes_back_to_the_host_from_any_device():
+    pytest.importorskip("torch")
+    pytest.importorskip("array_api_compat")
+    for name in ("strict", "torch"):
+        with ag.device(name):
+            v = ag.Variable(np.arange(3.0))
+        host = v.numpy()
+        assert type(host) is np.ndarray
+        np.testing.assert_array_equal(host, [0.0, 1.0, 2.0])
