@@ -103,12 +103,15 @@ def test_variable_from_another_device():
     assert v.numpy() == 1.0  # nothing was written
 
 
-def test_variable_numpy_comes_back_to_the_host_from_any_device():
-    pytest.importorskip("torch")
-    pytest.importorskip("array_api_compat")
-    for name in ("strict", "torch"):
-        with ag.device(name):
-            v = ag.Variable(np.arange(3.0))
-        host = v.numpy()
-        assert type(host) is np.ndarray
-        np.testing.assert_array_equal(host, [0.0, 1.0, 2.0])
+@pytest.mark.parametrize("name", ["strict", "torch"])
+def test_variable_numpy_comes_back_to_the_host_from_any_device(name):
+    try:
+        dev = ag.runtime.devices.get_device(name)
+    except DeviceUnavailable as e:
+        pytest.skip(str(e))
+    with ag.device(name):
+        v = ag.Variable(np.arange(3.0))
+    assert dev.owns(v._value)
+    host = v.numpy()
+    assert type(host) is np.ndarray
+    np.testing.assert_array_equal(host, [0.0, 1.0, 2.0])
