@@ -129,6 +129,7 @@ class _Signature:
         self.signature = sig.replace(parameters=params)
         self.names = [p.name for p in params]
         self.kinds = {p.name: p.kind for p in params}
+        self.defaults = {p.name: p.default for p in params}
         # the fast path handles calls that pass every parameter positionally
         simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.fast_arity = len(params) if simple else -1
@@ -145,6 +146,27 @@ class _Signature:
         if kind == inspect.Parameter.VAR_KEYWORD:
             return {}
         return self.signature.parameters[name].default
+
+    def bind_values(self, fn_name, args, kwargs):
+        """(names, values) of every parameter for a call, defaults applied. A plain loop for
+        the common signature (no *args/**kwargs); inspect's binder otherwise and for errors."""
+        if self.fast_arity >= len(args) and all(
+                self.kinds.get(k) == inspect.Parameter.POSITIONAL_OR_KEYWORD for k in kwargs):
+            values, used = list(args), 0
+            for name in self.names[len(args):]:
+                if name in kwargs:
+                    values.append(kwargs[name])
+                    used += 1
+                elif self.defaults[name] is not inspect.Parameter.empty:
+                    values.append(self.defaults[name])
+                else:
+                    break              # a missing argument: let inspect say so
+            else:
+                if used == len(kwargs):   # no keyword repeats a positional argument
+                    return self.names, values
+        bound = self.bind(fn_name, args, kwargs)
+        names = list(bound.arguments)
+        return names, [bound.arguments[n] for n in names]
 
     def bind(self, fn_name, args, kwargs, partial=False):
         try:
@@ -174,14 +196,19 @@ class _Signature:
         return args, kwargs
 
 
+_MISSING = object()
+
+
 def _flat_arrays(values):
     """The array leaves of a list of argument values, in placeholder order."""
     out = []
     for value in values:
-        if nest.is_nested(value):
-            out.extend(leaf for leaf in nest.flatten(value) if tt.is_array(leaf))
-        elif tt.is_array(value):
+        if type(value) in tt._PRIMITIVES:
+            continue
+        if tt.is_array(value):
             out.append(value)
+        elif nest.is_nested(value):
+            out.extend(leaf for leaf in nest.flatten(value) if tt.is_array(leaf))
     return out
 
 
@@ -344,9 +371,7 @@ class Function:
         self._fast[_fast_key(args)] = runner
 
     def _bind(self, args, kwargs):
-        bound = self._sig.bind(self.__name__, args, kwargs)
-        names = list(bound.arguments)
-        return names, [bound.arguments[n] for n in names]
+        return self._sig.bind_values(self.__name__, args, kwargs)
 
     def _set_input_signature(self, input_signature):
         specs = list(input_signature)

@@ -90,6 +90,20 @@ def test_wrong_number_of_arguments_names_the_function():
 
     with pytest.raises(TypeError, match=r"f\(x\): too many positional arguments"):
         f(np.ones(1), np.ones(1))
+    with pytest.raises(TypeError, match=r"f\(x\): missing a required argument: 'x'"):
+        f()
+    with pytest.raises(TypeError, match=r"f\(x\): multiple values for argument 'x'"):
+        f(np.ones(1), x=np.ones(1))
+    with pytest.raises(TypeError, match=r"f\(x\): got an unexpected keyword argument 'y'"):
+        f(np.ones(1), y=np.ones(1))
+
+    @ag.function
+    def g(x, /, y=2):
+        return x * y
+
+    with pytest.raises(TypeError, match=r"g\(x, /, y=2\): 'x' parameter is positional only"):
+        g(x=np.ones(1))
+    assert g(np.ones(1), y=3) == 3.0
 
 
 def test_symbolic_tensor_leaking_out_of_a_trace_is_a_clear_error():
