@@ -6,6 +6,8 @@ GPU once per call, `to_host` copies back, and `synchronize` waits for the GPU's 
 matters for timing (kernels are launched asynchronously).
 """
 
+import numpy as np
+
 from autograph.runtime.devices import Device, DeviceUnavailable
 
 _cupy = None
@@ -71,7 +73,7 @@ def create(name):
             return cupy.asarray(a)
 
     def to_host(a):
-        return cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else __import__("numpy").asarray(a)
+        return cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else np.asarray(a)
 
     def synchronize():
         gpu.synchronize()
