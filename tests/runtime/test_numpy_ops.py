@@ -555,3 +555,34 @@ def test_every_registered_numpy_primitive_was_run_on_strict():
     for name in sorted(names):
         kernel = PRIMITIVES[name].kernel
         assert callable(kernel) or hasattr(xp, kernel), f"{name}: xp.{kernel} missing"
+
+
+# -- property tests: static shapes agree with NumPy on random shapes and indices ---------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+from autograph.runtime import shapes as shape_rules  # noqa: E402
+
+
+@settings(max_examples=100, deadline=None)
+@given(hnp.mutually_broadcastable_shapes(num_shapes=3, min_side=0, max_side=4),
+       st.lists(st.booleans(), min_size=20, max_size=20))
+def test_broadcast_rule_with_unknown_dims_agrees_with_numpy(case, hide):
+    concrete = case.input_shapes
+    flags = iter(hide)
+    partial = [tuple(None if next(flags) else d for d in s) for s in concrete]
+    out = shape_rules.broadcast(*partial)
+    expected = np.broadcast_shapes(*concrete)
+    assert len(out) == len(expected)
+    assert all(d is None or d == e for d, e in zip(out, expected)), (partial, out, expected)
+    assert shape_rules.broadcast(*concrete) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4).flatmap(
+    lambda shape: st.tuples(st.just(shape), hnp.basic_indices(shape, allow_newaxis=True))))
+def test_basic_indexing_agrees_with_numpy(case):
+    shape, key = case
+    x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    check(lambda t: t[key], x)
