@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from autograph.runtime import control_flow, primitives  # noqa: F401 (registers Cast)
+from autograph.runtime import control_flow, nest, primitives  # noqa: F401 (Cast)
 from autograph.runtime.graph import get_default_graph
 from autograph.runtime.tensor import Tensor
 
@@ -29,16 +29,37 @@ def _host(a):
         return np.asarray(get()) if get is not None else np.from_dlpack(a)
 
 
-def format_value(x):
+def _is_variable(x):
+    return hasattr(x, "read_value") and hasattr(x, "assign")
+
+
+def format_value(x, nested=False):
     """How `ag.print` shows one argument: strings as they are, arrays like NumPy's `str`
-    (`[1 2 3]`, a scalar as `5`)."""
+    (`[1 2 3]`, a scalar as `5`), lists/tuples/dicts of them like Python does."""
     if isinstance(x, str):
-        return x
-    if hasattr(x, "read_value") and hasattr(x, "assign"):   # a Variable, printed eagerly
+        return repr(x) if nested else x
+    if _is_variable(x):   # a Variable, printed eagerly
         x = x.numpy()
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k!r}: {format_value(v, True)}" for k, v in x.items()) + "}"
+    if isinstance(x, (list, tuple)):
+        inner = ", ".join(format_value(v, True) for v in x)
+        if isinstance(x, list):
+            return f"[{inner}]"
+        return f"({inner}{',' if len(x) == 1 else ''})"
     if isinstance(x, (bool, int, float, complex)) or x is None:
         return str(x)
     return str(_host(x))
+
+
+class _Slot:
+    """Marks where a tensor's run-time value goes in a printed structure."""
+
+    def __repr__(self):
+        return "<tensor>"
+
+
+_SLOT = _Slot()
 
 
 def _print_infer(*_, **__):
@@ -47,7 +68,15 @@ def _print_infer(*_, **__):
 
 def _print_kernel(xp, *arrays, template, sep, end, file):
     it = iter(arrays)
-    parts = [format_value(next(it)) if p is None else p for p in template]
+    parts = []
+    for p in template:
+        if p is None:
+            parts.append(format_value(next(it)))
+        elif isinstance(p, str):
+            parts.append(p)
+        else:   # a structure holding tensors: put this run's values in, then format
+            leaves = [next(it) if leaf is _SLOT else leaf for leaf in nest.flatten(p)]
+            parts.append(format_value(nest.pack_sequence_as(p, leaves)))
     print(*parts, sep=sep, end=end, file=sys.stdout if file is None else file)
 
 
@@ -55,20 +84,29 @@ primitives.register("print", _print_infer, kernel=_print_kernel, effectful=True,
                     doc="prints its inputs (formatted like NumPy's str) on every run")
 
 
+def _read(x):
+    return x.read_value() if _is_variable(x) else x
+
+
 def print_(*args, sep=" ", end="\n", file=None):
-    """Print `args` (arrays like NumPy's `str`, strings as they are) now when eager, and on
-    every run of the graph when tracing, in program order with other effects."""
-    if not _tracing(args):
+    """Print `args` (arrays like NumPy's `str`, strings as they are, lists/tuples/dicts of
+    them) now when eager, and on every run of the graph when tracing, in program order with
+    other effects."""
+    if not _tracing([leaf for a in args for leaf in nest.flatten(a)]):
         print(*(format_value(a) for a in args), sep=sep, end=end,
               file=sys.stdout if file is None else file)
         return None
     tensors, template = [], []
     for a in args:
-        if hasattr(a, "read_value") and hasattr(a, "assign"):   # a Variable: read it each run
-            a = a.read_value()
+        a = nest.map_structure(_read, a) if nest.is_nested(a) else _read(a)
         if isinstance(a, Tensor):
             tensors.append(a)
             template.append(None)
+        elif nest.is_nested(a) and any(isinstance(x, Tensor) for x in nest.flatten(a)):
+            leaves = nest.flatten(a)
+            tensors.extend(x for x in leaves if isinstance(x, Tensor))
+            template.append(nest.pack_sequence_as(
+                a, [_SLOT if isinstance(x, Tensor) else x for x in leaves]))
         else:
             template.append(format_value(a))
     primitives.bind("print", tensors, {"template": tuple(template), "sep": sep, "end": end,

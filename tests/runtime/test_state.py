@@ -220,6 +220,18 @@ def test_print_formats_like_tf_print_eager_and_staged():
         assert printed == want
 
 
+def test_print_of_structures_holding_tensors():
+    def f(x, y):
+        ag.print("pair:", [x, y], {"a": x, "b": "s"}, (y,))
+        return x
+    args = (np.int64(1), np.arange(2))
+    want = "pair: [1, [0 1]] {'a': 1, 'b': 's'} ([0 1],)\n"
+    assert capture_stdout(f, *args)[1] == want
+    graph, _ = trace(f, *args)
+    for mode in MODES:
+        assert capture_stdout(run, graph, args, mode)[1] == want
+
+
 def test_print_is_never_optimized_away_and_keeps_sep_end():
     def f(x):
         ag.print(x, x, sep="|", end="!\n")
