@@ -5,7 +5,7 @@
 - Static.SCOPE on every statement: a `Scope` covering the statement, nested blocks included;
 - Static.NODE_SCOPE on every node that is a CFG node's `ast_node` (see analysis.cfg): what
   that node itself does. For a simple statement it is its SCOPE; for an if/while the test;
-  for a for the iterable and the target; for a with its items; for an except handler the
+  for a for the iterable (and, on the target node, the binding); for a with its items; for an except handler the
   type and name; for a def/class the binding of the name, its decorators and defaults, and
   the free variables its body reads; for a function's `arguments` the parameters;
 - Static.BODY_SCOPE / ORELSE_SCOPE on if, while, for, try (ORELSE), with, except handlers,
@@ -203,9 +203,8 @@ class _Activity(gast.NodeVisitor):
         iterable = self.scoped(node.iter)
         target = self.scoped(node.target)
         anno.setanno(node, anno.Static.ITERATE_SCOPE, target)
-        header = target.copy()
-        header.merge_from(iterable)
-        anno.setanno(node, anno.Static.NODE_SCOPE, header)
+        anno.setanno(node, anno.Static.NODE_SCOPE, iterable)
+        anno.setanno(node.target, anno.Static.NODE_SCOPE, target)
         anno.setanno(node, anno.Static.BODY_SCOPE, self.scoped(node.body))
         anno.setanno(node, anno.Static.ORELSE_SCOPE, self.scoped(node.orelse))
 

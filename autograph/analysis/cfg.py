@@ -5,8 +5,9 @@
 - one node for the parameters (`ast_node` is the `arguments` node): the entry;
 - one node per simple statement (assign, expr, return, break, continue, raise, del, ...);
 - one node for the header of each compound statement: the If / While node (its test), the
-  For node (take the next item, bind the target), the With node (enter, bind `as`), each
-  ExceptHandler (bind the exception), each Match and match_case;
+  For node (take the next item, or leave), the With node (enter, bind `as`), each
+  ExceptHandler (bind the exception), each Match and match_case; a For's target expression
+  has a node of its own at the start of the body (binding it happens only with an item);
 - one opaque node per nested FunctionDef / ClassDef (defining binds the name; the nested
   body gets its own Graph from `build_all`); lambdas and comprehensions are expressions.
 
@@ -203,6 +204,9 @@ class _Builder(gast.NodeVisitor):
         head = self.add(node)
         loop = _Loop(head)
         self.stack.append(loop)
+        if isinstance(node, (gast.For, gast.AsyncFor)):
+            # the target is bound only when there is an item: its own node starts the body
+            self.add(node.target)
         self.block(node.body)
         self.connect(self.leaves, head)
         self.stack.pop()

@@ -56,7 +56,8 @@ def test_compound_statement_scopes():
     assert sets(scope(branch, S.ORELSE_SCOPE)) == ({"x"}, {"z"}, {"z"})
     loop2 = stmt(fn, "for i, j in pairs(x):")
     assert sets(scope(loop2, S.ITERATE_SCOPE)) == (set(), {"i", "j"}, {"i", "j"})
-    assert sets(scope(loop2, S.NODE_SCOPE)) == ({"pairs", "x"}, {"i", "j"}, {"i", "j"})
+    assert sets(scope(loop2, S.NODE_SCOPE)) == ({"pairs", "x"}, set(), set())
+    assert sets(scope(loop2.target, S.NODE_SCOPE)) == (set(), {"i", "j"}, {"i", "j"})
     assert sets(scope(loop2, S.BODY_SCOPE)) == ({"i", "j"}, {"t"}, {"t"})
 
 

@@ -83,7 +83,9 @@ def test_for_loop_header_is_revisited():
                 t += x
             return t
         """)
-    assert edges(g)["for x in xs"] == ["return t", "t += x"]
+    # binding the target is a node of its own: the loop may end without binding it
+    assert edges(g)["for x in xs"] == ["return t", "x"]
+    assert edges(g)["x"] == ["t += x"]
     assert edges(g)["t += x"] == ["for x in xs"]
 
 

@@ -155,3 +155,15 @@ def test_match_capture_names_are_defined_in_the_case_body():
     assert defined(fn, "out = where") == ({"cmd", "where"}, {"cmd", "where"})
     assert defined(fn, "return out") == ({"cmd"}, {"cmd", "out", "where"})
     assert live(fn, "out = where") == ({"where"}, {"out"})
+
+
+def test_for_target_is_not_defined_after_an_empty_loop():
+    fn, _ = analyzed("""
+        def f(xs):
+            for x in xs:
+                pass
+            return x
+        """)
+    assert defined(fn, "pass") == ({"xs", "x"}, {"xs", "x"})
+    assert defined(fn, "return x") == ({"xs"}, {"xs", "x"})
+    assert live(fn, "for x in xs:") == ({"x", "xs"}, {"x"})
