@@ -260,3 +260,32 @@ def test_input_signature_must_hold_specs():
         @ag.function(input_signature=[np.zeros(2)])
         def f(x):
             return x
+
+
+# -- properties of the ordering ------------------------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+dims = st.one_of(st.none(), st.integers(0, 4))
+shapes = st.one_of(st.none(), st.lists(dims, max_size=3).map(tuple))
+specs = st.builds(ag.TensorSpec, shapes, st.sampled_from([np.int32, np.float64]))
+concrete_shapes = st.lists(st.integers(0, 4), max_size=3).map(tuple)
+
+
+@settings(max_examples=200, deadline=None)
+@given(specs, specs, concrete_shapes)
+def test_supertype_covers_both_and_subtype_agrees_with_arrays(a, b, shape):
+    common = a.most_specific_common_supertype([b])
+    if a.dtype != b.dtype:
+        assert common is None
+        return
+    assert a.is_subtype_of(common) and b.is_subtype_of(common)
+    assert tt.is_subtype(a, common) and tt.supertype(a, b) == common
+    # an array fits a spec exactly when its exact spec is a subtype of it
+    array = np.zeros(shape, a.dtype)
+    assert a.is_compatible_with(array) == ag.TensorSpec(shape, a.dtype).is_subtype_of(a)
+    if a.is_compatible_with(array):
+        assert common.is_compatible_with(array)
+    # the most specific of two comparable specs scores at least as high
+    if a.is_subtype_of(b):
+        assert tt.specificity(a) >= tt.specificity(b)
