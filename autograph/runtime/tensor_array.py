@@ -80,6 +80,24 @@ def _stack_kernel(xp, handle, *, dtype, element_shape, **_):
     return xp.stack(items)
 
 
+def _gather_kernel(xp, handle, indices, *, dtype, element_shape):
+    picked = [_read_kernel(xp, handle, i) for i in xp.reshape(indices, (-1,))]
+    if not picked:
+        return xp.zeros((0,) + tuple(element_shape or ()), dtype=dtype)
+    return xp.stack(picked)
+
+
+def _concat_kernel(xp, handle, *, dtype, element_shape):
+    items = handle.items
+    missing = [i for i, v in enumerate(items) if v is None]
+    if missing:
+        raise ValueError(f"TensorArray.concat(): element(s) {missing[:5]} of {len(items)} were "
+                         "never written")
+    if not items:
+        return xp.zeros((0,) + tuple(element_shape or ())[1:], dtype=dtype)
+    return xp.concat(items, axis=0)
+
+
 def _size_kernel(xp, handle, *, dtype):
     return xp.asarray(len(handle.items), dtype=dtype)
 
@@ -105,6 +123,16 @@ def _stack_infer(handle, *, dtype, element_shape, size):
     return [(dtype, shape, False)]
 
 
+def _gather_infer(handle, indices, *, dtype, element_shape):
+    n = None if indices.shape is None or len(indices.shape) != 1 else indices.shape[0]
+    return [(dtype, None if element_shape is None else (n,) + tuple(element_shape), False)]
+
+
+def _concat_infer(handle, *, dtype, element_shape):
+    shape = None if not element_shape else (None,) + tuple(element_shape)[1:]
+    return [(dtype, shape, False)]
+
+
 def _size_infer(handle, *, dtype):
     return [(dtype, (), False)]
 
@@ -118,6 +146,10 @@ primitives.register("ta_unstack", _handle_infer, _unstack_kernel, effectful=True
 primitives.register("ta_read", _read_infer, _read_kernel, doc="element `index`")
 primitives.register("ta_stack", _stack_infer, _stack_kernel, doc="all elements, stacked")
 primitives.register("ta_size", _size_infer, _size_kernel, doc="number of elements")
+primitives.register("ta_gather", _gather_infer, _gather_kernel,
+                    doc="the elements at `indices`, stacked")
+primitives.register("ta_concat", _concat_infer, _concat_kernel,
+                    doc="all elements joined along their first axis")
 
 
 # -- the user-facing object ------------------------------------------------------------------
@@ -233,6 +265,30 @@ class TensorArray:
         return primitives.bind1("ta_stack", [self._handle],
                                 {"dtype": self.dtype, "element_shape": self.element_shape,
                                  "size": self._static_size})
+
+    def gather(self, indices):
+        """The elements at `indices` (a 1-D sequence), stacked."""
+        if not self._symbolic(indices):
+            picked = [self.read(i) for i in np.reshape(indices, (-1,))]
+            if not picked:
+                return np.zeros((0,) + tuple(self.element_shape or ()), self.dtype)
+            return np.stack(picked)
+        indices = primitives.convert(indices)
+        return primitives.bind1("ta_gather", [self._handle, indices],
+                                {"dtype": self.dtype, "element_shape": self.element_shape})
+
+    def concat(self):
+        """All elements joined along their first axis (elements of rank >= 1)."""
+        if not self._symbolic():
+            missing = [i for i, v in enumerate(self._items) if v is None]
+            if missing:
+                raise ValueError(f"TensorArray.concat(): element(s) {missing[:5]} of "
+                                 f"{len(self._items)} were never written")
+            if not self._items:
+                return np.zeros((0,) + tuple(self.element_shape or ())[1:], self.dtype)
+            return np.concatenate(self._items)
+        return primitives.bind1("ta_concat", [self._handle],
+                                {"dtype": self.dtype, "element_shape": self.element_shape})
 
     def unstack(self, value):
         """Store the rows of `value` as the elements; returns the TensorArray."""

@@ -75,6 +75,21 @@ def test_tensor_array_across_cond_branches_and_unstack():
     assert_same(list(f(x, 1)), [np.array([100.0, 2, 3]), np.float64(3)])   # eager
 
 
+def test_tensor_array_gather_and_concat():
+    def f(x, idx):
+        ta = ag.TensorArray(np.float64, size=3)
+        for i in range(3):                           # Python loop: unrolled while tracing
+            ta = ta.write(i, x * (i + 1))
+        return ta.gather(idx), ta.concat()
+    x, idx = np.array([1.0, 2.0]), np.array([2, 0])
+    want = [np.array([[3.0, 6.0], [1.0, 2.0]]), np.array([1.0, 2, 2, 4, 3, 6])]
+    assert_same(list(f(x, idx)), want)               # eager
+    graph, (gathered, joined) = trace(f, x, idx)
+    assert gathered.shape == (2, 2) and joined.shape == (None,)
+    for mode in MODES:
+        assert_same(run(graph, [x, idx], mode), want)
+
+
 def test_tensor_array_rejects_a_real_dtype_mismatch():
     def f(x):
         return ag.TensorArray(np.int32, size=1).write(0, x).stack()
