@@ -18,6 +18,7 @@ any trace whose key is a supertype of its own; the most specific one wins. `supe
 two keys into one (for `reduce_retracing=True`).
 """
 
+import reprlib
 import weakref
 
 import numpy as np
@@ -393,8 +394,8 @@ def specificity(key):
 
 _KIND_FITS = {   # value dtype kind -> dtype kinds a Python value may be converted to
     "b": "b",
-    "i": "iuf c",
-    "u": "iuf c",
+    "i": "iufc",
+    "u": "iufc",
     "f": "fc",
     "c": "c",
 }
@@ -411,6 +412,8 @@ def describe_value(value):
     if type(value) in _PRIMITIVES:
         return f"Python {type(value).__name__} {value!r}"
     if isinstance(value, (list, tuple, dict)):
+        if all(type(leaf) in _PRIMITIVES for leaf in nest.flatten(value)):
+            return f"a {type(value).__name__} {reprlib.repr(value)}"
         return f"a {type(value).__name__} {nest.describe(value)}"
     return f"a {type(value).__name__} object"
 
@@ -444,7 +447,10 @@ def convert_to_spec(value, spec, path):
         raise SignatureMismatch(path, repr(spec), describe_value(value)) from None
     if spec.dtype.kind not in _KIND_FITS.get(array.dtype.kind, ""):
         raise SignatureMismatch(path, repr(spec), describe_value(value))
-    array = array.astype(spec.dtype)
+    try:   # converting the Python values themselves: out-of-range ints fail, never wrap
+        array = np.asarray(value, dtype=spec.dtype)
+    except (OverflowError, ValueError):
+        raise SignatureMismatch(path, repr(spec), describe_value(value)) from None
     if not spec._shape_covers(array.shape):
         raise SignatureMismatch(path, repr(spec), describe_value(value))
     return array
