@@ -112,9 +112,16 @@ class Tensor:
     # -- NumPy's dispatch protocols -----------------------------------------------------------
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        for x in inputs:   # another library's array type (e.g. ag.Variable) handles itself
+            if type(x) is not Tensor and hasattr(type(x), "__array_ufunc__") \
+                    and not isinstance(x, (np.ndarray, np.generic)):
+                return NotImplemented
         return _ops.ufunc_method(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
+        for t in types:
+            if not issubclass(t, (Tensor, np.ndarray)):
+                return NotImplemented
         return _ops.array_function(func, args, kwargs)
 
     def __array__(self, dtype=None, copy=None):

@@ -239,3 +239,24 @@ def _timed(fn):
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+class _OtherArray:
+    """A stand-in for another library's array type that handles NumPy calls itself."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return ("other", ufunc.__name__)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return ("other", func.__name__)
+
+
+def test_other_array_types_get_their_turn(g):
+    x = g.placeholder("x", np.dtype(np.float64), (2,))
+    other = _OtherArray(1.0)
+    assert np.add(x, other) == ("other", "add")
+    assert np.concatenate([x, other]) == ("other", "concatenate")
+    assert isinstance(np.add(x, np.ones(2)), Tensor)
