@@ -174,3 +174,21 @@ def test_reduce_retracing_relaxes_rank_changes_to_unknown_rank():
     g(np.ones(2), 1)
     g(np.ones(2), 2)
     assert g.experimental_get_tracing_count() == 2
+
+
+def test_input_signature_converts_python_values_only_when_they_fit():
+    @ag.function(input_signature=[ag.TensorSpec([None], np.uint8)])
+    def f(x):
+        return x + 1
+
+    out = f([1, 2])
+    assert out.dtype == np.uint8 and out.tolist() == [2, 3]
+    with pytest.raises(TypeError, match=r"argument `x` does not fit the input_signature: "
+                                        r"expected TensorSpec\(shape=\(None,\), dtype=uint8, "
+                                        r"name=None\), got a list \[-1, 2\]"):
+        f([-1, 2])                      # would wrap around: refused
+    with pytest.raises(TypeError, match=r"got a list \[1.5\]"):
+        f([1.5])                        # float -> int would truncate: refused
+    with pytest.raises(TypeError, match=r"got a uint16 array"):
+        f(np.array([1], np.uint16))     # arrays must match the dtype exactly
+    assert f.experimental_get_tracing_count() == 1
