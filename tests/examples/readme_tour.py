@@ -1,5 +1,7 @@
 """The README's tour (and docs/generated_code.md) are executable: every ```python block runs,
 in order, in one namespace, and the ```text block right after it is the output it printed.
+A ```console block holds `$ autograph ...` commands, each followed by what it printed
+(stdout, then stderr); they run with the current interpreter from the repository root.
 
     python -m tests.examples.readme_tour           # check (exit status 1 on a difference)
     python -m tests.examples.readme_tour --write   # paste fresh outputs into the files
@@ -21,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 README = os.path.join(ROOT, "README.md")
 START, END = "## A tour", "## Benchmarks"
 FILES = [README, os.path.join(ROOT, "docs", "generated_code.md"),
-         os.path.join(ROOT, "docs", "limitations.md")]
+         os.path.join(ROOT, "docs", "limitations.md"), os.path.join(ROOT, "docs", "command_line.md")]
 
 _BLOCK = re.compile(r"```python\n(.*?)```\n(?:\n```text\n(.*?)```\n)?", re.S)
 
@@ -39,6 +41,32 @@ def blocks(text):
     """(code, printed output or None, match) for each python block of the tour section."""
     start, end = tour_span(text)
     return [(m.group(1), m.group(2), m) for m in _BLOCK.finditer(text, start, end)]
+
+
+_CONSOLE = re.compile(r"```console\n(.*?)```\n", re.S)
+
+
+def console_blocks(text):
+    start, end = tour_span(text)
+    return [(m.group(1), m) for m in _CONSOLE.finditer(text, start, end)]
+
+
+def run_console(block):
+    """The block with every `$ autograph ...` command's output replaced by a fresh run."""
+    import shlex
+    import subprocess
+    out = []
+    for line in block.splitlines(keepends=True):
+        if not line.startswith("$ "):
+            continue                       # old output: dropped, regenerated below
+        out.append(line)
+        argv = shlex.split(line[2:])
+        assert argv[0] == "autograph", f"console blocks run autograph commands only: {line}"
+        done = subprocess.run([sys.executable, "-m", "autograph"] + argv[1:], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        # paths under the checkout are shown relative to it, so any clone gives the same text
+        out.append((done.stdout + done.stderr).replace(ROOT + os.sep, ""))
+    return "".join(out)
 
 
 def run(codes, label="README.md"):
@@ -68,6 +96,10 @@ def check(text, label="README.md"):
     for i, ((code, expected, _), got) in enumerate(zip(found, outputs)):
         if (expected or "") != got:
             diffs.append((i + 1, expected, got))
+    for i, (block, _) in enumerate(console_blocks(text)):
+        got = run_console(block)
+        if got != block:
+            diffs.append((f"console {i + 1}", block, got))
     return diffs
 
 
@@ -81,6 +113,13 @@ def write(text, label="README.md"):
         pieces.append(f"```python\n{code}```\n")
         if got:
             pieces.append(f"\n```text\n{got}```\n")
+        last = m.end()
+    pieces.append(text[last:])
+    text = "".join(pieces)
+    pieces, last = [], 0
+    for block, m in console_blocks(text):
+        pieces.append(text[last:m.start()])
+        pieces.append(f"```console\n{run_console(block)}```\n")
         last = m.end()
     pieces.append(text[last:])
     return "".join(pieces)
