@@ -8,6 +8,7 @@
   For node (take the next item, or leave), the With node (enter, bind `as`), each
   ExceptHandler (bind the exception), each Match and match_case; a For's target expression
   has a node of its own at the start of the body (binding it happens only with an item);
+  the end of `except E as name:` has a `HandlerExit` node (Python unbinds the name there);
 - one opaque node per nested FunctionDef / ClassDef (defining binds the name; the nested
   body gets its own Graph from `build_all`); lambdas and comprehensions are expressions.
 
@@ -24,7 +25,9 @@ compound statements.
 
 import gast
 
-from autograph.source import parser
+from autograph.analysis.activity import Scope
+from autograph.source import anno, parser
+from autograph.source.qual_names import QN
 
 
 class Node:
@@ -54,6 +57,8 @@ def _describe(ast_node):
         return f"def {ast_node.name}"
     if isinstance(ast_node, gast.ExceptHandler):
         return "except"
+    if isinstance(ast_node, HandlerExit):
+        return f"<unbind {ast_node.handler.name.id}>"
     if isinstance(ast_node, gast.With):
         return "with"
     return _unparse(ast_node).split("\n")[0]
@@ -64,6 +69,19 @@ def _unparse(node):
         return parser.unparse(node)
     except Exception:  # noqa: BLE001 - only for repr
         return type(node).__name__
+
+
+class HandlerExit:
+    """A CFG node's ast_node for the end of `except E as name:`, where Python unbinds
+    `name`. Its Static.NODE_SCOPE says it deletes the name."""
+
+    def __init__(self, handler):
+        self.handler = handler
+        scope = Scope()
+        qn = QN(handler.name.id)
+        scope.modified.add(qn)
+        scope.deleted.add(qn)
+        anno.setanno(self, anno.Static.NODE_SCOPE, scope)
 
 
 class Graph:
@@ -287,6 +305,8 @@ class _Builder(gast.NodeVisitor):
     def visit_ExceptHandler(self, node):
         self.add(node)
         self.block(node.body)
+        if node.name is not None:
+            self.add(HandlerExit(node))
 
     # -- driver ----------------------------------------------------------------------------
     def build(self):

@@ -167,3 +167,16 @@ def test_for_target_is_not_defined_after_an_empty_loop():
     assert defined(fn, "pass") == ({"xs", "x"}, {"xs", "x"})
     assert defined(fn, "return x") == ({"xs"}, {"xs", "x"})
     assert live(fn, "for x in xs:") == ({"x", "xs"}, {"x"})
+
+
+def test_except_as_name_is_unbound_after_the_handler():
+    fn, _ = analyzed("""
+        def f(x):
+            try:
+                x = 1 // x
+            except ZeroDivisionError as err:
+                msg = err
+            return x
+        """)
+    assert defined(fn, "msg = err") == ({"err", "x"}, {"err", "x"})
+    assert defined(fn, "return x") == ({"x"}, {"msg", "x"})
