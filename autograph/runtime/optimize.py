@@ -6,7 +6,8 @@ same values. It copies the graph node by node (program order), and while copying
 - folds a node whose inputs are all constants into a Const (evaluated now with NumPy; not
   when the result is large, and never an effectful node);
 - reuses an earlier node with the same op, the same inputs and equal attrs (CSE);
-- replaces a `cond` whose condition is a constant by the branch it would take;
+- replaces a `cond` whose condition is a constant by the branch it would take, and drops
+  the outputs of a `cond` that nothing uses;
 - optimises the branch and body graphs of control-flow nodes the same way.
 
 Then it drops nodes nothing needs (dead-node elimination). Effectful nodes (print, variable
@@ -34,30 +35,35 @@ class _Rewriter:
     def __init__(self):
         self.cpu = get_device("cpu")
 
-    def rewrite(self, graph, parent):
+    def rewrite(self, graph, parent, keep=None):
+        """The optimised copy of `graph`; `keep`: indices of the outputs to keep (all)."""
         new = Graph(graph.name, parent)
         new.variables = list(graph.variables)
         mapping = {id(t): new.placeholder(t.node.name, t.dtype, t.shape, t.weak)
                    for t in graph.inputs}
         self.copy_nodes(graph, new, mapping, {})
-        new.outputs = [mapping[id(t)] for t in graph.outputs]
+        outputs = graph.outputs if keep is None else [graph.outputs[k] for k in keep]
+        new.outputs = [mapping[id(t)] for t in outputs]
         _eliminate_dead(new)
         return new
 
     def copy_nodes(self, graph, new, mapping, seen):
         """Copy `graph`'s nodes into `new`; `mapping`: id(old tensor) -> new tensor;
         `seen`: CSE table of `new`."""
+        used = {id(t) for t in graph.outputs}
+        used.update(id(t) for node in graph.nodes for t in node.inputs)
         for node in graph.nodes:
             if node.op == "Placeholder":
                 continue
             ins = [mapping[id(t)] for t in node.inputs]
-            outs = self.copy_node(node, ins, new, mapping, seen)
+            outs = self.copy_node(node, ins, new, used, seen)
             for old, out in zip(node.outputs, outs):
-                mapping[id(old)] = out
+                if out is not None:
+                    mapping[id(old)] = out
 
-    def copy_node(self, node, ins, new, mapping, seen):
+    def copy_node(self, node, ins, new, used, seen):
         if node.op in CONTROL_FLOW_OPS:
-            return self.control_flow(node, ins, new, mapping, seen)
+            return self.control_flow(node, ins, new, used, seen)
         effectful = is_effectful(node)
         if not effectful and node.op != "Const" and all(t.node.op == "Const" for t in ins):
             folded = self.fold(node, ins, new)
@@ -88,20 +94,28 @@ class _Rewriter:
                              [(t.dtype, v.shape, t.weak)], name=node.name).outputs[0]
                 for t, v in zip(node.outputs, outs)]
 
-    def control_flow(self, node, ins, new, mapping, seen):
+    def control_flow(self, node, ins, new, used, seen):
+        """Copy a cond/while_loop node with optimised subgraphs. A cond on a constant is
+        replaced by its branch; a cond's outputs that nothing uses are dropped (with the
+        branch computations that only fed them). Returns the new outputs (None: dropped)."""
         attrs = dict(node.attrs)
         if node.op == "cond" and ins[0].node.op == "Const":
             branch = attrs["true_graph" if bool(ins[0].node.attrs["value"]) else "false_graph"]
             inner = {id(t): v for t, v in zip(branch.inputs, ins[1:])}
             self.copy_nodes(branch, new, inner, seen)
             return [inner[id(t)] for t in branch.outputs]
+        keep = None
+        if node.op == "cond":
+            keep = [k for k, t in enumerate(node.outputs) if id(t) in used]
         for key, value in node.attrs.items():
             if isinstance(value, Graph):
-                sub = attrs[key] = self.rewrite(value, parent=new)
+                sub = attrs[key] = self.rewrite(value, parent=new, keep=keep)
                 _record_captures(node, sub, ins)
-        copy = new.add_node(node.op, ins, attrs,
-                            [(t.dtype, t.shape, t.weak) for t in node.outputs], name=node.name)
-        return copy.outputs
+        kept = node.outputs if keep is None else [node.outputs[k] for k in keep]
+        copy = new.add_node(node.op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in kept],
+                            name=node.name)
+        outs = dict(zip(map(id, kept), copy.outputs))
+        return [outs.get(id(t)) for t in node.outputs]
 
 
 def _record_captures(node, sub, ins):

@@ -116,6 +116,20 @@ def test_cond_with_constant_predicate_is_inlined():
     assert float(run(opt, [np.float64(1.0)], "codegen")[0]) == 2.0
 
 
+def test_unused_cond_outputs_and_their_branch_work_are_dropped():
+    def f(x):
+        a, b = ag.cond(x > 0, lambda: (x + 1.0, np.exp(x)), lambda: (x - 1.0, np.log(-x)))
+        return a * 2.0
+    graph, _ = trace(f, np.float64(1.0))
+    opt = optimize.optimize(graph)
+    [node] = [n for n in opt.nodes if n.op == "cond"]
+    assert len(node.outputs) == 1
+    branch_ops = ops(node.attrs["true_graph"]) + ops(node.attrs["false_graph"])
+    assert "exp" not in branch_ops and "log" not in branch_ops
+    for x in (1.0, -1.0):
+        assert_same(run(opt, [np.float64(x)], "codegen"), run(graph, [np.float64(x)], "interpreter"))
+
+
 def test_variable_reads_are_not_merged_across_an_assignment():
     v = ag.Variable(1.0, name="v")
 
