@@ -405,7 +405,7 @@ def describe_value(value):
     """A short description of an argument value for error messages."""
     if is_array(value):
         name = as_dtype(value.dtype).name
-        article = "an" if name[0] in "aeiou" else "a"
+        article = "an" if name[0] in "aio" else "a"   # an int32, a uint8, a float64
         return f"{article} {name} array of shape {_shape_str(tuple(value.shape))}"
     if isinstance(value, TensorSpec):
         return repr(value)
