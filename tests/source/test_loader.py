@@ -226,3 +226,17 @@ def test_a_user_variable_named_like_generated_code_is_a_clear_error():
         loader.load(node, fn, {"ag__": object()})
     assert "'ag__'" in str(info.value) and "Rename" in str(info.value)
     assert "uses" in str(info.value)
+
+
+def test_pdb_lists_the_generated_code():
+    import io
+    import pdb
+    node, _, _ = parser.parse_entity(scaled)
+    node.body[-1:] = templates.replace("generated_marker = value\nreturn generated_marker",
+                                       origin=node.body[-1], value=node.body[-1].value)
+    new, _, filename = loader.load(node, scaled, {})
+    out = io.StringIO()
+    debugger = pdb.Pdb(stdin=io.StringIO("list\ncontinue\n"), stdout=out)
+    debugger.use_rawinput = False
+    assert debugger.runcall(new, 1) == scaled(1)
+    assert filename in out.getvalue() and "generated_marker = x * SCALE" in out.getvalue()
