@@ -23,7 +23,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 README = os.path.join(ROOT, "README.md")
 START, END = "## A tour", "## Benchmarks"
 FILES = [README, os.path.join(ROOT, "docs", "generated_code.md"),
-         os.path.join(ROOT, "docs", "limitations.md"), os.path.join(ROOT, "docs", "command_line.md")]
+         os.path.join(ROOT, "docs", "limitations.md"), os.path.join(ROOT, "docs", "command_line.md"),
+         os.path.join(ROOT, "docs", "tracing.md")]
 
 _BLOCK = re.compile(r"```python\n(.*?)```\n(?:\n```text\n(.*?)```\n)?", re.S)
 
