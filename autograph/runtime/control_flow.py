@@ -271,7 +271,11 @@ def while_loop(cond_fn, body_fn, loop_vars, shape_invariants=None, maximum_itera
     staged as one `while_loop` node. `shape_invariants` is accepted for TensorFlow
     compatibility and ignored: shapes are relaxed automatically. `maximum_iterations` (an
     int or a tensor) stops the loop after that many iterations. `names` name the flat loop
-    variables in error messages."""
+    variables in error messages.
+
+    The body is traced again when a trace shows a loop variable's dtype (a Python scalar
+    adopting the body's dtype) or shape (a dimension that changes) must be relaxed, so Python
+    side effects in `cond_fn`/`body_fn` may happen more than once while tracing."""
     single = not isinstance(loop_vars, (list, tuple))
     loop_vars = [loop_vars] if single else loop_vars
     kind = type(loop_vars)
@@ -374,9 +378,9 @@ def _staged_while(cond_fn, body_fn, loop_vars, maximum_iterations, names):
 
     # the body's outputs are cast to the loop's dtypes (a weak result adopting them)
     with bg.as_default():
-        outs = [_cast(t, s.dtype, bg) for t, s in zip(outs, specs)]
+        outs = [_cast(t, s.dtype, bg, s.weak) for t, s in zip(outs, specs)]
     bg.set_outputs(outs, identity=False)
-    inits = [_cast(t, s.dtype, outer) for t, s in zip(inits, specs)]
+    inits = [_cast(t, s.dtype, outer, s.weak) for t, s in zip(inits, specs)]
     captured = _align_captures([cg, bg], outer)
     inputs = inits + captured + ([max_input] if max_input is not None else [])
     node = outer.add_node("while_loop", inputs,
