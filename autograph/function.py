@@ -347,12 +347,14 @@ class Function:
         concrete = self._lookup(key) or self._trace_new(names, values, key)
         flat = _flat_arrays(values)
         dev = _choose_device(self._device, flat)
-        runner = concrete._runner(dev, self._outputs, move=True)
+        on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
+        # NumPy arrays on the cpu need no moving; anything else goes through devices.place
+        runner = concrete._runner(dev, self._outputs, move=not (on_numpy and dev.name == "cpu"))
         if not kwargs and self._sig.fast_min <= len(args) <= self._sig.fast_arity:
-            self._remember_fast(args, flat, runner, concrete, dev)
+            self._remember_fast(args, flat, runner, on_numpy)
         return runner(*flat)
 
-    def _remember_fast(self, args, flat, runner, concrete, dev):
+    def _remember_fast(self, args, flat, runner, on_numpy):
         """Let later calls with the same argument types, dtypes and shapes (and the same
         Python values) go straight to the compiled graph. Only for arguments that are arrays
         or Python primitives, outside device scopes, and for NumPy arrays or an explicit
@@ -360,12 +362,8 @@ class Function:
         positions = tuple(i for i, a in enumerate(args) if type(a) not in tt._PRIMITIVES)
         if len(positions) != len(flat) or not all(tt.is_array(args[i]) for i in positions):
             return   # structures or objects among the arguments: keyed the general way
-        arrays = [args[i] for i in positions]
-        on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in arrays)
         if devices.current_device() is not None or (not on_numpy and self._device is None):
             return
-        if dev.name == "cpu" and on_numpy:
-            runner = concrete._runner(dev, self._outputs, move=False)
         if len(positions) < len(args):   # Python values: the graph takes only the arrays
             runner = functools.partial(_select, runner, positions)
         self._fast[_fast_key(args)] = runner
@@ -670,7 +668,9 @@ class ConcreteFunction:
             values.append(self._check(name, value, key))
         flat = _flat_arrays(values)
         dev = _choose_device(self._device, flat)
-        return self._runner(dev, self._outputs_mode, move=True)(*flat)
+        on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
+        move = not (on_numpy and dev.name == "cpu")
+        return self._runner(dev, self._outputs_mode, move=move)(*flat)
 
     def __str__(self):
         return self._summary(with_prefix=True)
