@@ -48,7 +48,11 @@ def rnn_step(inp, state):
     return np.tanh(inp + state)
 
 
-def dynamic_rnn(input_data, initial_state):
+def seed_rnn_step(inp, state):     # the guide's own step
+    return inp + state
+
+
+def dynamic_rnn(input_data, initial_state, rnn_step=rnn_step):
     input_data = np.transpose(input_data, (1, 0, 2))      # [batch, time, f] -> [time, batch, f]
     max_seq_len = input_data.shape[0]
     states = ag.TensorArray(np.float32, size=max_seq_len)
@@ -68,6 +72,14 @@ def dynamic_rnn_ref(input_data, initial_state):
         state = np.tanh(input_data[:, t] + state)
         out.append(state)
     return np.stack(out, axis=1), ""
+
+
+def seed_dynamic_rnn(input_data, initial_state):
+    return dynamic_rnn(input_data, initial_state, seed_rnn_step)
+
+
+def seed_dynamic_rnn_ref(input_data, initial_state):
+    return np.cumsum(input_data, axis=1) + initial_state[:, None, :], ""
 
 
 # -- nested loops with a cond inside ------------------------------------------------------------
@@ -192,6 +204,9 @@ SAMPLES = [
     Sample("dynamic_rnn", dynamic_rnn,
            (_rng.uniform(size=(2, 3, 4)).astype(np.float32), np.zeros((2, 4), np.float32)),
            dynamic_rnn_ref),
+    Sample("seed_dynamic_rnn", seed_dynamic_rnn,
+           (_rng.uniform(size=(2, 3, 4)).astype(np.float32), np.zeros((2, 4), np.float32)),
+           seed_dynamic_rnn_ref),
     Sample("nested_loops", nested_loops, (np.int64(5), np.int64(7)), nested_loops_ref),
     Sample("capped_loop", capped_loop, (np.float64(3.0),), capped_loop_ref),
     Sample("capped_loop_uncapped", capped_loop, (np.float64(300.0),), capped_loop_ref),
