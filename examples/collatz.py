@@ -41,6 +41,7 @@ def main():
         print(f"collatz({n}) = {int(collatz(np.int64(n)))}")
     print(f"collatz(27) = {int(collatz(np.int64(27)))}")
     print(f"traces: {collatz.experimental_get_tracing_count()}")
+    print("draw it: autograph graph examples/collatz.py::collatz --arg 'int64[]' -o collatz.svg")
 
     print("== next_collatz: one vectorised step, pinned by input_signature ==")
     x = np.array([1, 2, 3, 4, 5, 6, 7], dtype=np.int64)

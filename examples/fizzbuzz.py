@@ -48,6 +48,7 @@ def main():
     print(f"{top} nodes at the top level, {total} counting the loop body and branches,")
     print("the same for n = 5, 20 or 10**6: the loop is a node, not unrolled.")
     print(f"traces: {fizzbuzz.experimental_get_tracing_count()}")
+    print("draw it: autograph graph examples/fizzbuzz.py::fizzbuzz --arg 'int64[]' -o fizzbuzz.svg")
 
 
 if __name__ == "__main__":
