@@ -194,3 +194,20 @@ def test_inner_function_with_array_arguments_is_inlined_not_run_at_trace_time(ca
     np.testing.assert_array_equal(outer(np.zeros(2)), [2.0, 2.0])
     # inner's ag.print became part of outer's graph: it prints on every run of outer
     assert capsys.readouterr().out == "inner runs\ninner runs\n"
+
+
+def test_variable_arguments_are_keyed_by_identity_and_read_at_run_time():
+    @ag.function
+    def scaled(v, x):
+        return v * x
+
+    v, w = ag.Variable(2.0), ag.Variable(5.0)
+    assert scaled(v, np.float64(3.0)) == 6.0
+    v.assign(4.0)
+    assert scaled(v, np.float64(3.0)) == 12.0       # same trace, new value
+    assert scaled.experimental_get_tracing_count() == 1
+    assert scaled(w, np.float64(3.0)) == 15.0       # another Variable: its own trace
+    assert scaled.experimental_get_tracing_count() == 2
+    del w
+    gc.collect()
+    assert len(scaled._traces) == 1                 # the dead Variable's trace was dropped
