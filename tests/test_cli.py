@@ -208,3 +208,17 @@ def test_dot_on_stdout_is_not_mixed_with_trace_prints(capsys):
     status, out = run_main("graph", fizzbuzz + "::fizzbuzz", "--arg", "int64[]")
     assert status == 0 and out.startswith("digraph") and "Tracing" not in out
     assert "Tracing fizz branch" in capsys.readouterr().err     # still shown, on stderr
+
+
+def test_console_script_and_module_entry_points():
+    from importlib.metadata import entry_points
+    scripts = [e for e in entry_points(group="console_scripts") if e.name == "autograph"]
+    assert scripts and scripts[0].load() is cli.main          # pip installs `autograph`
+    done = subprocess.run([sys.executable, "-m", "autograph", "--help"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0
+    for command in ("to-code", "trace", "graph"):
+        assert command in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "autograph", "trace", "nowhere.py::f"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and "No such file" in bad.stderr
