@@ -104,3 +104,24 @@ def test_loop_is_one_node_whatever_the_trip_count():
     assert fn(np.int64(5), np.int64(7))[0] == fn(np.int64(5), np.int64(7))[0]
     assert int(fn(np.int64(40), np.int64(40))[0]) == int(
         __import__("tests.runtime.samples", fromlist=["x"]).nested_loops_ref(40, 40)[0])
+
+
+def test_codegen_edge_cases_inputs_as_outputs_constants_and_odd_names():
+    from autograph.runtime import primitives as prims
+    g = Graph("odd name!")
+    with g.as_default():
+        a = g.placeholder("xp", np.float64, ())          # clashes with a generated global
+        b = g.placeholder("while", np.float64, ())       # a Python keyword
+        c = prims.constant(np.arange(3))
+        g.set_outputs([a, b, c, a, a + b])
+    args = [np.float64(1.0), np.float64(2.0)]
+    want = interpreter.run(g, args)
+    got = codegen.compile_graph(g)(*args)
+    assert len(got) == 5
+    for x, y in zip(got, want):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(got[2], np.arange(3))
+    empty = Graph("no_inputs")
+    with empty.as_default():
+        empty.set_outputs([prims.constant(7)])
+    assert codegen.compile_graph(empty)()[0] == 7 and interpreter.run(empty, [])[0] == 7
