@@ -648,11 +648,21 @@ class ConcreteFunction:
         return [v for v in (r() for r in self.graph.variables) if v is not None]
 
     def __call__(self, *args, **kwargs):
-        if get_default_graph() is not None:
-            fn = self._python_fn()
-            if fn is not None:
-                return fn(*args, **kwargs)
         bound = self._sig.bind(self._function_name, args, kwargs, partial=True)
+        if get_default_graph() is not None:
+            # inside another trace: inline the Python function, with the Python values this
+            # trace was made for filling the arguments left out
+            fn = self._python_fn()
+            if fn is None:
+                raise ReferenceError(f"the Function that made {self!r} was deleted; a concrete "
+                                     "function can be inlined into a trace only while it lives")
+            values = dict(bound.arguments)
+            for name in self._names:
+                key = self._param_keys[name]
+                if name not in values and isinstance(key, tt.Literal):
+                    values[name] = key.value
+            call_args, call_kwargs = self._sig.call_parts(values)
+            return fn._python_call(fn._traceable(), call_args, call_kwargs)
         values = []
         for name in self._names:
             key = self._param_keys[name]

@@ -192,3 +192,17 @@ def test_input_signature_converts_python_values_only_when_they_fit():
     with pytest.raises(TypeError, match=r"got a uint16 array"):
         f(np.array([1], np.uint16))     # arrays must match the dtype exactly
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_concrete_function_with_a_python_argument_inlines_with_its_traced_value():
+    @ag.function
+    def pow(a, b):
+        return a ** b
+
+    square = pow.get_concrete_function(a=ag.TensorSpec(None, np.float32), b=2)
+
+    @ag.function
+    def sum_of_squares(x):
+        return np.sum(square(x))
+
+    assert sum_of_squares(np.array([1.0, 2.0, 3.0], np.float32)) == 14.0
