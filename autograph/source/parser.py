@@ -227,26 +227,38 @@ class _OriginAnnotator(gast.NodeVisitor):
         self.function_names = [function_name]
 
     def visit(self, node):
+        if isinstance(node, _SHARED_LEAVES):
+            return  # ast may share these between nodes: no per-node facts on them
         lineno = getattr(node, "lineno", None)
         if lineno is not None:
             line = self.lines[lineno - 1].rstrip("\r\n") if 0 < lineno <= len(self.lines) else ""
-            anno.setanno(node, anno.Basic.ORIGIN, LineLocation(
-                self.filename, lineno, getattr(node, "col_offset", 0), line,
-                self.function_names[-1]))
+            loc = LineLocation(self.filename, lineno, getattr(node, "col_offset", 0), line,
+                               self.function_names[-1])
+        else:  # `arguments`, `comprehension`, `withitem`, ...: the enclosing node's place
+            loc = self.current
+        if loc is not None:
+            anno.setanno(node, anno.Basic.ORIGIN, loc)
+        outer, self.current = self.current, loc
         nested = isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))
         if nested and node is not self.root:
             self.function_names.append(getattr(node, "name", "<lambda>"))
         self.generic_visit(node)
         if nested and node is not self.root:
             self.function_names.pop()
+        self.current = outer
 
     def run(self, root):
         self.root = root
+        self.current = None
         self.visit(root)
 
 
+_SHARED_LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+
+
 def annotate_origins(node, filename, lines, function_name):
-    """Set anno.Basic.ORIGIN on every node under `node` that has a line number."""
+    """Set anno.Basic.ORIGIN on every node under `node` (nodes without a position of their
+    own, like `arguments`, get their parent's); operator and context leaves are skipped."""
     _OriginAnnotator(filename, lines, function_name).run(node)
     return node
 

@@ -149,6 +149,9 @@ def test_every_node_has_origin_in_user_file():
             loc = anno.getanno(n, anno.Basic.ORIGIN)
             assert loc.filename == __file__ and loc.lineno == n.lineno
             assert loc.function_name == "method"
+        elif not isinstance(n, parser._SHARED_LEAVES):
+            assert anno.hasanno(n, anno.Basic.ORIGIN), type(n).__name__
+    assert anno.getanno(node.args, anno.Basic.ORIGIN).lineno == node.lineno
     src = open(__file__).read().splitlines()
     for lineno, loc in lines.items():
         assert loc.source_line == src[lineno - 1]
