@@ -226,6 +226,8 @@ class Function:
         if outputs not in ("device", "host"):
             raise ValueError(f"outputs must be 'device' or 'host', got {outputs!r}")
         functools.update_wrapper(self, python_function)
+        if not hasattr(self, "__name__"):   # a functools.partial or a callable object
+            self.__name__ = getattr(python_function, "func", type(python_function)).__name__
         self._python_function = python_function
         self._autograph = autograph
         self._device = device

@@ -206,3 +206,25 @@ def test_concrete_function_with_a_python_argument_inlines_with_its_traced_value(
         return np.sum(square(x))
 
     assert sum_of_squares(np.array([1.0, 2.0, 3.0], np.float32)) == 14.0
+
+
+def scale(x, k):
+    if k > 1:
+        return x * k
+    return x
+
+
+class Doubler:
+    def __call__(self, x):
+        return x * 2
+
+
+def test_partials_and_callable_objects():
+    import functools
+    f = ag.function(functools.partial(scale, k=3.0))
+    np.testing.assert_array_equal(f(np.ones(2)), [3.0, 3.0])
+    assert f.__name__ == "scale"
+    g = ag.function(Doubler())
+    np.testing.assert_array_equal(g(np.ones(2)), [2.0, 2.0])
+    assert g.__name__ == "Doubler"
+    assert "Doubler" in str(g.get_concrete_function(np.ones(2)))
