@@ -640,9 +640,9 @@ class ConcreteFunction:
     @property
     def structured_outputs(self):
         """The traced result with the graph's output tensors in place of arrays."""
-        return nest.pack_sequence_as(self._structure, self._flat_outputs) \
-            if nest.is_nested(self._structure) else self._flat_outputs[0] if self._flat_outputs \
-            else self._structure
+        if nest.is_nested(self._structure):
+            return nest.pack_sequence_as(self._structure, self._flat_outputs)
+        return self._flat_outputs[0]   # a single value: a tensor, or a Python value
 
     @property
     def variables(self):
