@@ -10,6 +10,7 @@ constant), so Python ints and int64 agree exactly.
 
 import itertools
 import linecache
+import os
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +20,8 @@ import autograph as ag
 from autograph import api
 
 VARS = ("a", "b", "c")
+# more examples for a deeper search: AUTOGRAPH_DIFFERENTIAL_EXAMPLES=500 pytest ...
+EXAMPLES = int(os.environ.get("AUTOGRAPH_DIFFERENTIAL_EXAMPLES", "25"))
 _counter = itertools.count()
 
 
@@ -61,7 +64,7 @@ def conditions(draw, depth=0, loop_vars=()):
 @st.composite
 def blocks(draw, indent, depth, in_loop, loop_vars=()):
     lines = []
-    for _ in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, 3 if depth == 0 else 2))):
         lines += draw(statements(indent, depth, in_loop, loop_vars))
     return lines
 
@@ -70,7 +73,7 @@ def blocks(draw, indent, depth, in_loop, loop_vars=()):
 def statements(draw, indent, depth, in_loop, loop_vars=()):
     pad = "    " * indent
     choices = ["assign", "assign"]
-    if depth < 3:
+    if depth < 2:
         choices += ["if", "if", "for", "while"]
     if in_loop:
         choices += ["break", "continue"]
@@ -126,7 +129,7 @@ def load(source):
     return namespace["generated"]
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(programs(), st.integers(-6, 12), st.integers(0, 5))
 def test_converted_and_traced_equals_python(source, x, n):
@@ -152,7 +155,8 @@ def float_programs(draw):
     return f"def generated(x, n):\n    y = x\n{body}\n    return y\n"
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(EXAMPLES * 4 // 5, 1), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(float_programs(), st.floats(-20, 50, allow_nan=False), st.integers(0, 4))
 def test_float_programs_converted_and_traced_equal_numpy(source, x, n):
     fn = load(source)

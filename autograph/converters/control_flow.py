@@ -133,8 +133,12 @@ class _ControlFlow(Transformer):
             body = body + self._return(returns, origin)
         if not body:
             body = [gast.Pass()]
-        return templates.replace("def fn_name(params):\n    body", origin=origin,
-                                 fn_name=fn_name, params=list(params), body=body)
+        # the body is moved in, not copied through the template (copying nested bodies at
+        # every level would make conversion quadratic in the nesting depth)
+        fn_def = templates.replace("def fn_name(params):\n    pass", origin=origin,
+                                   fn_name=fn_name, params=list(params))
+        fn_def[0].body = body
+        return fn_def
 
     def _return(self, names, origin):
         if not names:

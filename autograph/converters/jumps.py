@@ -54,7 +54,9 @@ def has_jump(stmts, kinds, into_loops):
 
 def guard(flag, stmts, origin):
     """`if not flag: stmts`"""
-    return templates.replace("if not flag:\n    body", origin=origin, flag=flag, body=stmts)
+    out = templates.replace("if not flag:\n    pass", origin=origin, flag=flag)
+    out[0].body = list(stmts)  # moved, not copied
+    return out
 
 
 def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):

@@ -90,6 +90,13 @@ def _scratch_trace(fn):
         return fn()
 
 
+def _as_loop_value(value):
+    if isinstance(value, (bool, int, float)) and not isinstance(value, Undefined):
+        from autograph.runtime import primitives
+        return primitives.constant(value)
+    return value
+
+
 def _fill_placeholders(outputs, templates):
     """Replace undefined return values in `outputs` by placeholders like `templates`."""
     return tuple(_placeholder_like(t) if _is_return_placeholder(o) and t is not None else o
@@ -247,7 +254,8 @@ def _staged_while(test, body, state, names, what="`while` loop"):
         return out
 
     if any(_is_return_placeholder(v) for v in state):
-        tmpl = _scratch_trace(lambda: body_fn(*state))
+        # loop variables enter the loop as tensors: Python scalars become weak constants
+        tmpl = _scratch_trace(lambda: body_fn(*[_as_loop_value(v) for v in state]))
         state = _fill_placeholders(state, [None if _is_return_placeholder(v) else v for v in tmpl])
     try:
         out = _runtime().while_loop(test, body_fn, state, names=_leaf_names(state, names))
