@@ -7,7 +7,8 @@
 `to-code` prints the converted source of a function, as `ag.to_code` returns it. `trace`
 traces it once for the given argument specs and prints the concrete signature and the node
 counts. `graph` traces it and writes a picture of the graph: DOT text, or SVG/PNG/PDF
-(picked by the extension of -o; images need Graphviz's `dot`).
+(picked by the extension of -o; images need Graphviz's `dot`); `--optimized` draws the graph
+after `runtime.optimize`, which is what actually runs.
 
 The target is `path/to/file.py::name` (`name` may be dotted: `Model.step`). The file is
 imported as a module named after it, so code under `if __name__ == "__main__":` does not run.
@@ -273,9 +274,12 @@ def cmd_trace(args, out):
     obj, _ = load_target(args.target)
     fn = as_function(obj)
     conc = concrete_for(fn, specs)
+    from autograph.runtime.optimize import optimize
     top, total = node_counts(conc.graph)
+    opt_top, opt_total = node_counts(optimize(conc.graph))
     out.write(f"{conc}\n")
     out.write(f"Graph: {top} nodes ({total} including nested cond/while_loop graphs)\n")
+    out.write(f"Optimized (what runs): {opt_top} nodes ({opt_total} including nested)\n")
     out.write(f"Traces so far: {fn.experimental_get_tracing_count()}\n")
 
 
@@ -301,6 +305,9 @@ def cmd_graph(args, out):
         # the DOT text owns stdout: what the function prints while tracing goes to stderr
         with contextlib.redirect_stdout(sys.stderr):
             graph = concrete_for(fn, specs).graph
+    if args.optimized:
+        from autograph.runtime.optimize import optimize
+        graph = optimize(graph)
     if not to_file:
         out.write(dot.to_dot(graph))
         return
@@ -345,6 +352,9 @@ def build_parser():
             p.add_argument("-o", "--output", default=None, metavar="PATH",
                            help="where to write: .svg, .png, .pdf or .dot/.gv "
                                 "(default: DOT text on stdout)")
+            p.add_argument("--optimized", action="store_true",
+                           help="draw the graph after constant folding, CSE and dead-node "
+                                "removal (what actually runs)")
         p.set_defaults(run=run)
     return parser
 

@@ -222,3 +222,16 @@ def test_console_script_and_module_entry_points():
     bad = subprocess.run([sys.executable, "-m", "autograph", "trace", "nowhere.py::f"],
                          cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "No such file" in bad.stderr
+
+
+def test_optimized_graph_and_counts():
+    from autograph.runtime.optimize import optimize
+    graph = optimize(_collatz_graph())
+    status, out = run_main("trace", COLLATZ + "::collatz", "--arg", "int64[]")
+    top, total = len(graph.as_graph_def().node), sum(1 for _ in graph.walk())
+    assert f"Optimized (what runs): {top} nodes ({total} including nested)" in out
+    status, text = run_main("graph", COLLATZ + "::collatz", "--arg", "int64[]", "--optimized")
+    assert status == 0
+    declared = re.findall(r"^\s*n\d+ \[", text, re.M)
+    assert len(declared) < sum(1 for _ in _collatz_graph().walk())    # dead nodes are gone
+    assert text == graph.to_dot()
