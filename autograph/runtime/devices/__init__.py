@@ -179,8 +179,8 @@ def _create_builtin(name):
     except DeviceUnavailable as e:
         _MISSING[name] = str(e)
         raise DeviceUnavailable(f"device {name!r} is not available: {e}") from None
+    dev = _DEVICES.setdefault(dev.name, dev)  # "cuda:0" after "cuda": one device, two names
     _DEVICES[name] = dev
-    _DEVICES.setdefault(dev.name, dev)
     return dev
 
 
@@ -404,18 +404,17 @@ def device_of(array):
 
 
 def _cpu():
-    global _CPU
-    if _CPU is None:
-        _CPU = get_device("cpu")
-    return _CPU
-
-
-_CPU = None
+    dev = _DEVICES.get("cpu")
+    return dev if dev is not None else get_device("cpu")
 
 
 def _candidates(t):
+    _cpu()  # always a candidate for ndarray subclasses
     with _lock:
         found = [d for d in dict.fromkeys(_DEVICES.values()) if issubclass(t, d.array_types)]
+        # the most specific class first: a device whose arrays subclass ndarray is not cpu
+        found.sort(key=lambda d: min(t.__mro__.index(c) for c in d.array_types
+                                     if issubclass(t, c)))
         _by_type[t] = found
         return found
 

@@ -1,0 +1,89 @@
+"""The cuda device file, exercised on the CPU with a NumPy-backed stand-in for CuPy
+(tests/devices/fake_cupy.py, two pretend GPUs): naming (cuda, cuda:N), placement by the
+input arrays' GPU, outputs on the GPU that ran the graph or on the host, synchronisation,
+and the errors. The real GPU runs the same code in test_cuda.py when one is visible."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph.runtime.devices import DeviceError, DeviceUnavailable, cuda, device_of, get_device
+from tests.devices import fake_cupy
+
+
+@pytest.fixture
+def cupy(clean_registry, monkeypatch):
+    mod = fake_cupy.install(monkeypatch)
+    monkeypatch.setattr(cuda, "_cupy", None)
+    for name in [n for n in list(clean_registry._DEVICES) if n.startswith("cuda")]:
+        del clean_registry._DEVICES[name]
+    for name in [n for n in list(clean_registry._MISSING) if n.startswith("cuda")]:
+        del clean_registry._MISSING[name]
+    clean_registry._by_type.clear()
+    yield mod
+    clean_registry._by_type.clear()
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def test_names_and_listing(cupy):
+    gpu0, gpu1 = get_device("cuda"), get_device("cuda:1")
+    assert gpu0.name == "cuda" and gpu1.name == "cuda:1" and gpu0.xp is cupy
+    assert get_device("cuda:0") is gpu0
+    rows = {row.name: row for row in ag.list_devices()}
+    assert rows["cuda"].available and "Pretend GPU 0" in rows["cuda"].detail
+    assert rows["cuda:1"].available and "Pretend GPU 1" in rows["cuda:1"].detail
+    with pytest.raises(DeviceUnavailable, match="there are 2 GPU\\(s\\): cuda:0 .. cuda:1"):
+        get_device("cuda:2")
+    with pytest.raises(DeviceUnavailable, match="'cuda' or 'cuda:N', not 'cuda:x'"):
+        get_device("cuda:x")
+
+
+def test_moves_and_ownership(cupy):
+    gpu0, gpu1 = get_device("cuda"), get_device("cuda:1")
+    a = gpu1.to_device(np.arange(4.0))
+    assert a.device.id == 1 and gpu1.owns(a) and not gpu0.owns(a)
+    assert device_of(a) is gpu1 and device_of(np.arange(2)) is get_device("cpu")
+    assert gpu1.to_device(a) is a
+    back = gpu1.to_host(a)
+    assert type(back) is np.ndarray and fake_cupy.transfers["to_host"] == 1
+    gpu1.synchronize()
+    assert fake_cupy.transfers["sync"] == 1
+
+
+def test_collatz_runs_on_the_gpu_of_its_inputs(cupy):
+    gpu1 = get_device("cuda:1")
+    f = ag.function(collatz)
+    out = f(gpu1.to_device(np.int64(27)))
+    assert isinstance(out, cupy.ndarray) and out.device.id == 1
+    assert int(gpu1.to_host(out)) == 111
+    numpy_out = f(np.int64(27))        # NumPy in: the CPU runs it, NumPy out
+    assert type(numpy_out) in (np.ndarray, np.int64) and int(numpy_out) == 111
+
+
+def test_explicit_device_moves_host_inputs_once_per_call(cupy):
+    f = ag.function(collatz, device="cuda")
+    f(np.int64(6))
+    before = fake_cupy.transfers["to_gpu"]
+    out = f(np.int64(27))
+    assert fake_cupy.transfers["to_gpu"] == before + 1   # the one input; constants stay put
+    assert out.device.id == 0 and int(get_device("cuda").to_host(out)) == 111
+    host = ag.function(collatz, device="cuda", outputs="host")(np.int64(27))
+    assert not isinstance(host, cupy.ndarray) and int(host) == 111
+    with ag.device("cuda:1"):
+        scoped = ag.function(collatz)(np.int64(27))
+    assert scoped.device.id == 1
+
+
+def test_array_of_another_gpu_is_refused(cupy):
+    on_gpu0 = ag.function(collatz, device="cuda")
+    with pytest.raises(DeviceError, match="array on device 'cuda:1'.*runs on 'cuda'"):
+        on_gpu0(get_device("cuda:1").to_device(np.int64(27)))
+    with pytest.raises(DeviceError, match="array on device 'cuda'.*runs on 'cpu'"):
+        ag.function(collatz, device="cpu")(get_device("cuda").to_device(np.int64(27)))
