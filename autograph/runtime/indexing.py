@@ -61,18 +61,22 @@ def _getitem_infer(x, *dynamic, index):
 
 def _clamped(bounds, n):
     """Slice bounds NumPy clamps to the axis length (the array API leaves out-of-range
-    bounds unspecified), as a slice every namespace reads the same way."""
+    bounds unspecified), as a slice every namespace reads the same way, and whether it
+    runs backwards. A backward slice is given as the forward slice of the flipped axis
+    (torch and others have no negative steps): element i is element n-1-i there."""
     start, stop, step = slice(*bounds).indices(n)
     if len(range(start, stop, step)) == 0:
-        return slice(0, 0, 1)
-    return slice(start, None if stop < 0 else stop, step)
+        return slice(0, 0, 1), False
+    if step > 0:
+        return slice(start, stop, step), False
+    return slice(n - 1 - start, n - 1 - stop, -step), True
 
 
 def _getitem_kernel(xp, x, *dynamic, index):
     def value(v):
         return int(dynamic[v[1]]) if isinstance(v, tuple) else v
     consumed = sum(1 for item in index if item[0] in "ids")
-    key, axis = [], 0
+    key, axis, flips = [], 0, []
     for item in index:
         tag = item[0]
         if tag == "n":
@@ -87,8 +91,13 @@ def _getitem_kernel(xp, x, *dynamic, index):
         elif tag == "d":
             key.append(int(dynamic[item[1]]))
         else:
-            key.append(_clamped([value(b) for b in item[1:]], x.shape[axis]))
+            piece, backwards = _clamped([value(b) for b in item[1:]], x.shape[axis])
+            key.append(piece)
+            if backwards:
+                flips.append(axis)
         axis += 1
+    if flips:
+        x = xp.flip(x, axis=tuple(flips))
     if not any(k is Ellipsis for k in key):
         key.append(Ellipsis)   # the array API wants every axis indexed, or an ellipsis
     return x[tuple(key)]
@@ -147,7 +156,8 @@ def getitem(x, key):
     """x[key] for the indices NumPy's basic indexing knows, plus an index tensor or a
     boolean mask used alone."""
     x = as_tensor(x)
-    if isinstance(key, Tensor) and key.dtype.kind in "iu":
+    # a 0-d index is basic indexing (a view); `take` would copy all of a non-contiguous x
+    if isinstance(key, Tensor) and key.dtype.kind in "iu" and key.shape != ():
         return take(x, key, axis=0)
     if not isinstance(key, tuple):
         if _is_array_index(key):
