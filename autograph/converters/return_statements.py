@@ -3,7 +3,8 @@
 Two forms, the more readable first:
 
 1. Early returns become if/else. When one branch of an `if` always returns, the statements
-   after the `if` move into the other branch (nothing is duplicated):
+   after the `if` move into the other branch (a tail of at most three simple statements
+   may also be copied into both branches):
 
        if x < 0:                       if x < 0:
            return -x          ->           return -x
@@ -21,6 +22,8 @@ Two forms, the more readable first:
    `return retval_` at the end. `retval_` starts as ag__.UndefinedReturnValue(), so a path
    that returns nothing gives None, as in Python.
 """
+
+import copy
 
 import gast
 
@@ -43,6 +46,13 @@ def always_returns(stmts):
     return False
 
 
+def _small(stmts, limit=3):
+    """A short tail of simple statements, cheap to copy into both branches of an `if`."""
+    simple = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return, gast.Expr, gast.Pass,
+              gast.Raise)
+    return len(stmts) <= limit and all(isinstance(s, simple) for s in stmts)
+
+
 def _canonicalize(stmts):
     """Move the statements after an `if` that returns on one side into its other side."""
     out = []
@@ -62,6 +72,12 @@ def _canonicalize(stmts):
             moved = True
         elif rest and else_ar:
             s.body = s.body + rest
+            moved = True
+        elif rest and _small(rest):
+            # neither side always returns: a short tail is copied into both sides, which
+            # reads better than flags
+            s.body = s.body + copy.deepcopy(rest)
+            s.orelse = s.orelse + rest
             moved = True
         s.body = _canonicalize(s.body)
         s.orelse = _canonicalize(s.orelse)
