@@ -52,8 +52,10 @@ def ufunc_method(uf, method, inputs, kwargs):
         if kwargs:
             raise TypeError(f"{name}: unsupported keyword arguments {sorted(kwargs)} "
                             "while tracing")
-        result = ufunc(uf, *inputs)
-        return result if dtype is None else cast(result, dtype)
+        if dtype is None:
+            return ufunc(uf, *inputs)
+        dtype = np.dtype(dtype)   # NumPy computes in `dtype`: give the loop those inputs
+        return cast(ufunc(uf, *[as_tensor(x, dtype) for x in inputs]), dtype)
     if method == "reduce" and uf in _UFUNC_REDUCE and len(inputs) == 1:
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False)

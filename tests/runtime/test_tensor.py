@@ -166,6 +166,8 @@ def test_out_arguments_and_unsupported_functions_are_named():
 def test_ufunc_dtype_keyword_and_methods():
     x = sample(np.int32, (2, 3))
     check(lambda t: np.add(t, 1, dtype=np.float32), x)
+    check(lambda t: np.divide(t, 3, dtype=np.float32), x)
+    check(lambda t: np.multiply(t, 100000, dtype=np.int64) * 100000, x)
     check(lambda t: np.logical_and.reduce(t > 2, axis=1), x)
     check(lambda t: np.logical_or.reduce(t > 2, axis=None), x)
     check(lambda t: np.multiply.accumulate(t, axis=1), x)
