@@ -50,10 +50,18 @@ __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "Auto
 # a warning after this many traces of one Function
 RETRACE_WARNING_THRESHOLD = 5
 
-# thread-local states read on the fast path through their __dict__: a plain getattr of a
-# missing thread-local attribute raises and catches AttributeError, which costs ~0.5 us
-_SCOPES = devices._scope                   # `with ag.device(...)` scopes
-_GRAPHS = graph_module._state               # graphs being built (tracing)
+def _busy():
+    """Whether a `with ag.device(...)` scope is open or a graph is being built on this
+    thread (then calls take the general path)."""
+    return devices.current_device() is not None or get_default_graph() is not None
+
+
+_SCOPES = getattr(devices, "_scope", None)          # the thread-local stacks behind those two
+_GRAPHS = getattr(graph_module, "_state", None)
+if isinstance(_SCOPES, threading.local) and isinstance(_GRAPHS, threading.local):
+    def _busy():  # noqa: F811 - the same question, ~10x cheaper: reading a missing
+        # thread-local attribute raises and catches AttributeError inside getattr (~0.5 us)
+        return _SCOPES.__dict__.get("stack") or _GRAPHS.__dict__.get("stack")
 
 
 def _fast_key(args):
@@ -292,9 +300,7 @@ class Function:
                 runner = self._fast.get(_fast_key(args))
             except TypeError:   # an unhashable argument (a list, a dict): the general path
                 runner = None
-            if (runner is not None and not _SCOPES.__dict__.get("stack")
-                    and not _GRAPHS.__dict__.get("stack")
-                    and not config._run_functions_eagerly):
+            if runner is not None and not _busy() and not config._run_functions_eagerly:
                 return runner(*args)
         return self._call(args, kwargs)
 
