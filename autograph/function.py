@@ -459,7 +459,7 @@ class Function:
         """reduce_retracing: relax `key` against earlier traces whose keys differ only in
         shapes, so one trace with unknown dims serves them all."""
         general = key
-        for trace_key in self._traces:
+        for trace_key in list(self._traces):   # a GC callback may drop one meanwhile
             relaxed = tt.supertype(general, trace_key)
             if relaxed is not None:
                 general = relaxed
