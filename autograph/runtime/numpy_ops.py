@@ -40,8 +40,10 @@ def ufunc_method(uf, method, inputs, kwargs):
     """What `Tensor.__array_ufunc__` does: `np.add(x, 1)`, `np.add.reduce(x)`, ..."""
     name = f"numpy.{uf.__name__}" + ("" if method == "__call__" else f".{method}")
     if kwargs.get("out") is not None:
-        raise TypeError(f"{name}(..., out=...) cannot write into a symbolic tensor: tensors "
-                        "are immutable while tracing. Use the returned value instead.")
+        raise TypeError(f"{name}(..., out=...) cannot store a symbolic result in place (an "
+                        "augmented assignment like `array += tensor` does this): tensors are "
+                        "immutable while tracing. Write `array = array + tensor`, or use the "
+                        "returned value.")
     if kwargs.get("where", True) is not True:
         raise NotImplementedError(f"{name}(..., where=...) is not supported while tracing; "
                                   "use np.where on the result instead")

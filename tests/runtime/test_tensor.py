@@ -147,6 +147,13 @@ def test_out_arguments_and_unsupported_functions_are_named():
     buf = np.zeros(3)
     with pytest.raises(TypeError, match=r"numpy\.add\(\.\.\., out=\.\.\.\).*immutable"):
         trace(lambda t: np.add(t, 1, out=buf), x)
+
+    def augmented(t):
+        acc = np.zeros(3)
+        acc += t
+        return acc
+    with pytest.raises(TypeError, match=r"array = array \+ tensor"):
+        trace(augmented, x)
     with pytest.raises(TypeError, match=r"numpy\.sum\(\.\.\., out=\.\.\.\)"):
         trace(lambda t: np.sum(t, out=buf), x)
     with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.median"):
