@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import nest
+from autograph.runtime import devices, nest
 from autograph.runtime.dtypes import as_dtype
 from autograph.runtime.tensor import Tensor
 from autograph.runtime.variables import Variable
@@ -271,11 +271,7 @@ def is_array(x):
         return False
     if hasattr(x, "__array_namespace__") and hasattr(x, "dtype") and hasattr(x, "shape"):
         return True
-    try:
-        from autograph.runtime import devices
-        return devices.device_of(x) is not None
-    except (ImportError, AttributeError):
-        return False
+    return devices.device_of(x) is not None
 
 
 def is_tensor_leaf(x):
