@@ -211,3 +211,18 @@ def test_variable_arguments_are_keyed_by_identity_and_read_at_run_time():
     del w
     gc.collect()
     assert len(scaled._traces) == 1                 # the dead Variable's trace was dropped
+
+
+class Halver:
+    @ag.function(input_signature=[ag.TensorSpec([None], np.float64)])
+    def halve(self, x):
+        return x / 2
+
+
+def test_input_signature_on_a_method_skips_self():
+    h = Halver()
+    np.testing.assert_array_equal(h.halve(np.ones(2)), [0.5, 0.5])
+    np.testing.assert_array_equal(h.halve(np.ones(3)), [0.5, 0.5, 0.5])
+    assert h.halve.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError, match=r"halve\(x\): argument `x` does not fit"):
+        h.halve(np.ones(2, np.int32))
