@@ -213,6 +213,8 @@ class TensorArray:
     def __ag_unflatten__(self, leaves):
         if self._handle is None:
             return self
+        if isinstance(leaves[0], _Storage):   # a graph's result: an eager TensorArray
+            return self._like(items=list(leaves[0].items))
         return self._like(handle=leaves[0])
 
     # -- operations --------------------------------------------------------------------------

@@ -90,6 +90,19 @@ def test_tensor_array_gather_and_concat():
         assert_same(run(graph, [x, idx], mode), want)
 
 
+def test_tensor_array_returned_from_a_graph_packs_into_an_eager_one():
+    from autograph.runtime import nest
+    def f(n):
+        ta = ag.TensorArray(np.float64, 0, dynamic_size=True)
+        return ag.while_loop(lambda i, ta: i < n, lambda i, ta: (i + 1, ta.write(i, i * 1.5)),
+                             (0, ta))[1]
+    graph, out = trace(f, np.int64(3))
+    flat = codegen.compile_graph(graph)(np.int64(3))
+    ta = nest.pack_sequence_as(out, list(flat))
+    assert isinstance(ta, ag.TensorArray) and ta.handle is None
+    np.testing.assert_array_equal(ta.stack(), [0.0, 1.5, 3.0])
+
+
 def test_tensor_array_rejects_a_real_dtype_mismatch():
     def f(x):
         return ag.TensorArray(np.int32, size=1).write(0, x).stack()
