@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import traceback
+import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 README = os.path.join(ROOT, "README.md")
@@ -53,9 +54,12 @@ def console_blocks(text):
 
 
 def run_console(block):
-    """The block with every `$ autograph ...` command's output replaced by a fresh run."""
+    """The block with every `$ autograph ...` command's output replaced by a fresh run.
+
+    Commands run in this process through autograph.cli.main (as the console script does,
+    from the repository root); the output is stdout, then stderr."""
     import shlex
-    import subprocess
+    from autograph import cli
     out = []
     for line in block.splitlines(keepends=True):
         if not line.startswith("$ "):
@@ -63,10 +67,16 @@ def run_console(block):
         out.append(line)
         argv = shlex.split(line[2:])
         assert argv[0] == "autograph", f"console blocks run autograph commands only: {line}"
-        done = subprocess.run([sys.executable, "-m", "autograph"] + argv[1:], cwd=ROOT,
-                              capture_output=True, text=True, timeout=120)
+        stdout, stderr = io.StringIO(), io.StringIO()
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                cli.main(argv[1:], out=stdout)
+        finally:
+            os.chdir(cwd)
         # paths under the checkout are shown relative to it, so any clone gives the same text
-        out.append((done.stdout + done.stderr).replace(ROOT + os.sep, ""))
+        out.append((stdout.getvalue() + stderr.getvalue()).replace(ROOT + os.sep, ""))
     return "".join(out)
 
 
@@ -79,7 +89,8 @@ def run(codes, label="README.md"):
         # let inspect.getsource (and so ag.to_code) find the source of functions defined here
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         buffer = io.StringIO()
-        with contextlib.redirect_stdout(buffer):
+        with contextlib.redirect_stdout(buffer), warnings.catch_warnings():
+            warnings.simplefilter("ignore")       # warnings go to stderr, not into the docs
             try:
                 exec(compile(code, filename, "exec"), namespace)
             except Exception:
