@@ -235,3 +235,19 @@ def test_optimized_graph_and_counts():
     declared = re.findall(r"^\s*n\d+ \[", text, re.M)
     assert len(declared) < sum(1 for _ in _collatz_graph().walk())    # dead nodes are gone
     assert text == graph.to_dot()
+
+
+def test_graph_with_several_specs_and_a_keyword(tmp_path):
+    src = tmp_path / "model.py"
+    src.write_text(
+        "import numpy as np\n\n"
+        "def step(n, x, scale=1.0, act='relu'):\n"
+        "    for i in range(n):\n"
+        "        x = x * scale\n"
+        "    return np.maximum(x, 0) if act == 'relu' else x\n")
+    status, text = run_main("graph", f"{src}::step", "--arg", "int64[]", "--arg", "float32[None,3]",
+                            "--arg", "scale=float32[]", "--arg", "act=py:'relu'")
+    assert status == 0
+    placeholders = re.findall(r'label="(\w+)\\n(\w+\[[^\]]*\])", shape="invhouse"', text)
+    assert placeholders == [("n", "int64[]"), ("x", "float32[?,3]"), ("scale", "float32[]")]
+    assert "maximum" in text and "while_loop" in text
