@@ -94,6 +94,7 @@ class Case:
     rtol: float = 1e-6
     series: Optional[str] = None
     x: Optional[float] = None
+    floor: str = "numpy_hand"      # the "vs floor" column divides by this contender's median
 
 
 @contextmanager
@@ -222,7 +223,8 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
         if res["status"] != OK or not xs:
             continue
         q1, med, q3 = np.percentile(xs, [25, 50, 75])
-        res.update(median_ns=float(med), iqr_ns=float(q3 - q1), number=number,
+        res.update(median_ns=float(med), iqr_ns=float(q3 - q1), min_ns=float(min(xs)),
+                   number=number,
                    repeats=len(xs), samples_ns=[round(float(x), 1) for x in xs])
     goals = []
     for g in case.goals:
@@ -231,6 +233,7 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
                       "max_ratio": g.max_ratio, "max_ns": g.max_ns,
                       "value": value, "met": met})
     out = {"id": case.id, "title": case.title, "params": params, "reference": case.reference,
+           "floor": case.floor,
            "contenders": results, "goals": goals}
     if case.series:
         out["series"], out["x"] = case.series, case.x

@@ -63,7 +63,7 @@ def _convert_case(lines):
         ]
         return {"lines": count, "x": count}, contenders
     return Case(f"7a_convert_{lines}", f"convert a {count}-line function (ag.to_graph)",
-                build, reference=None, series="convert lines", x=count)
+                build, reference=None, series="convert lines", x=count, floor="python_compile")
 
 
 def chain_source(steps):
@@ -109,7 +109,7 @@ def _trace_case(nodes):
         ]
         return {"steps": steps, "nodes": count, "x": count}, contenders
     return Case(f"7b_trace_{nodes}", f"trace+compile a graph of ~{nodes} nodes (first call)",
-                build, series="trace nodes", x=nodes)
+                build, series="trace nodes", x=nodes, floor="graph_build")
 
 
 def cases(quick):
