@@ -158,6 +158,9 @@ class Tensor:
     __abs__ = _unary(np.absolute, "abs")
     __invert__ = _unary(np.invert, "invert")
 
+    def __round__(self, ndigits=None):
+        return _ops.round_(self, ndigits or 0)
+
     def __divmod__(self, other):
         return self // other, self % other
 
@@ -168,6 +171,22 @@ class Tensor:
 
     def __getitem__(self, key):
         return _ops.getitem(self, key)
+
+    def __contains__(self, value):
+        raise_symbolic(self, "with `in`", "membership is only known when the graph runs; "
+                       "use np.any(x == value)")
+
+    def __format__(self, spec):
+        if not spec:
+            return repr(self)
+        raise_symbolic(self, f"in a format string ({spec!r})", "its value is only known "
+                       "when the graph runs; use ag.print(x) to print it on every run")
+
+    def __copy__(self):
+        return self   # tensors are immutable: a copy is the tensor itself
+
+    def __deepcopy__(self, memo):
+        return self
 
     def __setitem__(self, key, value):
         raise TypeError(

@@ -269,3 +269,20 @@ def test_other_array_types_get_their_turn(g):
     assert np.add(x, other) == ("other", "add")
     assert np.concatenate([x, other]) == ("other", "concatenate")
     assert isinstance(np.add(x, np.ones(2)), Tensor)
+
+
+def test_round_contains_format_and_copy(g):
+    import copy
+    x = g.placeholder("x", np.dtype(np.float64), (3,))
+    assert round(x).node.op == "round" and round(x, 2).node.op == "round_decimals"
+    with pytest.raises(SymbolicTensorError, match=r"np\.any\(x == value\)"):
+        2.0 in x
+    assert f"{x}" == repr(x)
+    with pytest.raises(SymbolicTensorError, match=r"ag\.print"):
+        f"{x:.2f}"
+    assert copy.copy(x) is x and copy.deepcopy([x])[0] is x
+    values = np.array([0.25, 1.5, -2.567])
+    graph, _ = trace(lambda t: (round(t), round(t, 1)), values)
+    whole, tenths = run(graph, values)
+    np.testing.assert_array_equal(whole, np.round(values))
+    np.testing.assert_allclose(tenths, np.round(values, 1))
