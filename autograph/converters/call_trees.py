@@ -66,6 +66,10 @@ class _CallTrees(Transformer):
         super().__init__(ctx)
         self.locals = set()
         self.free_names = set(ctx.closure)
+        code = getattr(ctx.fn, "__code__", None)
+        uses_class_cell = code is not None and "__class__" in code.co_freevars
+        params = code.co_varnames[:code.co_argcount] if code is not None else ()
+        self.first_param = params[0] if uses_class_cell and params else None
 
     def visit_FunctionDef(self, node):
         saved = self.locals
@@ -119,6 +123,13 @@ class _CallTrees(Transformer):
     def visit_Call(self, node):
         node = self.generic_visit(node)
         func = node.func
+        if (isinstance(func, gast.Name) and func.id == "super" and not node.args
+                and self.first_param is not None):
+            # zero-argument super() finds its class through the compiler's __class__ cell,
+            # which generated code does not get: name the class cell and `self` explicitly
+            node.args = [templates.replace_as_expression("__class__"),
+                         templates.replace_as_expression(self.first_param)]
+            return node
         value, known = self._resolve(func)
         if known and value is None:
             return node

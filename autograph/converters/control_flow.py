@@ -22,7 +22,7 @@ liveness (what is used afterwards) and reaching definitions (what may be defined
 
 import gast
 
-from autograph.converters.base import Conv, Transformer, name
+from autograph.converters.base import Conv, Transformer, name, walk_scope
 from autograph.source import anno, templates
 from autograph.source.anno import Static
 
@@ -55,7 +55,6 @@ class _ControlFlow(Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.declared = [set()]  # global/nonlocal names of the functions being visited
-        self.globals = [set()]   # the `global` ones among them
         self.extra_live = set()  # names the extra tests of enclosing for loops read
         self.defined_before = set()
         self.try_depth = 0
@@ -66,7 +65,9 @@ class _ControlFlow(Transformer):
         live = _simple(anno.getanno(node, Static.LIVE_VARS_OUT, frozenset()))
         live |= _simple(anno.getanno(node, Static.LIVE_VARS_IN, frozenset()))
         live |= self.extra_live  # read by an enclosing for loop's extra test
-        state = (modified & live) - self.declared[-1]
+        # a global/nonlocal variable is always state: the statement assigns it back in the
+        # function that declares it, so the write reaches the global or the outer cell
+        state = (modified & live) | (modified & self.declared[-1])
         return state
 
     def _maybe_in(self, node):
@@ -89,46 +90,28 @@ class _ControlFlow(Transformer):
         return [templates.replace(f"{v} = ag__.Undefined('{v}')", origin=node)[0]
                 for v in state if v not in maybe]
 
-    def _declarations(self, modified):
-        names = sorted(set(modified) & self.declared[-1])
-        return self._declare(names) if names else []
-
-    def _declare(self, names):
-        glob = [n for n in names if n in self.globals[-1]]
-        nonloc = [n for n in names if n not in self.globals[-1]]
-        out = []
-        if glob:
-            out.append(gast.Global(names=glob))
-        if nonloc:
-            out.append(gast.Nonlocal(names=nonloc))
-        return out
-
     # -- scopes -----------------------------------------------------------------------------
 
     def visit_FunctionDef(self, node):
-        glob, nonloc = set(), set()
-        for n in gast.walk(node):
-            if isinstance(n, gast.Global):
-                glob.update(n.names)
-            elif isinstance(n, gast.Nonlocal):
-                nonloc.update(n.names)
-        self.declared.append(glob | nonloc)
+        declared = set()
+        for n in walk_scope(node):
+            if isinstance(n, (gast.Global, gast.Nonlocal)):
+                declared.update(n.names)
+        self.declared.append(declared)
         saved_try, self.try_depth = self.try_depth, 0
-        self.globals = self.globals + [glob]
         args = node.args
         params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
                   [args.vararg, args.kwarg] if a is not None}
         node.body = self.visit_block(node.body, params)
         self.declared.pop()
         self.try_depth = saved_try
-        self.globals = self.globals[:-1]
         return node
 
     # -- building blocks --------------------------------------------------------------------
 
     def _function(self, fn_name, params, body, returns, origin, modified=()):
-        """def fn_name(params): [global/nonlocal] body; return returns"""
-        body = self._declarations(set(modified)) + list(body)
+        """def fn_name(params): body; return returns"""
+        body = list(body)
         if returns is not None:
             body = body + self._return(returns, origin)
         if not body:

@@ -283,3 +283,83 @@ def test_ld_only_for_maybe_undefined_reads():
     code = code_of(maybe_defined)
     assert "return ag__.ld(y)" in code
     assert "ag__.ld" not in code_of(undefined_before_if)
+
+
+# -- scopes and statements around control flow -------------------------------------------------
+
+def nonlocal_user(xs):
+    total = 0
+
+    def add(v):
+        nonlocal total
+        if v > 0:
+            total += v
+
+    for v in xs:
+        add(v)
+    return total
+
+
+def test_nonlocal_written_in_branch():
+    check_same(nonlocal_user, ([1, -2, 3],), ([],))
+    assert ag.function(nonlocal_user)([np.int64(1), np.int64(-2), np.int64(3)]) == 4
+
+
+class Base:
+    def f(self, x):
+        return x + 1
+
+
+class Child(Base):
+    def f(self, x):
+        if x > 0:
+            return super().f(x) * 2
+        return 0
+
+
+def test_zero_argument_super_in_converted_method():
+    c = Child()
+    assert api.to_graph(c.f)(3) == c.f(3) == 8 and api.to_graph(c.f)(-3) == 0
+    assert "super(__class__, self)" in code_of(Child.f)
+
+
+class _Ctx:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+
+
+def return_in_with_in_loop(x):
+    log = []
+    for i in range(5):
+        with _Ctx(log):
+            if i == x:
+                return i * 10, log
+    return -1, log
+
+
+def return_in_try_finally(x):
+    out = []
+    for i in range(4):
+        try:
+            if i == x:
+                return out
+            out.append(i)
+        finally:
+            out.append(-i)
+    return out
+
+
+def comprehension(xs):
+    return [v * 2 if v > 1 else v for v in xs if v != 3 and v >= 0]
+
+
+def test_returns_through_with_and_finally_and_comprehensions():
+    check_same(return_in_with_in_loop, (2,), (9,))
+    check_same(return_in_try_finally, (2,), (9,))
+    check_same(comprehension, ([0, 1, 2, 3, 4, -1],))
