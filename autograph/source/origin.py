@@ -17,6 +17,7 @@ import collections
 import functools
 import linecache
 import os
+import sysconfig
 import sys
 import threading
 import types
@@ -111,6 +112,23 @@ def user_location(frame=None):
     return None
 
 
+def _library_dirs():
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.add(os.path.realpath(path) + os.sep)
+    return tuple(sorted(dirs))
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+def _is_library(filename):
+    """True for the standard library and installed packages (NumPy, ...)."""
+    return os.path.realpath(filename).startswith(_LIBRARY_DIRS) if filename[:1] != "<" else False
+
+
 def _is_internal(filename):
     """True for autograph's own modules (not generated code, not the user's files)."""
     if filename in _registry:
@@ -125,8 +143,8 @@ def _is_internal(filename):
 def user_frames_of(tb):
     """The user's view of traceback `tb`: a list of LineLocations, outermost first, of the
     frames from the first generated frame on; generated frames are mapped to the user's
-    code, autograph's internal frames are left out, other frames (user helpers called from
-    converted code, libraries) are kept as they are."""
+    code, frames of autograph itself, the standard library and installed packages are left
+    out, other frames (user helpers called from converted code) are kept as they are."""
     entries = []
     seen_generated = False
     while tb is not None:
@@ -138,7 +156,8 @@ def user_frames_of(tb):
             seen_generated = True
             if not entries or entries[-1] != loc:  # a lambda on the same line: once
                 entries.append(loc)
-        elif seen_generated and not is_generated(filename) and not _is_internal(filename):
+        elif (seen_generated and not is_generated(filename) and not _is_internal(filename)
+              and not _is_library(filename)):
             line = linecache.getline(filename, tb.tb_lineno, tb.tb_frame.f_globals)
             entries.append(LineLocation(filename, tb.tb_lineno, 0, line.rstrip("\n"),
                                         code.co_name))

@@ -1,3 +1,4 @@
+import json
 import sys
 
 import pytest
@@ -70,3 +71,28 @@ def test_boundary_decorator_strips_frames_between_it_and_the_error():
     assert "entry_point" in names and names[-1] == "raises_inside"
     assert "api_boundary" not in names  # a bare re-raise adds no entry for its own frame
     assert "in raises_inside" in info.value.__notes__[-1]
+
+
+def helper_parses(text):
+    return json.loads(text)  # the error is raised inside the standard library
+
+
+def calls_helper_with(text):
+    data = helper_parses(text)
+    return data
+
+
+def test_note_lists_user_helpers_but_not_library_frames():
+    node, _, _ = parser.parse_entity(calls_helper_with)
+    new, _, _ = loader.load(node, calls_helper_with, {})
+    with pytest.raises(json.JSONDecodeError) as info:
+        with origin.user_frames():
+            new("{")
+    tb, files = info.value.__traceback__, []
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    assert any(f.endswith("json/decoder.py") for f in files)  # the traceback keeps them
+    note = info.value.__notes__[-1]
+    assert "data = helper_parses(text)" in note and "return json.loads(text)" in note
+    assert "decoder.py" not in note and "__init__.py" not in note
