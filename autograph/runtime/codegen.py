@@ -96,6 +96,7 @@ class _Compiler:
         fn.__source__ = source
         fn.__device__ = self.device
         fn.__graph__ = weakref.ref(g)
+        weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
         return fn
 
     def graph_body(self, graph, env, depth, then=None):

@@ -125,3 +125,14 @@ def test_codegen_edge_cases_inputs_as_outputs_constants_and_odd_names():
     with empty.as_default():
         empty.set_outputs([prims.constant(7)])
     assert codegen.compile_graph(empty)()[0] == 7 and interpreter.run(empty, [])[0] == 7
+
+
+def test_compiled_source_is_forgotten_with_its_graph():
+    import gc
+    graph, out = trace(lambda x: x + 1.0, np.float64(1.0))
+    filename = codegen.compile_graph(graph).__code__.co_filename
+    assert filename in linecache.cache
+    del graph, out
+    gc.collect()
+    gc.collect()
+    assert filename not in linecache.cache
