@@ -656,21 +656,26 @@ class ConcreteFunction:
         return [v for v in (r() for r in self.graph.variables) if v is not None]
 
     def __call__(self, *args, **kwargs):
-        bound = self._sig.bind(self._function_name, args, kwargs, partial=True)
         if get_default_graph() is not None:
-            # inside another trace: inline the Python function, with the Python values this
-            # trace was made for filling the arguments left out
-            fn = self._python_fn()
-            if fn is None:
-                raise ReferenceError(f"the Function that made {self!r} was deleted; a concrete "
-                                     "function can be inlined into a trace only while it lives")
-            values = dict(bound.arguments)
-            for name in self._names:
-                key = self._param_keys[name]
-                if name not in values and isinstance(key, tt.Literal):
-                    values[name] = key.value
-            call_args, call_kwargs = self._sig.call_parts(values)
-            return fn._python_call(fn._traceable(), call_args, call_kwargs)
+            return self._inline(args, kwargs)
+        try:
+            values = self._structured_values(args, kwargs)
+        except TypeError:
+            # the arrays alone, as TensorFlow's concrete functions also accept them: the
+            # Python arguments (a model object, a setting) are part of the trace already
+            values = self._flat_values(args, kwargs)
+            if values is None:
+                raise
+        flat = _flat_arrays(values)
+        dev = _choose_device(self._device, flat)
+        on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
+        move = not (on_numpy and dev.name == "cpu")
+        return self._runner(dev, self._outputs_mode, move=move)(*flat)
+
+    def _structured_values(self, args, kwargs):
+        """The value of every parameter, checked against the trace: arguments bound like the
+        Python function's; Python arguments left out take the values traced with."""
+        bound = self._sig.bind(self._function_name, args, kwargs, partial=True)
         values = []
         for name in self._names:
             key = self._param_keys[name]
@@ -684,11 +689,39 @@ class ConcreteFunction:
                     raise TypeError(f"{self._signature_line()} is missing argument `{name}` "
                                     f"({tt.describe_key(key)})")
             values.append(self._check(name, value, key))
-        flat = _flat_arrays(values)
-        dev = _choose_device(self._device, flat)
-        on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
-        move = not (on_numpy and dev.name == "cpu")
-        return self._runner(dev, self._outputs_mode, move=move)(*flat)
+        return values
+
+    def _flat_values(self, args, kwargs):
+        """Values for a call that passes only the parameters holding arrays (in order), or
+        None when the call does not bind that way either."""
+        tensor_params = [n for n in self._names if tt.tensor_specs(self._param_keys[n])]
+        if len(tensor_params) == len(self._names) or len(args) > len(tensor_params):
+            return None
+        given = dict(zip(tensor_params, args))
+        for name, value in kwargs.items():
+            if name not in tensor_params or name in given:
+                return None
+            given[name] = value
+        if len(given) != len(tensor_params):
+            return None
+        return [self._check(n, given[n], self._param_keys[n]) if n in given else ()
+                for n in self._names]
+
+    def _inline(self, args, kwargs):
+        """Inside another trace: run the Python function on the caller's tensors, with the
+        Python values this trace was made for filling the arguments left out."""
+        fn = self._python_fn()
+        if fn is None:
+            raise ReferenceError(f"the Function that made {self!r} was deleted; a concrete "
+                                 "function can be inlined into a trace only while it lives")
+        bound = self._sig.bind(self._function_name, args, kwargs, partial=True)
+        values = dict(bound.arguments)
+        for name in self._names:
+            key = self._param_keys[name]
+            if name not in values and isinstance(key, tt.Literal):
+                values[name] = key.value
+        call_args, call_kwargs = self._sig.call_parts(values)
+        return fn._python_call(fn._traceable(), call_args, call_kwargs)
 
     def __str__(self):
         return self._summary(with_prefix=True)
@@ -718,10 +751,11 @@ class ConcreteFunction:
                     f"{type(key.value).__name__} value {key.value!r} for argument `{name}`, but was "
                     f"called with {tt.describe_value(value)}. Call the Function instead (it traces "
                     "for new Python values), or get a concrete function for this value.") from None
+            what = "dtypes and shapes" if e.expected.startswith("TensorSpec") else "arguments"
             raise TypeError(
                 f"ConcreteFunction {self._signature_line()}: argument `{e.path}` was traced as "
-                f"{e.expected}, but got {e.got}. Pass a matching array, or call the Function, "
-                "which traces again for new dtypes and shapes.") from None
+                f"{e.expected}, but got {e.got}. {e.advice}, or call the Function, which "
+                f"traces again for new {what}.") from None
 
     def _graph_to_run(self):
         if self._optimized is None:

@@ -415,10 +415,13 @@ def describe_value(value):
 
 
 class SignatureMismatch(TypeError):
-    """A value does not fit a key; `path` names the argument (e.g. `x`, `xs[1]`)."""
+    """A value does not fit a key; `path` names the argument (e.g. `x`, `xs[1]`) and
+    `advice` says what would fit."""
 
-    def __init__(self, path, expected, got):
-        self.path, self.expected, self.got = path, expected, got
+    def __init__(self, path, expected, got, advice=None):
+        advice = advice or ("Pass a matching array" if expected.startswith("TensorSpec")
+                            else "Pass an argument like that")
+        self.path, self.expected, self.got, self.advice = path, expected, got, advice
         super().__init__(f"argument `{path}`: expected {expected}, got {got}")
 
 
@@ -460,14 +463,16 @@ def check_value(value, key, path):
     if type(key) is Structure:
         if not nest.is_nested(value) or type(value) is not key.kind or _labels(value) != key.labels:
             raise SignatureMismatch(path, f"a {key.kind.__name__} like {describe_key(key)}",
-                                    describe_value(value))
+                                    describe_value(value), "Pass the same structure")
         kids = nest.children(value)
         labels = key.labels if isinstance(key.labels, tuple) else range(key.labels)
         new = [check_value(v, k, _child_path(path, value, label))
                for v, k, label in zip(kids, key.children, labels)]
         return nest.rebuild(value, new)
     if make_key(value) != key:
-        raise SignatureMismatch(path, describe_key(key), describe_value(value))
+        advice = ("Pass the same value" if type(key) is Literal
+                  else "Pass the same object (objects are matched by identity, then ==)")
+        raise SignatureMismatch(path, describe_key(key), describe_value(value), advice)
     return value
 
 

@@ -226,3 +226,22 @@ def test_input_signature_on_a_method_skips_self():
     assert h.halve.experimental_get_tracing_count() == 1
     with pytest.raises(TypeError, match=r"halve\(x\): argument `x` does not fit"):
         h.halve(np.ones(2, np.int32))
+
+
+def test_new_function_per_model_state_seed_workaround():
+    def evaluate(model, x):
+        return model.weight * x + model.bias
+
+    x = np.float32(10.0)
+    new_model = SimpleModel()
+    evaluate_no_bias = ag.function(evaluate).get_concrete_function(new_model, x)
+    # the model is part of the trace: pass only the array
+    assert evaluate_no_bias(x) == 20.0
+    new_model.bias += 5.0
+    evaluate_with_bias = ag.function(evaluate).get_concrete_function(new_model, x)
+    assert evaluate_with_bias(x) == 25.0
+    assert evaluate_no_bias(x) == 20.0
+    # the full structured call works too
+    assert evaluate_with_bias(new_model, x) == 25.0
+    with pytest.raises(TypeError, match="argument `model`"):
+        evaluate_with_bias(SimpleModel(), x)
