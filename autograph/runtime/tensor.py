@@ -97,8 +97,11 @@ class Tensor:
                        "turns those into cond/while_loop), or use ag.cond / np.where")
 
     def __index__(self):
-        raise_symbolic(self, "as a Python int", "use it in array operations instead, "
-                       "or pass a Python int argument if it must be known while tracing")
+        raise_symbolic(self, "as a Python int", "its value is only known when the graph "
+                       "runs. Use it in array operations instead; loop with `range(n)` inside "
+                       "an autograph-converted function or with ag.range(n); a shape or a "
+                       "list index must be a Python int while tracing (pass it as a Python "
+                       "int argument)")
 
     def __float__(self):
         raise_symbolic(self, "float()", "use .astype(np.float64) to convert inside the graph")
