@@ -69,12 +69,6 @@ class Scope:
         self.globals |= child.globals
         self.nonlocals |= child.nonlocals
 
-    def copy(self):
-        s = Scope(self.parent, self.isolated, self.function_name)
-        s.merge_from(self)
-        s.params = dict(self.params)
-        return s
-
     def __repr__(self):
         def fmt(s):
             return "{" + ", ".join(sorted(str(q) for q in s)) + "}"
