@@ -87,6 +87,7 @@ class _ControlFlow(Transformer):
 
     def _undefined_inits(self, node, state, loop=False):
         maybe = self.defined_before if loop else self._maybe_in(node)
+        maybe = maybe | self.declared[-1]  # globals and nonlocals live outside: never reset
         return [templates.replace(f"{v} = ag__.Undefined('{v}')", origin=node)[0]
                 for v in state if v not in maybe]
 
