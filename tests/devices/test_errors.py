@@ -9,7 +9,8 @@ import pytest
 
 import autograph as ag
 from autograph.runtime import primitives
-from autograph.runtime.devices import DeviceError, DeviceUnavailable, UnsupportedPrimitiveError
+from autograph.runtime.devices import (DeviceError, DeviceUnavailable, UnsupportedPrimitiveError,
+                                       get_device)
 
 xps = pytest.importorskip("array_api_strict")
 
@@ -52,7 +53,7 @@ def test_array_from_another_device():
 def test_arrays_from_two_devices_in_one_call():
     pytest.importorskip("torch")
     pytest.importorskip("array_api_compat")
-    torch_array = ag.runtime.devices.get_device("torch").to_device(np.ones(2))
+    torch_array = get_device("torch").to_device(np.ones(2))
     with pytest.raises(DeviceError, match="array on device 'torch'.*runs on 'strict'"):
         ag.function(lambda x, y: x + y)(xps.asarray([1.0, 2.0]), torch_array)
 
@@ -106,7 +107,7 @@ def test_variable_from_another_device():
 @pytest.mark.parametrize("name", ["strict", "torch"])
 def test_variable_numpy_comes_back_to_the_host_from_any_device(name):
     try:
-        dev = ag.runtime.devices.get_device(name)
+        dev = get_device(name)
     except DeviceUnavailable as e:
         pytest.skip(str(e))
     with ag.device(name):

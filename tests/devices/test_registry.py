@@ -41,6 +41,15 @@ def test_scope_rejects_a_typo_on_entry():
     assert current_device() is None
 
 
+def test_unknown_name_suggests_a_close_one():
+    with pytest.raises(DeviceError, match="unknown device 'cdua' \\(did you mean 'cuda'\\?\\)"):
+        get_device("cdua")
+    with pytest.raises(DeviceError, match="did you mean 'strict'"):
+        get_device("stirct")
+    with pytest.raises(DeviceError, match="unknown device 'GPU' \\(a GPU is 'cuda' or 'cuda:N' here\\)"):
+        get_device("GPU")
+
+
 def test_unknown_name_lists_what_exists():
     with pytest.raises(DeviceError) as info:
         get_device("gpu7")

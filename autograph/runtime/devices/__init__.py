@@ -22,6 +22,7 @@ missing) and `NAMES` (the names `list_devices` shows).
 """
 
 import contextlib
+import difflib
 import importlib
 import threading
 from dataclasses import dataclass
@@ -213,7 +214,19 @@ def get_device(name=None):
         _load_entry_points()
         if name in _DEVICES:
             return _DEVICES[name]
-        raise DeviceError(f"unknown device {name!r}; {_summary()}")
+        raise DeviceError(f"unknown device {name!r}{_did_you_mean(name)}; {_summary()}")
+
+
+# names other frameworks use for a GPU
+_GPU_SPELLINGS = {"gpu", "/gpu:0", "gpu:0", "/device:gpu:0", "cupy"}
+
+
+def _did_you_mean(name):
+    if name.lower() in _GPU_SPELLINGS:
+        return " (a GPU is 'cuda' or 'cuda:N' here)"
+    known = [row.name for row in list_devices()]
+    close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _summary():
