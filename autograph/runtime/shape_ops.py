@@ -23,6 +23,11 @@ def static_ints(value, what):
         raise NotImplementedError(
             f"{what} must be made of Python ints while tracing, got {describe(items)}; "
             "a shape computed inside the graph is not supported yet")
+    if any(d is None for d in items):
+        raise ValueError(f"{what} has an entry None, {items!r}: x.shape gives None for a "
+                         "dimension unknown while tracing. Use -1 for one inferred "
+                         "dimension of a reshape, or give the argument a TensorSpec whose "
+                         "dimension is known")
     return tuple(int(d) for d in items)
 
 

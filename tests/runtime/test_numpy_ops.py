@@ -376,6 +376,8 @@ def test_reshape_with_unknown_dims():
     assert out.shape == (24,)
     with pytest.raises(ValueError, match="cannot reshape"):
         trace(lambda t: t.reshape(5, 5), x)
+    with pytest.raises(ValueError, match=r"None.*Use -1"):
+        trace(lambda t: t.reshape(t.shape[0], 2, 2), x, shapes=[(None, 4)])
 
 
 def test_concatenate_and_stack_promote_like_numpy():
