@@ -192,11 +192,11 @@ def cond(pred, true_fn, false_fn, names=None):
         f_out = false_fn()
 
     if nest.structure_of(t_out) != nest.structure_of(f_out):
-        label = _name_of(names, 0, "the result") if names and len(names) == 1 else "the results"
+        label, t_part, f_part = _first_difference(t_out, f_out, names)
         raise StagingError(
             f"The two branches of an if/cond must produce the same structure for {label}, "
-            f"but the true branch gives {nest.describe(t_out)} and the false branch gives "
-            f"{nest.describe(f_out)}. Make both branches set the same variables to values of "
+            f"but the true branch gives {nest.describe(t_part)} and the false branch gives "
+            f"{nest.describe(f_part)}. Make both branches set the same variables to values of "
             "the same kind.")
 
     t_flat, f_flat = nest.flatten(t_out), nest.flatten(f_out)
@@ -227,6 +227,20 @@ def cond(pred, true_fn, false_fn, names=None):
     for slot, t in zip(slots, node.outputs):
         out_flat[slot] = t
     return nest.pack_sequence_as(t_out, out_flat)
+
+
+def _first_difference(t_out, f_out, names):
+    """(label, true part, false part) of the first top-level element whose structure differs
+    between the branches (the user's name when `names`, one per flat leaf, gives it)."""
+    if isinstance(t_out, (list, tuple)) and isinstance(f_out, (list, tuple)) and \
+            len(t_out) == len(f_out) and type(t_out) is type(f_out):
+        offset = 0
+        for a, b in zip(t_out, f_out):
+            if nest.structure_of(a) != nest.structure_of(b):
+                return _name_of(names, offset, "a result"), a, b
+            offset += len(nest.flatten(a))
+    label = _name_of(names, 0, "the result") if names and len(names) == 1 else "the results"
+    return label, t_out, f_out
 
 
 def _same_python(a, b):

@@ -117,6 +117,13 @@ def test_cond_structure_mismatch_is_an_error_describing_both():
         trace(f, np.float64(1.0))
 
 
+def test_cond_structure_mismatch_names_the_variable_that_differs():
+    def f(x):
+        return ag.cond(x > 0, lambda: (x, (x, x)), lambda: (x, x), names=["a", "b", "c"])
+    with pytest.raises(StagingError, match=r"for 'b'.*\(value, value\).*gives value\."):
+        trace(f, np.float64(1.0))
+
+
 def test_cond_none_in_one_branch_names_the_variable():
     def f(x):
         return ag.cond(x > 0, lambda: x, lambda: None, names=["y"])
