@@ -173,6 +173,17 @@ class _Activity(gast.NodeVisitor):
         if qn is not None:
             self.scope.read.add(qn)  # x += 1 reads x
 
+    def stmt_AnnAssign(self, node):
+        # a local annotation is not evaluated; without a value it binds nothing, it only
+        # makes the name local
+        if node.value is not None:
+            self.visit(node.value)
+            self.visit(node.target)
+        elif isinstance(node.target, gast.Name):
+            self.scope.bound.add(QN(node.target.id))
+        else:
+            self.visit(node.target.value)
+
     def stmt_Global(self, node):
         _function_scope(self.scope).globals.update(QN(n) for n in node.names)
         self.scope.globals.update(QN(n) for n in node.names)

@@ -180,3 +180,15 @@ def test_except_as_name_is_unbound_after_the_handler():
         """)
     assert defined(fn, "msg = err") == ({"err", "x"}, {"err", "x"})
     assert defined(fn, "return x") == ({"x"}, {"msg", "x"})
+
+
+def test_annotation_without_value_defines_nothing():
+    fn, _ = analyzed("""
+        def f(flag):
+            total: int
+            if flag:
+                total: int = 1
+            return total
+        """)
+    assert defined(fn, "return total") == ({"flag"}, {"flag", "total"})
+    assert live(fn, "total: int") == ({"flag", "total"}, {"flag", "total"})
