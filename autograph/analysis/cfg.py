@@ -15,7 +15,8 @@
 A `try` has no node of its own. Edges approximate exceptions soundly: every statement of a
 try body (and the point before it) may jump to each handler; the finally block is entered
 from the normal ends, from the jumps (return/break/continue) that leave through it and from
-anywhere an exception may be raised, and leaves towards each of those continuations.
+anywhere an exception may be raised, and leaves towards each of those continuations. A
+`with` is assumed not to swallow exceptions (as for nearly every context manager).
 
 `Graph.stmt_next[stmt]` / `Graph.stmt_prev[stmt]` are the nodes control reaches right after
 leaving / right before entering any statement (compound ones included), and
