@@ -87,3 +87,15 @@ def test_array_of_another_gpu_is_refused(cupy):
         on_gpu0(get_device("cuda:1").to_device(np.int64(27)))
     with pytest.raises(DeviceError, match="array on device 'cuda'.*runs on 'cpu'"):
         ag.function(collatz, device="cpu")(get_device("cuda").to_device(np.int64(27)))
+
+
+def test_tensor_conditions_are_read_on_the_host_once_per_decision(cupy):
+    """What a data-dependent loop costs on a GPU: one device-to-host read per evaluation of
+    the loop condition and one per tensor `if`, nothing else (outputs stay on the GPU)."""
+    f = ag.function(collatz, device="cuda")
+    f(np.int64(27))                                   # trace and compile
+    fake_cupy.transfers["to_host"] = 0
+    out = f(np.int64(27))
+    assert int(np.asarray(out)) == 111
+    # 112 checks of `n != 1` (111 true, 1 false) + 111 evaluations of `n % 2 == 0`
+    assert fake_cupy.transfers["to_host"] == 112 + 111
