@@ -206,6 +206,10 @@ def cond(pred, true_fn, false_fn, names=None):
         if not isinstance(a, Tensor) and not isinstance(b, Tensor) and _same_python(a, b):
             out_flat.append(a)          # the same Python value either way: no tensor needed
             continue
+        with tg.as_default():
+            a = _read_if_variable(a)
+        with fg.as_default():
+            b = _read_if_variable(b)
         a = _branch_tensor(a, tg, label, "true", b)
         b = _branch_tensor(b, fg, label, "false", a)
         a, b = _unify_dtypes(a, b, tg, fg, lambda a, b: (
@@ -440,6 +444,7 @@ def _trace_loop(cond_fn, body_fn, loop_vars, flat, tensor_slots, specs, outer, l
         outs = []
         for i, (before, after) in enumerate(zip(flat, out_flat)):
             if i in tensor_set:
+                after = _read_if_variable(after)
                 if isinstance(after, Tensor):
                     outs.append(bg.capture(after))
                 elif _convertible(after):

@@ -210,6 +210,21 @@ def test_variable_assigned_in_one_branch_of_a_cond():
     assert int(f(np.int64(-1))) == 18                              # eager
 
 
+def test_variables_as_branch_results_and_loop_values_are_read():
+    a, b = ag.Variable(1.0, name="a"), ag.Variable(2.0, name="b")
+
+    def f(x):
+        chosen = ag.cond(x > 0, lambda: a, lambda: b)
+        _, last = ag.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, b), (0, x))
+        return chosen, last
+    graph, _ = trace(f, np.float64(1.0))
+    for mode in MODES:
+        b.assign(2.0)
+        assert [float(v) for v in run(graph, [np.float64(1.0)], mode)] == [1.0, 2.0]
+        b.assign(5.0)                                # read when the graph runs
+        assert [float(v) for v in run(graph, [np.float64(-1.0)], mode)] == [5.0, 5.0]
+
+
 def test_graph_holds_variables_weakly_and_reports_a_deleted_one():
     v = ag.Variable(2.0, name="scale")
     graph, _ = trace(lambda x: x * v, np.float64(3.0))
