@@ -240,3 +240,25 @@ def test_pdb_lists_the_generated_code():
     debugger.use_rawinput = False
     assert debugger.runcall(new, 1) == scaled(1)
     assert filename in out.getvalue() and "generated_marker = x * SCALE" in out.getvalue()
+
+
+class _Base:
+    def val(self, x):
+        return x + 1
+
+
+class _Child(_Base):
+    def val(self, x):
+        return super().val(x) * 2
+
+    def private(self, x):
+        self.__p = x
+        return super().val(self.__p)
+
+
+def test_zero_argument_super_keeps_working():
+    child = _Child()
+    for method in (_Child.val, _Child.private):
+        new, _, _ = _load(method, {"ag__": object()})
+        assert new(child, 3) == method(child, 3)
+    assert "__class__" in _load(_Child.val)[0].__code__.co_freevars
