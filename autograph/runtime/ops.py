@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from autograph.runtime import control_flow, nest, primitives  # noqa: F401 (Cast)
+from autograph.runtime.devices import device_of
 from autograph.runtime.graph import get_default_graph
 from autograph.runtime.tensor import Tensor
 
@@ -22,11 +23,10 @@ def _tracing(args):
 
 def _host(a):
     """An array of any device as a NumPy array, for printing."""
-    try:
-        return np.asarray(a)
-    except Exception:   # CuPy refuses implicit conversion: ask it explicitly
-        get = getattr(a, "get", None)
-        return np.asarray(get()) if get is not None else np.from_dlpack(a)
+    if isinstance(a, (np.ndarray, np.generic)):
+        return a
+    device = device_of(a)      # CuPy and GPU torch refuse np.asarray: ask their device
+    return device.to_host(a) if device is not None else np.asarray(a)
 
 
 def _is_variable(x):
