@@ -212,7 +212,23 @@ def rewrite_traceback(exc):
         pass
     if HIDE_INTERNAL_FRAMES and tb is not None:
         exc.__traceback__ = _strip_internal(tb)
+        _strip_chained(exc)
     return exc
+
+
+def _strip_chained(exc):
+    """Drop internal frames from the exceptions `exc` was raised from or during (printed
+    above it), when they passed through generated code too."""
+    seen = {id(exc)}
+    todo = [exc.__cause__, exc.__context__]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.__traceback__ is not None and user_frames_of(e.__traceback__):
+            e.__traceback__ = _strip_internal(e.__traceback__)
+        todo += [e.__cause__, e.__context__]
 
 
 def boundary(fn):

@@ -96,3 +96,30 @@ def test_note_lists_user_helpers_but_not_library_frames():
     note = info.value.__notes__[-1]
     assert "data = helper_parses(text)" in note and "return json.loads(text)" in note
     assert "decoder.py" not in note and "__init__.py" not in note
+
+
+def reraises(d):
+    try:
+        return d["missing"]
+    except KeyError as e:
+        raise ValueError("no value") from e
+
+
+def test_chained_exceptions_lose_internal_frames_too():
+    node, _, _ = parser.parse_entity(reraises)
+    new, _, filename = loader.load(node, reraises, {})
+
+    @origin.boundary
+    def entry(d):
+        return new(d)
+    with pytest.raises(ValueError) as info:
+        entry({})
+    cause = info.value.__cause__
+    assert isinstance(cause, KeyError)
+    tb, files = cause.__traceback__, []
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    assert files == [filename]
+    assert "return d['missing']" not in info.value.__notes__[-1]  # the note is about the ValueError
+    assert 'raise ValueError("no value") from e' in info.value.__notes__[-1]
