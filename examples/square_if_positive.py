@@ -32,6 +32,10 @@ def main():
     print("== float32 arguments: a new dtype, a new trace ==")
     print(f"square_if_positive(np.float32(1.5)) = {square_if_positive(np.float32(1.5))}")
     print(f"traces: {square_if_positive.experimental_get_tracing_count()}")
+    print("== Python ints: the `if` runs in Python while tracing, one trace per value ==")
+    for value in (4, -4, 4):
+        print(f"square_if_positive({value}) = {square_if_positive(value)}")
+    print(f"traces: {square_if_positive.experimental_get_tracing_count()}")
     print("== the converted code ==")
     print(ag.to_code(square_if_positive))
 

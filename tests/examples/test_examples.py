@@ -90,6 +90,11 @@ def test_square_if_positive(run_example):
     floats_section = out.section("float32 arguments")
     assert floats(floats_section[0])[-1] == 1.5 * 1.5
     assert traces(floats_section) == 2
+    python_ints = out.section("Python ints")
+    pairs = [re.fullmatch(r"square_if_positive\((-?\d+)\) = (-?\d+)", l).groups()
+             for l in python_ints if l.startswith("square")]
+    assert [(int(a), int(b)) for a, b in pairs] == [(v, v * v if v > 0 else 0) for v in (4, -4, 4)]
+    assert traces(python_ints) == 4                  # 4 and -4 each traced once
     code = "\n".join(out.section("the converted code"))
     assert "if_stmt" in code and "x * x" in code
 
@@ -248,8 +253,9 @@ def test_verbosity_logs_conversions_and_traces():
     traced = [l for l in log if "traced square_if_positive" in l]
     assert len(converted) == 1 and "square_if_positive.py:" in converted[0]
     # one log line per trace, as many as the example itself counts
-    assert len(traced) == traces(Output(done.stdout).section("float32 arguments")) == 2
+    assert len(traced) == traces(Output(done.stdout).section("Python ints")) == 4
     assert "int64" in traced[0] and "float32" in traced[1]
+    assert "4" in traced[2] and "-4" in traced[3]
     # silent by default
     quiet = subprocess.run([sys.executable, os.path.join(EXAMPLES, "square_if_positive.py")],
                            cwd=ROOT, env=dict(os.environ, AUTOGRAPH_VERBOSITY="0"),
