@@ -151,6 +151,9 @@ def _import_file(path):
     path = os.path.abspath(path)
     folder = os.path.dirname(path)
     name = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    existing = sys.modules.get(name)
+    if existing is not None and getattr(existing, "__file__", None) != path:
+        name = f"autograph_cli_target_{name}"     # never shadow a module already loaded (json.py)
     if folder not in sys.path:
         sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(name, path)

@@ -251,3 +251,12 @@ def test_graph_with_several_specs_and_a_keyword(tmp_path):
     placeholders = re.findall(r'label="(\w+)\\n(\w+\[[^\]]*\])", shape="invhouse"', text)
     assert placeholders == [("n", "int64[]"), ("x", "float32[?,3]"), ("scale", "float32[]")]
     assert "maximum" in text and "while_loop" in text
+
+
+def test_a_file_named_like_a_loaded_module_does_not_replace_it(tmp_path):
+    import json
+    src = tmp_path / "json.py"
+    src.write_text("def loads(x):\n    return x + 1\n")
+    status, out = run_main("trace", f"{src}::loads", "--arg", "int64[]")
+    assert status == 0 and "Traces so far: 1" in out
+    assert sys.modules["json"] is json and json.loads("[1]") == [1]
