@@ -24,6 +24,13 @@ loader       load(node, original_fn, extra={'ag__': operators}, name=None)
              -> (new_fn, source_text, filename). Live user globals and closure cells;
              new_fn.__autograph_original__ is the original function.
 origin       LineLocation(filename, lineno, col_offset, source_line, function_name);
-             lookup(filename, lineno), user_location(), rewrite_traceback(exc),
-             `with origin.user_frames(): ...` (re-raise with the user's frames in a note).
+             lookup(filename, lineno), origin_map(filename), is_generated(filename),
+             user_location() (innermost converted frame -> the user's line),
+             rewrite_traceback(exc), `with origin.user_frames(): ...` and the decorator
+             @origin.boundary (re-raise with the user's frames in a note, autograph's own
+             frames dropped; AUTOGRAPH_FULL_TRACEBACKS=1 keeps them).
+
+Note: Python's default excepthook reads source files from disk, so it prints no text for
+generated frames ('<autograph: f at file.py:12>'); the note carries the user's lines.
+traceback.print_exc, IPython, pytest, pdb and inspect.getsource read linecache and show them.
 """
