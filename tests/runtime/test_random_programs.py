@@ -22,6 +22,8 @@ def _extend(children):
         st.tuples(st.just("cond"), children, children, children),
         st.tuples(st.just("loop"), st.integers(0, 4), children),
         st.tuples(st.just("print"), children),
+        st.tuples(st.just("collect"), st.integers(0, 3), children),
+        st.tuples(st.just("accumulate"), children),
     )
 
 
@@ -56,7 +58,22 @@ def evaluate(prog, env):
         value = evaluate(prog[1], env)
         ag.print("value", value)
         return value
+    if op == "collect":      # a TensorArray filled by a loop, then summed
+        trips, body = prog[1], prog[2]
+
+        def fill(i, ta):
+            inner = dict(env, i=i.astype(np.float64) if hasattr(i, "astype") else np.float64(i))
+            return i + 1, ta.write(i, np.tanh(evaluate(body, inner)))
+        ta = ag.TensorArray(np.float64, size=0, dynamic_size=True, element_shape=())
+        _, ta = ag.while_loop(lambda i, ta: i < env["n"] + trips, fill, (0, ta))
+        return np.sum(ta.stack()) + ta.size().astype(np.float64)
+    if op == "accumulate":   # a Variable updated, then read back
+        TOTAL.assign_add(np.tanh(evaluate(prog[1], env)))
+        return TOTAL.read_value() * 1.0
     raise AssertionError(op)
+
+
+TOTAL = ag.Variable(0.0, name="total")
 
 
 @settings(max_examples=30, deadline=None)
@@ -66,11 +83,13 @@ def test_random_programs_agree_in_every_mode(prog, x, y, n):
         return evaluate(prog, {"x": x, "y": y, "n": n})
 
     args = (np.float64(x), np.float64(y), np.int64(n))
+    TOTAL.assign(0.0)
     want, want_printed = capture_stdout(f, *args)
     graph, _ = trace(f, *args)
     if not graph.outputs:        # the program is a constant: nothing to run
         return
     for mode in MODES:
+        TOTAL.assign(0.0)
         (got,), printed = capture_stdout(run, graph, args, mode)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
         assert printed == want_printed
