@@ -110,8 +110,10 @@ class _Writer:
 
     def __init__(self):
         self.lines = []
-        self.edges = []        # emitted last, at top level: an edge written inside a cluster
-        self.ids = {}          # would pull the nodes it names into that cluster; id(Node) -> DOT id
+        # edges are emitted last, at the top level: an edge written inside a cluster would
+        # pull the nodes it names into that cluster
+        self.edges = []
+        self.ids = {}          # id(Node) -> DOT node id
         self.clusters = 0
         self.declared = set()  # DOT ids of the nodes drawn (unused captures are not)
 
