@@ -11,7 +11,8 @@ graphs of cfg.build_all; it adds, for every function in `cfgs`:
 Values are frozensets of QN. A backward may-analysis: live_in = reads | (live_out - writes),
 where writing `a` also ends the liveness of `a.b` and `a[i]`. Nodes after which the function
 returns have nothing live after them. A nested def reads its free variables where it is
-defined (they are captured there).
+defined, and since it may be called anywhere later (even after a return), the locals that
+nested functions and lambdas read are live at every statement.
 """
 
 import gast
@@ -57,7 +58,34 @@ def analyze(graph):
     return {n: (live_in[n], live_out[n]) for n in graph.nodes}
 
 
-def _annotate(graph, facts):
+def captured_names(graph):
+    """Locals of the graph's function that a nested function or lambda reads: it may be
+    called at any later point (or after returning), so they count as live everywhere."""
+    fn = graph.fn_node
+    body = anno.getanno(fn, anno.Static.BODY_SCOPE, None)
+    args = anno.getanno(fn, anno.Static.ARGS_SCOPE, None)
+    if body is None:
+        return frozenset()
+    local = set(body.local_names) | (set(args.params) if args is not None else set())
+    captured = set()
+    for node in _nested_functions(fn):
+        inner = anno.getanno(node, anno.Static.BODY_SCOPE, None)
+        if inner is not None:
+            captured |= {q for q in inner.free if q.root in local}
+    return frozenset(captured)
+
+
+def _nested_functions(fn):
+    """Functions and lambdas defined directly or deeper inside `fn` (not `fn` itself)."""
+    todo = list(gast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+            yield node
+        todo.extend(gast.iter_child_nodes(node))
+
+
+def _annotate(graph, facts, always=frozenset()):
     for stmt, inside in graph.stmt_nodes.items():
         if not inside:
             continue
@@ -65,12 +93,16 @@ def _annotate(graph, facts):
         anno.setanno(stmt, anno.Static.LIVE_VARS_IN, facts[entry][0])
         after = graph.stmt_next[stmt]
         out = frozenset().union(*(facts[s][0] for s in after)) if after else frozenset()
-        anno.setanno(stmt, anno.Static.LIVE_VARS_OUT, out)
+        anno.setanno(stmt, anno.Static.LIVE_VARS_OUT, out | always)
 
 
 def resolve(fn_node, cfgs):
     """Annotate LIVE_VARS_IN / LIVE_VARS_OUT on the statements of every function in
     `cfgs` ({function node: cfg.Graph}, from cfg.build_all(fn_node)). Returns fn_node."""
     for graph in cfgs.values():
-        _annotate(graph, analyze(graph))
+        facts = analyze(graph)
+        captured = captured_names(graph)
+        if captured:
+            facts = {n: (i | captured, o | captured) for n, (i, o) in facts.items()}
+        _annotate(graph, facts, captured)
     return fn_node

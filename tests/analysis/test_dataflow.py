@@ -123,7 +123,8 @@ def test_nested_function_sees_outer_definitions():
             return inner(a)
         """)
     assert defined(fn, "b = y + a") == ({"a", "x", "y", "inner"}, {"a", "x", "y", "inner"})
-    assert live(fn, "def inner(y):") == ({"a", "x"}, {"a", "inner", "x"})
+    # inner reads itself: a captured local, live everywhere (it may run at any later point)
+    assert live(fn, "def inner(y):") == ({"a", "inner", "x"}, {"a", "inner", "x"})
     assert live(fn, "b = y + a") == ({"a", "y", "inner"}, {"inner"})
     assert defined(fn, "return inner(a)") == ({"a", "x", "inner"}, {"a", "x", "inner", "c"})
 
@@ -192,3 +193,17 @@ def test_annotation_without_value_defines_nothing():
         """)
     assert defined(fn, "return total") == ({"flag"}, {"flag", "total"})
     assert live(fn, "total: int") == ({"flag", "total"}, {"flag", "total"})
+
+
+def test_variables_read_by_closures_stay_live():
+    fn, _ = analyzed("""
+        def f(x):
+            g = lambda: a
+            if x > 0:
+                a = 1
+            else:
+                a = 2
+            return g()
+        """)
+    assert live(fn, "if x > 0:") == ({"a", "g", "x"}, {"a", "g"})
+    assert live(fn, "return g()") == ({"a", "g"}, {"a"})
