@@ -1,0 +1,430 @@
+"""ConcreteFunction: one trace of an `ag.function`, a graph for one input signature.
+
+A ConcreteFunction holds the traced Graph (`graph`, what users inspect), compiles it once per
+device (optimised, through runtime.codegen) and calls it with arrays. It remembers the trace
+key of every parameter, so a call is checked against what was traced: arrays must fit the
+TensorSpecs, Python arguments must equal the traced values (they may be left out, and a call
+may pass the arrays alone, as TensorFlow's flat signature allows). `str(concrete)` summarises
+the input parameters, the output type and the captured Variables.
+
+Also here: the parameter binding and device choice that `Function` (autograph.function) shares.
+"""
+
+import inspect
+import threading
+import weakref
+
+import numpy as np
+
+from autograph import trace_type as tt
+from autograph.runtime import devices, nest
+from autograph.runtime.graph import get_default_graph
+from autograph.runtime.tensor import Tensor
+
+# -- shared with Function ----------------------------------------------------------------------
+
+def choose_device(explicit, flat_inputs):
+    """Explicit device, else the scope's, else the first input array's, else the default."""
+    if explicit is not None:
+        return devices.get_device(explicit)
+    dev = devices.current_device()
+    if dev is not None:
+        return dev
+    for a in flat_inputs:
+        dev = devices.device_of(a)
+        if dev is not None:
+            return dev
+    return devices.get_device(None)
+
+
+class Signature:
+    """The parameters of the wrapped function (without `self` for a method bound to an
+    instance) and how to bind call arguments to them."""
+
+    def __init__(self, python_function, drop_first):
+        sig = inspect.signature(python_function)
+        params = list(sig.parameters.values())
+        if drop_first:
+            params = params[1:]
+        self.signature = sig.replace(parameters=params)
+        self.names = [p.name for p in params]
+        self.kinds = {p.name: p.kind for p in params}
+        self.defaults = {p.name: p.default for p in params}
+        # the fast path handles calls that pass every parameter positionally
+        simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        self.fast_arity = len(params) if simple else -1
+        # ... or leaves out trailing parameters whose defaults are immutable Python values
+        self.fast_min = self.fast_arity
+        while self.fast_min > 0 and type(params[self.fast_min - 1].default) in tt._PRIMITIVES:
+            self.fast_min -= 1
+
+    def default(self, name):
+        """The value a parameter takes when a call leaves it out (empty if it must be given)."""
+        kind = self.kinds[name]
+        if kind == inspect.Parameter.VAR_POSITIONAL:
+            return ()
+        if kind == inspect.Parameter.VAR_KEYWORD:
+            return {}
+        return self.signature.parameters[name].default
+
+    def bind_values(self, fn_name, args, kwargs):
+        """(names, values) of every parameter for a call, defaults applied. A plain loop for
+        the common signature (no *args/**kwargs); inspect's binder otherwise and for errors."""
+        if self.fast_arity >= len(args) and all(
+                self.kinds.get(k) == inspect.Parameter.POSITIONAL_OR_KEYWORD for k in kwargs):
+            values, used = list(args), 0
+            for name in self.names[len(args):]:
+                if name in kwargs:
+                    values.append(kwargs[name])
+                    used += 1
+                elif self.defaults[name] is not inspect.Parameter.empty:
+                    values.append(self.defaults[name])
+                else:
+                    break              # a missing argument: let inspect say so
+            else:
+                if used == len(kwargs):   # no keyword repeats a positional argument
+                    return self.names, values
+        bound = self.bind(fn_name, args, kwargs)
+        names = list(bound.arguments)
+        return names, [bound.arguments[n] for n in names]
+
+    def bind(self, fn_name, args, kwargs, partial=False):
+        try:
+            bound = (self.signature.bind_partial if partial else self.signature.bind)(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{fn_name}{self.signature}: {e}") from None
+        if not partial:
+            bound.apply_defaults()
+        return bound
+
+    def call_parts(self, values):
+        """Positional args and kwargs for calling the function with `values` (by name)."""
+        args, kwargs = [], {}
+        for name in self.names:
+            if name not in values:
+                continue
+            kind = self.kinds[name]
+            value = values[name]
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                args.extend(value)
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                kwargs.update(value)
+            elif kind == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[name] = value
+            else:
+                args.append(value)
+        return args, kwargs
+
+
+_MISSING = object()
+
+
+def flat_arrays(values):
+    """The array leaves of a list of argument values, in placeholder order."""
+    out = []
+    for value in values:
+        if type(value) in tt._PRIMITIVES:
+            continue
+        if tt.is_array(value):
+            out.append(value)
+        elif nest.is_nested(value):
+            out.extend(leaf for leaf in nest.flatten(value) if tt.is_array(leaf))
+    return out
+
+
+# -- ConcreteFunction -----------------------------------------------------------------------------
+
+class ConcreteFunction:
+    """One trace: a graph for one input signature, compiled once per device, callable with
+    arrays (Python arguments must equal the values it was traced with)."""
+
+    def __init__(self, function, graph, names, values, key, structure, flat_outputs, tensor_slots):
+        self._function_name = function.__name__
+        self._sig = function._sig
+        self._device = function._device
+        self._outputs_mode = function._outputs
+        self._python_fn = weakref.ref(function)
+        self.graph = graph
+        self._names = names
+        self._key = key
+        self._watches = []
+        self._lock = threading.Lock()
+        self._optimized = None
+        self._runners = {}
+        # what the trace saw, for validation and summaries (objects weakly, via the key)
+        self._param_keys = dict(zip(names, key))
+        self._structure = structure
+        self._flat_outputs = flat_outputs
+        self._tensor_slots = tensor_slots
+        self._unpack = _make_unpack(structure, flat_outputs, tensor_slots)
+
+    # -- public API ---------------------------------------------------------------------------
+
+    @property
+    def name(self):
+        return self._function_name
+
+    @property
+    def structured_input_signature(self):
+        """(positional, keyword) arguments as traced: TensorSpecs named after the parameters
+        for arrays, the values themselves for Python arguments."""
+        args, kwargs = [], {}
+        for name in self._names:
+            value = _key_to_signature(self._param_keys[name], name)
+            if self._sig.kinds[name] == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[name] = value
+            elif self._sig.kinds[name] == inspect.Parameter.VAR_KEYWORD:
+                kwargs.update(value)
+            elif self._sig.kinds[name] == inspect.Parameter.VAR_POSITIONAL:
+                args.extend(value)
+            else:
+                args.append(value)
+        return tuple(args), kwargs
+
+    @property
+    def structured_outputs(self):
+        """The traced result with the graph's output tensors in place of arrays."""
+        if nest.is_nested(self._structure):
+            return nest.pack_sequence_as(self._structure, self._flat_outputs)
+        return self._flat_outputs[0]   # a single value: a tensor, or a Python value
+
+    @property
+    def variables(self):
+        """The Variables the graph reads or writes (those still alive)."""
+        return [v for v in (r() for r in self.graph.variables) if v is not None]
+
+    def __call__(self, *args, **kwargs):
+        if get_default_graph() is not None:
+            return self._inline(args, kwargs)
+        try:
+            values = self._structured_values(args, kwargs)
+        except TypeError:
+            # the arrays alone, as TensorFlow's concrete functions also accept them: the
+            # Python arguments (a model object, a setting) are part of the trace already
+            values = self._flat_values(args, kwargs)
+            if values is None:
+                raise
+        flat = flat_arrays(values)
+        dev = choose_device(self._device, flat)
+        on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
+        move = not (on_numpy and dev.name == "cpu")
+        return self._runner(dev, self._outputs_mode, move=move)(*flat)
+
+    def _structured_values(self, args, kwargs):
+        """The value of every parameter, checked against the trace: arguments bound like the
+        Python function's; Python arguments left out take the values traced with."""
+        bound = self._sig.bind(self._function_name, args, kwargs, partial=True)
+        values = []
+        for name in self._names:
+            key = self._param_keys[name]
+            if name in bound.arguments:
+                value = bound.arguments[name]
+            elif isinstance(key, tt.Literal):
+                value = key.value                  # a Python argument left out: as traced
+            else:
+                value = self._sig.default(name)
+                if value is inspect.Parameter.empty:
+                    raise TypeError(f"{self._signature_line()} is missing argument `{name}` "
+                                    f"({tt.describe_key(key)})")
+            values.append(self._check(name, value, key))
+        return values
+
+    def _flat_values(self, args, kwargs):
+        """Values for a call that passes only the parameters holding arrays (in order), or
+        None when the call does not bind that way either."""
+        tensor_params = [n for n in self._names if tt.tensor_specs(self._param_keys[n])]
+        if len(tensor_params) == len(self._names) or len(args) > len(tensor_params):
+            return None
+        given = dict(zip(tensor_params, args))
+        for name, value in kwargs.items():
+            if name not in tensor_params or name in given:
+                return None
+            given[name] = value
+        if len(given) != len(tensor_params):
+            return None
+        return [self._check(n, given[n], self._param_keys[n]) if n in given else ()
+                for n in self._names]
+
+    def _inline(self, args, kwargs):
+        """Inside another trace: run the Python function on the caller's tensors, with the
+        Python values this trace was made for filling the arguments left out."""
+        fn = self._python_fn()
+        if fn is None:
+            raise ReferenceError(f"the Function that made {self!r} was deleted; a concrete "
+                                 "function can be inlined into a trace only while it lives")
+        bound = self._sig.bind(self._function_name, args, kwargs, partial=True)
+        values = dict(bound.arguments)
+        for name in self._names:
+            key = self._param_keys[name]
+            if name not in values and isinstance(key, tt.Literal):
+                values[name] = key.value
+        call_args, call_kwargs = self._sig.call_parts(values)
+        return fn._python_call(fn._traceable(), call_args, call_kwargs)
+
+    def __str__(self):
+        return self._summary(with_prefix=True)
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self._signature_line()} at {id(self):#x}>"
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _signature_line(self):
+        params = []
+        for name in self._names:
+            key = self._param_keys[name]
+            kind = self._sig.kinds[name]
+            stars = {inspect.Parameter.VAR_POSITIONAL: "*",
+                     inspect.Parameter.VAR_KEYWORD: "**"}.get(kind, "")
+            params.append(f"{name}={key.value!r}" if isinstance(key, tt.Literal) else stars + name)
+        return f"{self._function_name}({', '.join(params)})"
+
+    def _check(self, name, value, key):
+        try:
+            return tt.check_value(value, key, name)
+        except tt.SignatureMismatch as e:
+            if isinstance(key, tt.Literal):
+                raise TypeError(
+                    f"ConcreteFunction {self._signature_line()} was traced with "
+                    f"{type(key.value).__name__} value {key.value!r} for argument `{name}`, but was "
+                    f"called with {tt.describe_value(value)}. Call the Function instead (it traces "
+                    "for new Python values), or get a concrete function for this value.") from None
+            what = "dtypes and shapes" if e.expected.startswith("TensorSpec") else "arguments"
+            raise TypeError(
+                f"ConcreteFunction {self._signature_line()}: argument `{e.path}` was traced as "
+                f"{e.expected}, but got {e.got}. {e.advice}, or call the Function, which "
+                f"traces again for new {what}.") from None
+
+    def _graph_to_run(self):
+        if self._optimized is None:
+            try:
+                from autograph.runtime import optimize
+            except ImportError:
+                self._optimized = self.graph
+            else:
+                self._optimized = optimize.optimize(self.graph)
+        return self._optimized
+
+    def _runner(self, dev, outputs_mode, move):
+        """A callable(*flat arrays) -> structured result on `dev` (built once per device)."""
+        cache_key = (dev.name, outputs_mode, move)
+        runner = self._runners.get(cache_key)
+        if runner is not None and runner.__device__ is dev:
+            return runner
+        with self._lock:
+            from autograph.runtime import codegen
+            compiled = codegen.compile_graph(self._graph_to_run(), dev)
+            runner = _make_runner(compiled, self._unpack, dev, outputs_mode, move,
+                                  self._function_name)
+            runner.__device__ = dev
+            self._runners[cache_key] = runner
+            return runner
+
+    def _summary(self, with_prefix):
+        lines = [("ConcreteFunction " if with_prefix else "") + self._signature_line(),
+                 "  Input Parameters:"]
+        for name in self._names:
+            kind = self._sig.kinds[name].name
+            lines.append(f"    {name} ({kind}): {tt.describe_key(self._param_keys[name])}")
+        lines.append("  Output Type:")
+        lines.append(f"    {_describe_output(self.structured_outputs)}")
+        lines.append("  Captures:")
+        captured = self.variables
+        if captured:
+            for v in captured:
+                lines.append(f"    {_describe_variable(v)}")
+        else:
+            lines.append("    None")
+        return "\n".join(lines)
+
+
+def _first(outs):
+    return outs[0]
+
+
+def _make_unpack(structure, flat_outputs, tensor_slots):
+    """flat graph outputs -> the structure the Python function returned (Python values in it
+    pass through as they were while tracing)."""
+    if not tensor_slots:
+        return lambda outs: structure
+    if not nest.is_nested(structure) and len(flat_outputs) == 1:
+        return _first
+    template = list(flat_outputs)
+    slots = list(tensor_slots)
+
+    def unpack(outs):
+        flat = list(template)
+        for i, value in zip(slots, outs):
+            flat[i] = value
+        return nest.pack_sequence_as(structure, flat)
+
+    return unpack
+
+
+def _make_runner(compiled, unpack, dev, outputs_mode, move, name):
+    to_host = dev.to_host if outputs_mode == "host" else None
+    if not move and to_host is None:
+        if unpack is _first:
+            def run(*arrays):
+                return compiled(*arrays)[0]
+        else:
+            def run(*arrays):
+                return unpack(compiled(*arrays))
+        return run
+
+    def run(*arrays):
+        if move:
+            arrays = [devices.place(a, dev, f"an argument of {name}") for a in arrays]
+        outs = compiled(*arrays)
+        if to_host is not None:
+            outs = [to_host(o) for o in outs]
+        return unpack(outs)
+    return run
+
+
+def _key_to_signature(key, name):
+    if type(key) is tt.TensorSpec:
+        return key.with_name(name)
+    if type(key) is tt.Literal:
+        return key.value
+    if type(key) is tt.Structure:
+        labels = key.labels if isinstance(key.labels, tuple) else range(key.labels)
+        kids = [_key_to_signature(k, f"{name}_{i}") for i, k in enumerate(key.children)]
+        if key.kind is dict or issubclass(key.kind, dict):
+            return key.kind(zip(labels, kids))
+        if key.kind in (list, tuple):
+            return key.kind(kids)
+        if nest.dataclasses.is_dataclass(key.kind):
+            return key  # a dataclass cannot be rebuilt from specs in general: show the key
+        return key.kind(*kids)   # namedtuple
+    if type(key) is tt.ObjectKey:
+        obj = key.obj
+        return obj if obj is not None else key
+    return key
+
+
+def _describe_output(out):
+    if isinstance(out, Tensor):
+        return repr(tt.TensorSpec(out.shape, out.dtype))
+    if isinstance(out, (list, tuple)) and not hasattr(type(out), "_fields"):
+        kind = "List" if isinstance(out, list) else "Tuple"
+        return f"{kind}[{', '.join(_describe_output(o) for o in out)}]"
+    if isinstance(out, dict):
+        return "Dict[" + ", ".join(f"{k!r}: {_describe_output(v)}" for k, v in out.items()) + "]"
+    if nest.is_nested(out):
+        return f"{type(out).__name__}[{', '.join(_describe_output(o) for o in nest.children(out))}]"
+    if out is None:
+        return "None"
+    return f"Literal[{out!r}]" if type(out) in tt._PRIMITIVES else f"{type(out).__name__} value"
+
+
+def _describe_variable(v):
+    name = getattr(v, "name", None) or "Variable"
+    dtype = getattr(v, "dtype", None)
+    shape = getattr(v, "shape", None)
+    parts = [f"Variable {name!r}"]
+    if dtype is not None:
+        parts.append(np.dtype(dtype).name)
+    if shape is not None:
+        parts.append(f"shape={tt._shape_str(tuple(shape))}")
+    return ", ".join(parts)
