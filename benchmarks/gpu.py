@@ -60,7 +60,7 @@ def make_cases(quick):
     if quick:
         b, t, f, m, n, small = 8, 16, 32, 128, 4, 2.0 ** 200
     else:
-        b, t, f, m, n, small = 512, 64, 1024, 4096, 20, 2.0 ** 1000
+        b, t, f, m, n, small = 256, 64, 512, 2048, 10, 2.0 ** 1000
     rnn_args = (rng.standard_normal((b, t, f)).astype(np.float32),
                 np.zeros((b, f), np.float32),
                 (rng.standard_normal((f, f)) / np.sqrt(f)).astype(np.float32),
