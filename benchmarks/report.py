@@ -37,6 +37,10 @@ def machine_info():
     except Exception:  # noqa: BLE001
         info["autograph"] = "not importable"
     info["git_commit"] = _git_commit()
+    try:   # other work on the machine inflates timings (ratios suffer less: rounds interleave)
+        info["loadavg_1_5_15min"] = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        pass
     info.update(frameworks.versions())
     return info
 
@@ -109,7 +113,8 @@ def table(record):
     versions = ", ".join(f"{k} {m[k]}" for k in ("python", "numpy", "autograph", "tensorflow",
                                                    "jax") if k in m)
     lines = [f"Measured {m['date_utc']} on {m['cpu']} ({m['cpu_count']} CPUs), {m['platform']}; "
-             f"{versions}; mode: {record['mode']}, commit {m.get('git_commit')}.", "",
+             f"{versions}; mode: {record['mode']}, commit {m.get('git_commit')}; "
+             f"load average at the end {m.get('loadavg_1_5_15min')}.", "",
              "| case | contender | median | IQR | vs floor | note |",
              "|---|---|---:|---:|---:|---|"]
     for case in record["cases"]:
