@@ -36,6 +36,19 @@ def _scope_modified(node, key):
     return set() if scope is None else _simple(scope.modified)
 
 
+def _scope_modified_attrs(node, key):
+    """Attribute symbols (`self.total`, `a.b.c`) the block modifies, as strings."""
+    scope = anno.getanno(node, key, None)
+    if scope is None:
+        return set()
+    out = set()
+    for q in scope.modified:
+        text = str(q)
+        if not q.is_simple() and all(part.isidentifier() for part in text.split(".")):
+            out.add(text)
+    return out
+
+
 def _order(names, stmts):
     """`names` in order of first appearance under `stmts` (then alphabetically)."""
     seen = []
@@ -44,6 +57,16 @@ def _order(names, stmts):
             if isinstance(n, gast.Name) and n.id in names and n.id not in seen:
                 seen.append(n.id)
     return seen + sorted(set(names) - set(seen))
+
+
+def _expr(dotted, ctx=None):
+    """A Name or Attribute node for 'x' or 'self.total'."""
+    parts = dotted.split(".")
+    node = name(parts[0], gast.Load() if len(parts) > 1 else ctx)
+    for i, attr in enumerate(parts[1:], 2):
+        node = gast.Attribute(value=node, attr=attr,
+                              ctx=(ctx or gast.Load()) if i == len(parts) else gast.Load())
+    return node
 
 
 def _target_names(target):
@@ -69,6 +92,13 @@ class _ControlFlow(Transformer):
         # function that declares it, so the write reaches the global or the outer cell
         state = (modified & live) | (modified & self.declared[-1])
         return state
+
+    def _attr_state(self, node, attrs, modified):
+        """Attributes modified by the statement and read by it before they are written
+        (`self.total += i` in a loop): state too, so a tensor loop carries them. Attributes
+        only written stay plain Python side effects (reading them first could fail)."""
+        live_in = {str(q) for q in anno.getanno(node, Static.LIVE_VARS_IN, frozenset())}
+        return sorted(a for a in attrs if a in live_in and a.split(".")[0] not in modified)
 
     def _maybe_in(self, node):
         return _simple(anno.getanno(node, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
@@ -110,9 +140,23 @@ class _ControlFlow(Transformer):
 
     # -- building blocks --------------------------------------------------------------------
 
+    def _params(self, state):
+        """Parameter names for state variables: attributes get a plain name (self_total)."""
+        return [n if "." not in n else self.ctx.namer.new_symbol(n.replace(".", "_"))
+                for n in state]
+
     def _function(self, fn_name, params, body, returns, origin, modified=()):
-        """def fn_name(params): body; return returns"""
+        """def fn_name(params): body; return returns
+
+        An attribute in `returns` whose parameter has another name is set from it first:
+        `self.total = self_total`."""
         body = list(body)
+        if returns:
+            setters = []
+            for param, state_name in zip(params[len(params) - len(returns):], returns):
+                if param != state_name:
+                    setters += templates.replace(f"{state_name} = {param}", origin=origin)
+            body = setters + body
         if returns is not None:
             body = body + self._return(returns, origin)
         if not body:
@@ -124,13 +168,21 @@ class _ControlFlow(Transformer):
         fn_def[0].body = body
         return fn_def
 
+    def _setters(self, params, state, origin):
+        """`self.total = self_total` for attribute state read by a loop test."""
+        out = []
+        for param, state_name in zip(params, state):
+            if param != state_name:
+                out += templates.replace(f"{state_name} = {param}", origin=origin)
+        return out
+
     def _return(self, names, origin):
         if not names:
             return []
         if len(names) == 1:
             return templates.replace("return x", origin=origin, x=names[0])
         return templates.replace("return x", origin=origin,
-                                 x=gast.Tuple(elts=[name(n) for n in names], ctx=gast.Load()))
+                                 x=gast.Tuple(elts=[_expr(n) for n in names], ctx=gast.Load()))
 
     def _assign_call(self, state, call_template, origin, **repl):
         """`a, b = <call>` (or just `<call>` with no state)."""
@@ -141,9 +193,9 @@ class _ControlFlow(Transformer):
             anno.copy_origin(origin, [stmt])
             return [stmt]
         if len(state) == 1:
-            target = name(state[0], gast.Store())
+            target = _expr(state[0], gast.Store())
         else:
-            target = gast.Tuple(elts=[name(n, gast.Store()) for n in state], ctx=gast.Store())
+            target = gast.Tuple(elts=[_expr(n, gast.Store()) for n in state], ctx=gast.Store())
         stmt = gast.Assign(targets=[target], value=call, type_comment=None)
         anno.copy_origin(origin, [stmt])
         return [stmt]
@@ -164,7 +216,7 @@ class _ControlFlow(Transformer):
         return node
 
     def _state_args(self, state):
-        return (gast.Tuple(elts=[name(n) for n in state], ctx=gast.Load()),
+        return (gast.Tuple(elts=[_expr(n) for n in state], ctx=gast.Load()),
                 gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in state], ctx=gast.Load()))
 
     # -- if ---------------------------------------------------------------------------------
@@ -178,10 +230,13 @@ class _ControlFlow(Transformer):
         node.orelse = self.visit_block(node.orelse, entry)
         returns_value = anno.getanno(node, Conv.RETURN_IF, False)
         state = _order(self._state(node, modified), [node])
-        outputs = None if returns_value else state
         out = self._undefined_inits(node, state)
-        out += self._function(t_name, state, node.body, outputs, node, modified)
-        out += self._function(f_name, state, node.orelse, outputs, node, modified)
+        attrs = _scope_modified_attrs(node, Static.BODY_SCOPE) | _scope_modified_attrs(node, Static.ORELSE_SCOPE)
+        state += self._attr_state(node, attrs, modified)
+        params = self._params(state)
+        outputs = None if returns_value else state
+        out += self._function(t_name, params, node.body, outputs, node, modified)
+        out += self._function(f_name, params, node.orelse, outputs, node, modified)
         if returns_value:
             call = "ag__.if_stmt(test, t, f, state)" if state else "ag__.if_stmt(test, t, f)"
             values, _ = self._state_args(state)
@@ -212,9 +267,12 @@ class _ControlFlow(Transformer):
         state = _order(self._state(node, modified), [node])
         self.defined_before = before
         out = self._undefined_inits(node, state, loop=True)
+        state += self._attr_state(node, _scope_modified_attrs(node, Static.BODY_SCOPE), modified)
+        params = self._params(state)
         test_ret = templates.replace("return test", origin=node, test=node.test)
-        out += self._function(test_name, state, test_ret, None, node)
-        out += self._function(body_name, state, node.body, state, node, modified)
+        out += self._function(test_name, params, self._setters(params, state, node) + test_ret,
+                              None, node)
+        out += self._function(body_name, params, node.body, state, node, modified)
         if state:
             values, names = self._state_args(state)
             out += self._assign_call(state, "ag__.while_stmt(test, body, values, names)", node,
@@ -252,12 +310,14 @@ class _ControlFlow(Transformer):
             item = namer.new_symbol("itr")
             body = templates.replace("target = itr", origin=node, target=node.target, itr=item) + body
         out = self._undefined_inits(node, state, loop=True)
-        out += self._function(body_name, [item] + state, body, state, node, modified - targets)
+        state += self._attr_state(node, _scope_modified_attrs(node, Static.BODY_SCOPE), modified)
+        params = self._params(state)
+        out += self._function(body_name, [item] + params, body, state, node, modified - targets)
         extra_kw = ""
         repl = {}
         if extra is not None:
             test_name = namer.new_symbol("loop_test")
-            out += self._function(test_name, state,
+            out += self._function(test_name, params,
                                   templates.replace("return test", origin=node, test=extra),
                                   None, node)
             extra_kw = ", extra_test=loop_test"

@@ -363,3 +363,30 @@ def test_returns_through_with_and_finally_and_comprehensions():
     check_same(return_in_with_in_loop, (2,), (9,))
     check_same(return_in_try_finally, (2,), (9,))
     check_same(comprehension, ([0, 1, 2, 3, 4, -1],))
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0
+        self.best = -1
+        self.note = None
+
+    def run(self, n):
+        for i in range(n):
+            self.total += i
+            if i > self.best:
+                self.best = i
+        if n > 100:
+            self.note = "big"  # only written: stays a plain Python side effect
+        return self.total, self.best
+
+
+def test_attributes_read_and_written_are_state():
+    code = code_of(Accumulator.run)
+    assert "self.best, self.total = ag__.for_stmt(" in code
+    assert "self.total = self_total" in code
+    a, b = Accumulator(), Accumulator()
+    assert api.to_graph(a.run)(5) == b.run(5) == (10, 4)
+    assert (a.total, a.best) == (b.total, b.best)
+    got = ag.function(Accumulator().run)(np.int64(5))
+    assert [int(v) for v in got] == [10, 4]
