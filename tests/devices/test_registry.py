@@ -216,3 +216,22 @@ def test_an_installed_plugin_package_adds_a_device(clean_registry, monkeypatch, 
     assert dev.xp is xps and dev.description == "from an installed plug-in"
     out = ag.function(lambda x: x * 2, device="plugin-strict", outputs="host")(np.arange(3))
     np.testing.assert_array_equal(out, [0, 2, 4])
+
+
+def test_a_device_object_works_wherever_a_name_does():
+    strict = get_device("strict")
+    out = ag.function(lambda x: x * 2, device=strict)(np.ones(2))
+    assert strict.owns(out)
+    with ag.device(strict):
+        assert strict.owns(ag.function(lambda x: x + 1)(np.ones(2)))
+
+
+def test_scopes_are_per_thread():
+    import threading
+    seen = []
+    with ag.device("strict"):
+        worker = threading.Thread(target=lambda: seen.append(get_device().name))
+        worker.start()
+        worker.join()
+        seen.append(get_device().name)
+    assert seen == ["cpu", "strict"]
