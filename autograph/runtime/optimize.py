@@ -7,7 +7,7 @@ same values. It copies the graph node by node (program order), and while copying
   when the result is large, and never an effectful node);
 - reuses an earlier node with the same op, the same inputs and equal attrs (CSE);
 - replaces a `cond` whose condition is a constant by the branch it would take, and drops
-  the outputs of a `cond` that nothing uses;
+  the outputs of a `cond` that nothing uses, and loop variables that nothing needs;
 - optimises the branch and body graphs of control-flow nodes the same way.
 
 Then it drops nodes nothing needs (dead-node elimination). Effectful nodes (print, variable
@@ -35,8 +35,9 @@ class _Rewriter:
     def __init__(self):
         self.cpu = get_device("cpu")
 
-    def rewrite(self, graph, parent, keep=None):
-        """The optimised copy of `graph`; `keep`: indices of the outputs to keep (all)."""
+    def rewrite(self, graph, parent, keep=None, drop_inputs=()):
+        """The optimised copy of `graph`. `keep`: indices of the outputs to keep (default
+        all); `drop_inputs`: indices of inputs to remove (nothing kept may use them)."""
         new = Graph(graph.name, parent)
         new.variables = list(graph.variables)
         mapping = {id(t): new.placeholder(t.node.name, t.dtype, t.shape, t.weak)
@@ -44,7 +45,10 @@ class _Rewriter:
         self.copy_nodes(graph, new, mapping, {})
         outputs = graph.outputs if keep is None else [graph.outputs[k] for k in keep]
         new.outputs = [mapping[id(t)] for t in outputs]
+        dropped = {id(t.node) for k, t in enumerate(new.inputs) if k in drop_inputs}
+        new.inputs = [t for k, t in enumerate(new.inputs) if k not in drop_inputs]
         _eliminate_dead(new)
+        assert not any(id(nd) in dropped for nd in new.nodes), "a dropped input is still used"
         return new
 
     def copy_nodes(self, graph, new, mapping, seen):
@@ -104,31 +108,69 @@ class _Rewriter:
             inner = {id(t): v for t, v in zip(branch.inputs, ins[1:])}
             self.copy_nodes(branch, new, inner, seen)
             return [inner[id(t)] for t in branch.outputs]
-        keep = None
+        keep, drop = None, ()
         if node.op == "cond":
             keep = [k for k, t in enumerate(node.outputs) if id(t) in used]
+        else:
+            keep = _needed_loop_vars(node, used)
+            drop = set(range(len(node.outputs))) - set(keep)
+            ins = [ins[k] for k in keep] + ins[len(node.outputs):]
         for key, value in node.attrs.items():
             if isinstance(value, Graph):
-                sub = attrs[key] = self.rewrite(value, parent=new, keep=keep)
-                _record_captures(node, sub, ins)
-        kept = node.outputs if keep is None else [node.outputs[k] for k in keep]
+                sub = attrs[key] = self.rewrite(value, parent=new, drop_inputs=drop,
+                                                keep=None if key == "cond_graph" else keep)
+                _record_captures(node, sub, ins, len(keep))
+        kept = [node.outputs[k] for k in keep]
         copy = new.add_node(node.op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in kept],
                             name=node.name)
         outs = dict(zip(map(id, kept), copy.outputs))
         return [outs.get(id(t)) for t in node.outputs]
 
 
-def _record_captures(node, sub, ins):
-    """Fill `sub.captures` (outer tensor -> placeholder) for readers such as the DOT view."""
+def _record_captures(node, sub, ins, n):
+    """Fill `sub.captures` (outer tensor -> placeholder) for readers such as the DOT view;
+    `n`: the number of loop variables kept."""
     if node.op == "cond":
         outer = ins[1:]
     else:
-        n = len(node.outputs)
         outer = ins[n:len(ins) - (node.attrs.get("maximum_iterations") == "input")]
         outer = [None] * n + list(outer)
     for o, inner in zip(outer, sub.inputs):
         if o is not None:
             sub.captures[id(o)] = (o, inner)
+
+
+def _needed_loop_vars(node, used):
+    """Indices of the loop variables of a while_loop node that matter: used after the loop,
+    read by the condition or by an effect in the body, or needed to compute such a one.
+    The others (and the body work computing them) can go."""
+    n = len(node.outputs)
+    cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
+    needed = {k for k in range(n) if id(node.outputs[k]) in used}
+    needed |= _loop_vars_reaching(cg, cg.outputs, n)
+    effects = [t for nd in bg.nodes if is_effectful(nd) for t in nd.inputs]
+    needed |= _loop_vars_reaching(bg, effects, n)
+    todo = list(needed)
+    while todo:
+        for k in _loop_vars_reaching(bg, [bg.outputs[todo.pop()]], n) - needed:
+            needed.add(k)
+            todo.append(k)
+    return sorted(needed)
+
+
+def _loop_vars_reaching(graph, tensors, n):
+    """Which of the first `n` inputs of `graph` the `tensors` depend on."""
+    position = {id(t.node): k for k, t in enumerate(graph.inputs[:n])}
+    found, seen, stack = set(), set(), [t.node for t in tensors]
+    while stack:
+        nd = stack.pop()
+        if id(nd) in seen:
+            continue
+        seen.add(id(nd))
+        if id(nd) in position:
+            found.add(position[id(nd)])
+        stack.extend(t.node for t in nd.inputs)
+    return found
 
 
 def _eliminate_dead(graph):

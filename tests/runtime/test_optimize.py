@@ -130,6 +130,27 @@ def test_unused_cond_outputs_and_their_branch_work_are_dropped():
         assert_same(run(opt, [np.float64(x)], "codegen"), run(graph, [np.float64(x)], "interpreter"))
 
 
+def test_loop_variables_nothing_needs_are_dropped():
+    def f(n, x):
+        def body(i, total, waste, shown):
+            ag.print(shown)
+            return i + 1, total + x, np.exp(waste) + total, shown * 2
+        i, total, waste, shown = ag.while_loop(lambda i, *_: i < n, body, (0, x, x, 1))
+        return total
+    args = [np.int64(3), np.float64(0.5)]
+    graph, _ = trace(f, *args)
+    opt = optimize.optimize(graph)
+    [loop] = [nd for nd in opt.nodes if nd.op == "while_loop"]
+    assert len(loop.outputs) == 3                    # i (condition), total (result), shown (print)
+    assert "exp" not in ops(loop.attrs["body_graph"])
+    assert len(loop.attrs["body_graph"].inputs) == len(loop.attrs["cond_graph"].inputs)
+    want = capture_stdout(interpreter.run, graph, args)
+    for fn in (codegen.compile_graph(opt), lambda *a: interpreter.run(opt, a)):
+        got = capture_stdout(fn, *args)
+        assert_same(list(got[0]), want[0])
+        assert got[1] == want[1] == "1\n2\n4\n"
+
+
 def test_variable_reads_are_not_merged_across_an_assignment():
     v = ag.Variable(1.0, name="v")
 

@@ -47,12 +47,12 @@ def evaluate(prog, env):
     if op == "loop":
         trips, body = prog[1], prog[2]
 
-        def step(i, acc):
+        def step(i, acc, unused):        # `unused` is dropped by the optimiser
             inner = dict(env, acc=acc, i=i.astype(np.float64) if hasattr(i, "astype")
                          else np.float64(i))
-            return i + 1, np.tanh(evaluate(body, inner))
-        _, acc = ag.while_loop(lambda i, acc: i < env["n"] + trips, step,
-                               (0, env.get("acc", env["y"])))
+            return i + 1, np.tanh(evaluate(body, inner)), np.sqrt(np.abs(unused)) + acc
+        _, acc, _ = ag.while_loop(lambda i, acc, unused: i < env["n"] + trips, step,
+                                  (0, env.get("acc", env["y"]), env["x"]))
         return acc
     if op == "print":
         value = evaluate(prog[1], env)
