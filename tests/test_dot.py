@@ -211,3 +211,16 @@ def test_renders_without_the_graphviz_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "graphviz", None)       # `import graphviz` fails
     svg = dot.render(collatz_graph(), "svg").decode()
     assert "<svg" in svg and svg.count('class="cluster"') == 6
+
+
+@needs_dot
+def test_ipython_displays_a_graph_as_svg():
+    """What a Jupyter notebook does with a Graph on the last line of a cell."""
+    pytest.importorskip("IPython")
+    from IPython.core.formatters import DisplayFormatter
+    formatter = DisplayFormatter()
+    formatter.active_types = ["image/svg+xml", "text/plain"]
+    graph = collatz_graph()
+    data, _ = formatter.format(graph)
+    assert data["image/svg+xml"].count('class="cluster"') == 6
+    assert data["text/plain"] == repr(graph)
