@@ -163,3 +163,37 @@ def test_float_programs_converted_and_traced_equal_numpy(source, x, n):
     expected = fn(x, n)
     traced = ag.function(fn)(np.float64(x), np.int64(n))
     np.testing.assert_allclose(np.asarray(traced), expected, rtol=1e-12, atol=1e-12, err_msg=source)
+
+
+@st.composite
+def array_programs(draw):
+    steps = draw(st.lists(st.sampled_from([
+        "    if np.sum(y) > {k}:\n        y = y * 0.5\n    elif y[0] < -{k}:\n        y = -y\n    else:\n        y = y + 1.0",
+        "    for v in x:\n        if v > {k}:\n            continue\n        y = y + v * 0.25",
+        "    while np.max(y) > {k} + 1.0:\n        y = y - np.abs(y) * 0.5 - 0.125",
+        "    for i in range(n):\n        y = np.where(y > {k}, y - i, y + 0.5)\n        if np.min(y) < -{k} * 4:\n            break",
+        "    t = 0.0\n    for v in y:\n        t = t + v if v > 0 else t - v\n    y = y + t * 0.125",
+    ]), min_size=1, max_size=4))
+    ks = [draw(st.integers(0, 6)) for _ in steps]
+    body = "\n".join(s.format(k=k) for s, k in zip(steps, ks))
+    return f"def generated(x, n):\n    y = x\n{body}\n    return y\n"
+
+
+def load_with_numpy(source):
+    fn = load(source)
+    fn.__globals__["np"] = np
+    return fn
+
+
+@settings(max_examples=max(EXAMPLES * 4 // 5, 1), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(array_programs(), st.lists(st.floats(-20, 20, allow_nan=False), min_size=3, max_size=3),
+       st.integers(0, 4))
+def test_array_programs_converted_and_traced_equal_numpy(source, values, n):
+    fn = load_with_numpy(source)
+    x = np.array(values)
+    expected = fn(x, n)
+    converted = api.to_graph(fn)(x, n)
+    np.testing.assert_allclose(converted, expected, rtol=1e-12, atol=1e-12, err_msg=source)
+    traced = ag.function(fn)(x, np.int64(n))
+    np.testing.assert_allclose(np.asarray(traced), expected, rtol=1e-12, atol=1e-12, err_msg=source)
