@@ -33,6 +33,21 @@ def test_graph_matches_reference(sample, mode):
         assert printed == want_printed
 
 
+@pytest.mark.parametrize("convert", [True, False], ids=["converted", "unconverted"])
+@pytest.mark.parametrize("sample", SAMPLES, ids=repr)
+def test_samples_through_ag_function(sample, convert):
+    """The whole stack: ag.function traces (through the compiler or not), optimises and
+    runs the codegen'd graph; ag.print prints on every call, the trace happens once."""
+    import autograph as ag
+    f = ag.function(sample.fn, autograph=convert)
+    want, want_printed = sample.reference(*sample.args)
+    for _ in range(2):
+        got, printed = capture_stdout(f, *sample.args)
+        assert_same(got, want)
+        assert printed == want_printed
+    assert f.experimental_get_tracing_count() == 1
+
+
 @pytest.mark.parametrize("sample", SAMPLES, ids=repr)
 def test_codegen_equals_interpreter_exactly(sample):
     graph, _ = trace(sample.fn, *sample.args)
