@@ -53,10 +53,6 @@ class Signature:
         # the fast path handles calls that pass every parameter positionally
         simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.fast_arity = len(params) if simple else -1
-        # ... or leaves out trailing parameters whose defaults are immutable Python values
-        self.fast_min = self.fast_arity
-        while self.fast_min > 0 and type(params[self.fast_min - 1].default) in tt._PRIMITIVES:
-            self.fast_min -= 1
 
     def default(self, name):
         """The value a parameter takes when a call leaves it out (empty if it must be given)."""

@@ -82,6 +82,12 @@ def _fast_key(args):
                   for x in (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))])
 
 
+def _kw_key(args, kwargs):
+    """The fast path's key of a call with keywords (never equal to a _fast_key: its first
+    item is a tuple, not a type)."""
+    return (_fast_key(args), tuple(kwargs), _fast_key(tuple(kwargs.values())))
+
+
 class RetracingWarning(UserWarning):
     """A Function traced again; the message says which argument changed and how."""
 
@@ -183,16 +189,14 @@ class Function:
         return "\n\n".join(c._summary(with_prefix=False) for c in list(self._traces.values()))
 
     def __call__(self, *args, **kwargs):
-        # The fast path: positional arrays and Python values whose types, dtypes, shapes and
-        # values were seen before, no device scope, not inside a trace, not eager.
-        # Everything else takes _call.
-        if not kwargs:
-            try:
-                runner = self._fast.get(_fast_key(args))
-            except TypeError:   # an unhashable argument (a list, a dict): the general path
-                runner = None
-            if runner is not None and not _busy() and not config._run_functions_eagerly:
-                return runner(*args)
+        # The fast path: arrays and Python values whose types, dtypes, shapes and values were
+        # seen before, no device scope, not inside a trace, not eager. Else: _call.
+        try:
+            runner = self._fast.get(_fast_key(args) if not kwargs else _kw_key(args, kwargs))
+        except TypeError:   # an unhashable argument (a list, a dict): the general path
+            runner = None
+        if runner is not None and not _busy() and not config._run_functions_eagerly:
+            return runner(*args, *kwargs.values()) if kwargs else runner(*args)
         return self._call(args, kwargs)
 
     def __get__(self, instance, owner=None):
@@ -249,23 +253,33 @@ class Function:
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         # NumPy arrays on the cpu need no moving; anything else goes through devices.place
         runner = concrete._runner(dev, self._outputs, move=not (on_numpy and dev.name == "cpu"))
-        if not kwargs and self._sig.fast_min <= len(args) <= self._sig.fast_arity:
-            self._remember_fast(args, flat, runner, on_numpy)
+        if self._sig.fast_arity >= 0:
+            self._remember_fast(args, kwargs, names, values, flat, runner, on_numpy)
         return runner(*flat)
 
-    def _remember_fast(self, args, flat, runner, on_numpy):
+    def _remember_fast(self, args, kwargs, names, values, flat, runner, on_numpy):
         """Let later calls with the same argument types, dtypes and shapes (and the same
-        Python values) go straight to the compiled graph. Only for arguments that are arrays
-        or Python primitives, outside device scopes, and for NumPy arrays or an explicit
-        device: then the arguments' types pin the device."""
-        positions = tuple(i for i, a in enumerate(args) if type(a) not in tt._PRIMITIVES)
-        if len(positions) != len(flat) or not all(tt.is_array(args[i]) for i in positions):
-            return   # structures or objects among the arguments: keyed the general way
+        Python values) go straight to the compiled graph. Only when every argument is an
+        array or a Python primitive (parameters left out too), outside device scopes, and
+        for NumPy arrays or an explicit device: then the arguments' types pin the device."""
+        given = args + tuple(kwargs.values())
+        where = {name: len(args) + i for i, name in enumerate(kwargs)}
+        where.update((name, i) for i, name in enumerate(names[:len(args)]))
+        positions = []   # for each array parameter, in placeholder order: its place in `given`
+        for name, value in zip(names, values):
+            if type(value) in tt._PRIMITIVES:
+                continue
+            i = where.get(name)
+            if i is None or not tt.is_array(given[i]) or given[i] is not value:
+                return   # an array default, a structure, an object, a converted value
+            positions.append(i)
+        if len(positions) != len(flat):
+            return
         if devices.current_device() is not None or (not on_numpy and self._device is None):
             return
-        if len(positions) < len(args):   # Python values: the graph takes only the arrays
-            runner = functools.partial(_select, runner, positions)
-        self._fast[_fast_key(args)] = runner
+        if positions != list(range(len(given))):   # Python values or reordered keywords
+            runner = functools.partial(_select, runner, tuple(positions))
+        self._fast[_fast_key(args) if not kwargs else _kw_key(args, kwargs)] = runner
 
     def _bind(self, args, kwargs):
         return self._sig.bind_values(self.__name__, args, kwargs)

@@ -41,7 +41,7 @@ def test_defaults_and_the_fast_path_agree_with_the_general_path():
     np.testing.assert_array_equal(f(x, y), expected)            # fast path
     np.testing.assert_array_equal(f(x, y=y), expected)          # keywords: general path
     np.testing.assert_array_equal(f(x, y, 2), expected)         # same key as the default
-    assert len(f._fast) == 2      # (x, y) and (x, y, 2): both go straight to the graph
+    assert len(f._fast) == 3      # (x, y), (x, y=y) and (x, y, 2): all go straight to the graph
     assert f.experimental_get_tracing_count() == 1
     np.testing.assert_array_equal(f(x, y, 3), (x - y) ** 3)     # a new Python value traces
     assert f.experimental_get_tracing_count() == 2
@@ -228,3 +228,21 @@ def test_partials_and_callable_objects():
     np.testing.assert_array_equal(g(np.ones(2)), [2.0, 2.0])
     assert g.__name__ == "Doubler"
     assert "Doubler" in str(g.get_concrete_function(np.ones(2)))
+
+
+def test_keyword_calls_take_the_fast_path_too(capsys):
+    @ag.function
+    def train(x, num_steps=3, lr=0.5):
+        ag.print("steps", num_steps)
+        return x - lr * num_steps
+
+    x = np.ones(2)
+    for _ in range(2):
+        np.testing.assert_array_equal(train(x, num_steps=np.int64(4)), x - 2.0)
+        np.testing.assert_array_equal(train(num_steps=np.int64(4), x=x), x - 2.0)
+        np.testing.assert_array_equal(train(x, lr=0.25), x - 0.75)
+    assert train.experimental_get_tracing_count() == 2      # num_steps array / Python 3
+    assert len(train._fast) == 3                              # one entry per call shape
+    assert capsys.readouterr().out == "steps 4\nsteps 4\nsteps 3\n" * 2
+    np.testing.assert_array_equal(train(x, num_steps=np.int64(4), lr=0.5), x - 2.0)
+    assert train.experimental_get_tracing_count() == 2
