@@ -222,8 +222,10 @@ class TensorArray:
     def write(self, index, value):
         """Store `value` at `index`; returns the TensorArray to use from now on."""
         if not self._symbolic(index, value):
+            weak = type(value) in (bool, int, float, complex)
             value = np.asarray(value)
             if value.dtype != self.dtype:
+                self._check_dtype(value.dtype, weak)
                 value = value.astype(self.dtype)
             i = _index(index, len(self._items), self.dynamic_size, grow=True)
             if i >= len(self._items):
@@ -234,15 +236,24 @@ class TensorArray:
             return self
         value = primitives.convert(value)
         if value.dtype != self.dtype:
-            if not value.weak and not np.can_cast(value.dtype, self.dtype, "same_kind"):
-                raise StagingError(
-                    f"TensorArray of dtype {self.dtype.name} cannot store a value of dtype "
-                    f"{value.dtype.name}; convert it first with .astype(np.{self.dtype.name})")
+            self._check_dtype(value.dtype, value.weak)
             value = primitives.bind1("Cast", [value], {"dtype": self.dtype})
+        self._check_static_index(index)
         index = primitives.convert(index)
         handle = primitives.bind1("ta_write", [self._handle, index, value])
         return self._like(handle=handle,
                           element_shape=_join(self.element_shape, value.shape))
+
+    def _check_dtype(self, dtype, weak):
+        if not weak and not np.can_cast(dtype, self.dtype, "same_kind"):
+            raise StagingError(
+                f"TensorArray of dtype {self.dtype.name} cannot store a value of dtype "
+                f"{np.dtype(dtype).name}; convert it first with .astype(np.{self.dtype.name})")
+
+    def _check_static_index(self, index):
+        """A Python index past a fixed size is an error now, not when the graph runs."""
+        if self._static_size is not None and not isinstance(index, Tensor):
+            _index(index, self._static_size, False, grow=False)
 
     def read(self, index):
         """Element `index`."""
@@ -251,6 +262,7 @@ class TensorArray:
             if self._items[i] is None:
                 raise ValueError(f"TensorArray element {i} was read before it was written")
             return self._items[i]
+        self._check_static_index(index)
         return primitives.bind1("ta_read", [self._handle, primitives.convert(index)],
                                 {"dtype": self.dtype, "element_shape": self.element_shape})
 

@@ -103,11 +103,17 @@ def test_tensor_array_returned_from_a_graph_packs_into_an_eager_one():
     np.testing.assert_array_equal(ta.stack(), [0.0, 1.5, 3.0])
 
 
-def test_tensor_array_rejects_a_real_dtype_mismatch():
+def test_tensor_array_rejects_a_real_dtype_mismatch_and_a_static_index_past_its_size():
     def f(x):
         return ag.TensorArray(np.int32, size=1).write(0, x).stack()
     with pytest.raises(StagingError, match="int32.*float64"):
         trace(f, np.float64(1.0))
+    with pytest.raises(StagingError, match="int32.*float64"):
+        f(np.float64(1.0))                               # eager: the same rule
+    assert f(np.int64(3)).dtype == np.int32              # same kind: converted
+    with pytest.raises(IndexError, match="out of range for its size 2"):
+        trace(lambda x: ag.TensorArray(np.float64, size=2).write(2, x).stack(),
+              np.float64(1.0))
 
 
 def test_tensor_array_writes_store_in_place_so_cost_is_linear():
