@@ -8,6 +8,8 @@ tensor operand to its loop dtype with an `astype` node, and makes Python-scalar 
 directly in that dtype (no extra node). The kernel then sees exactly NumPy's loop types.
 """
 
+import math
+
 import numpy as np
 
 from autograph.runtime import dtypes, shapes
@@ -163,10 +165,10 @@ class Elementwise:
 UFUNCS = {}
 
 
-def _elementwise(ufunc, prim=None, inputs_as=None):
+def _elementwise(ufunc, prim=None, inputs_as=None, kernel=None):
     prim = prim or ufunc.__name__
     entry = Elementwise(ufunc, prim, inputs_as)
-    register(prim, entry.infer, prim, doc=f"numpy.{ufunc.__name__}")
+    register(prim, entry.infer, kernel or prim, doc=f"numpy.{ufunc.__name__}")
     UFUNCS[ufunc] = entry
     return entry
 
@@ -190,6 +192,28 @@ for _uf in (np.logical_and, np.logical_or, np.logical_xor, np.logical_not):
     _elementwise(_uf, inputs_as=BOOL)
 
 
+# ufuncs outside the array API standard, composed from its functions
+def _fmod(xp, a, b):   # C's remainder: the sign of the dividend (Python's % takes the divisor's)
+    r = xp.remainder(a, b)
+    return xp.where((r != 0) & ((a < 0) != (b < 0)), r - b, r)
+
+
+def _fmax(xp, a, b):   # maximum that ignores NaNs
+    return xp.where(xp.isnan(b), a, xp.where(xp.isnan(a), b, xp.maximum(a, b)))
+
+
+def _fmin(xp, a, b):
+    return xp.where(xp.isnan(b), a, xp.where(xp.isnan(a), b, xp.minimum(a, b)))
+
+
+for _uf, _kernel in ((np.fmod, _fmod), (np.fmax, _fmax), (np.fmin, _fmin),
+                     (np.exp2, lambda xp, x: 2.0 ** x),
+                     (np.deg2rad, lambda xp, x: x * (math.pi / 180.0)),
+                     (np.rad2deg, lambda xp, x: x * (180.0 / math.pi))):
+    _elementwise(_uf, kernel=_kernel)
+UFUNCS[np.radians], UFUNCS[np.degrees] = UFUNCS[np.deg2rad], UFUNCS[np.rad2deg]
+
+
 register("positive_bool", lambda x: [(x.dtype, x.shape, x.weak)], lambda xp, x: x,
          doc="abs/positive of bools: the value itself")
 
@@ -201,6 +225,8 @@ def ufunc(uf, *args):
         if uf is np.matmul:   # a generalized ufunc: staged with the linear algebra
             from autograph.runtime.array_ops import matmul
             return matmul(*args)
+        if uf is np.divmod:   # two outputs: two primitives
+            return ufunc(np.floor_divide, *args), ufunc(np.remainder, *args)
         raise NotImplementedError(
             f"autograph cannot trace numpy.{uf.__name__} on symbolic tensors yet; "
             "express it with supported NumPy functions, or run this part outside the traced "

@@ -87,7 +87,7 @@ def check(fn, *args, shapes=None, devices=DEVICES, rtol=1e-6, exact=None, execut
         devices = [d for d in devices if d != "strict"]   # the array API has no float16
     if used & {np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64)}:
         devices = [d for d in devices if d != "torch"]    # torch lacks most uint>8 kernels
-    if any(n.op in ("floor_divide", "remainder") and n.outputs[0].dtype.kind in "iu"
+    if any(n.op in ("floor_divide", "remainder", "fmod") and n.outputs[0].dtype.kind in "iu"
            for n in g.nodes) and any(isinstance(a, np.ndarray) and not a.all() for a in args):
         devices = [d for d in devices if d != "torch"]    # torch raises on int division by 0
     runs = [(d, x) for d in devices for x in executors or ("interpreter", "codegen", "optimized")
@@ -131,12 +131,12 @@ BINARY = [np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.remai
           np.power, np.maximum, np.minimum, np.equal, np.not_equal, np.less, np.less_equal,
           np.greater, np.greater_equal, np.logical_and, np.logical_or, np.logical_xor,
           np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.left_shift, np.right_shift,
-          np.arctan2, np.hypot, np.copysign, np.logaddexp]
+          np.arctan2, np.hypot, np.copysign, np.logaddexp, np.fmod, np.fmax, np.fmin]
 UNARY = [np.negative, np.positive, np.absolute, np.exp, np.expm1, np.log, np.log1p, np.log2,
          np.log10, np.sqrt, np.square, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh,
          np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arctanh, np.logical_not, np.invert,
          np.isnan, np.isfinite, np.isinf, np.sign, np.signbit, np.floor, np.ceil, np.trunc,
-         np.rint]
+         np.rint, np.exp2, np.deg2rad, np.rad2deg, np.radians, np.degrees]
 
 
 def _fails(cases):
@@ -205,6 +205,15 @@ def test_negative_operands_floor_divide_and_remainder_like_python():
     check(lambda x: x % -3, a)
     f = a.astype(np.float64) + 0.5
     check(lambda x, y: (x // y, x % y), f, b.astype(np.float64))
+
+
+def test_fmod_fmax_fmin_with_signs_and_nans():
+    a = np.array([-7, -3, 0, 3, 7, -7], dtype=np.int64)
+    b = np.array([2, -2, 3, -3, -5, 7], dtype=np.int64)
+    check(lambda x, y: (np.fmod(x, y), *np.divmod(x, y)), a, b)
+    f = np.array([-7.5, np.nan, 1.0, np.nan, -0.0, 2.5])
+    g = np.array([2.0, 1.0, np.nan, np.nan, 3.0, -1.0])
+    check(lambda x, y: (np.fmod(x, y), np.fmax(x, y), np.fmin(x, y), np.maximum(x, y)), f, g)
 
 
 # -- NEP 50: Python scalars are weak ------------------------------------------------------------
