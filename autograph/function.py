@@ -21,8 +21,13 @@ Rules worth knowing (they follow TensorFlow's tf.function guide):
 - Separate `ag.function(f)` objects never share traces.
 - `ag.config.run_functions_eagerly(True)` calls the original Python function instead.
 
-The steady-state call is the hot path: for positional array arguments the key is a tuple of
-(type, dtype, shape) per argument, looked up in one dict that holds a ready-to-run callable.
+The steady-state call is the hot path: when the arguments are arrays and Python primitives,
+the key is a flat tuple of (type, dtype, shape) per array and (type, value) per Python value,
+looked up in one dict that holds a ready-to-run callable (the compiled graph of the matching
+trace). Anything else (structures, objects, device scopes) takes the general path: bind the
+arguments, build the trace key, find the most specific trace.
+
+ConcreteFunction lives in autograph.concrete_function (re-exported here).
 """
 
 import functools
