@@ -84,9 +84,14 @@ class _ControlFlow(Transformer):
 
     # -- facts ------------------------------------------------------------------------------
 
-    def _state(self, node, modified):
+    def _state(self, node, modified, live_in=None):
+        """Modified variables that are live after the statement or read by it before they
+        are written (`live_in`: by default what is live into the statement; for an `if`,
+        what is live into its branches, since reads in its test happen before it)."""
         live = _simple(anno.getanno(node, Static.LIVE_VARS_OUT, frozenset()))
-        live |= _simple(anno.getanno(node, Static.LIVE_VARS_IN, frozenset()))
+        if live_in is None:
+            live_in = anno.getanno(node, Static.LIVE_VARS_IN, frozenset())
+        live |= _simple(live_in)
         live |= self.extra_live  # read by an enclosing for loop's extra test
         # a global/nonlocal variable is always state: the statement assigns it back in the
         # function that declares it, so the write reaches the global or the outer cell
@@ -226,10 +231,14 @@ class _ControlFlow(Transformer):
         namer = self.ctx.namer  # outer statements get the first names
         t_name, f_name = namer.new_symbol("if_true"), namer.new_symbol("if_false")
         entry = self._maybe_in(node)
+        branch_live = set()
+        for block in (node.body, node.orelse):
+            if block:
+                branch_live |= anno.getanno(block[0], Static.LIVE_VARS_IN, frozenset())
         node.body = self.visit_block(node.body, entry)
         node.orelse = self.visit_block(node.orelse, entry)
         returns_value = anno.getanno(node, Conv.RETURN_IF, False)
-        state = _order(self._state(node, modified), [node])
+        state = _order(self._state(node, modified, branch_live), [node])
         out = self._undefined_inits(node, state)
         attrs = _scope_modified_attrs(node, Static.BODY_SCOPE) | _scope_modified_attrs(node, Static.ORELSE_SCOPE)
         state += self._attr_state(node, attrs, modified)
