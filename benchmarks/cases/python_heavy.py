@@ -1,8 +1,9 @@
 """Case 6: a Python-heavy model forward pass, where tracing should pay for itself.
 
-A stack of small dense layers driven by config objects: every call, eager Python walks the
-layers, reads config attributes and dict entries, takes branches on them, rescales the
-weights and runs many small NumPy ops. A trace does all the Python once; the graph keeps only
+A stack of small dense layers built like a framework's: every call, each layer checks its
+input against an input spec, applies a dtype policy, runs its hooks, looks its parameters up
+by name, reads config attributes, takes branches on them, rescales its weights and runs many
+small NumPy ops. A trace does all the Python once; the graph keeps only
 the array ops (the rescaled weights fold into constants, repeated subexpressions merge)."""
 
 import functools
@@ -26,48 +27,92 @@ class LayerConfig:
     eps: float = 1e-5
 
 
-class Dense:
-    def __init__(self, config, in_units, rng):
-        self.config = config
-        self.params = {
-            "kernel": rng.standard_normal((in_units, config.units)) / math.sqrt(in_units),
-            "bias": rng.standard_normal(config.units) * 0.1,
-        }
+@dataclass(frozen=True)
+class Policy:
+    """A mixed-precision style dtype policy: what a layer computes in."""
+    compute_dtype: np.dtype = np.dtype(np.float64)
 
-    def activate(self, y):
-        name = self.config.activation
-        if name == "relu":
-            return np.maximum(y, 0.0)
-        if name == "tanh":
-            return np.tanh(y)
-        if name == "gelu":
-            return 0.5 * y * (1.0 + np.tanh(0.7978845608 * (y + 0.044715 * y * y * y)))
-        return y
+
+@dataclass(frozen=True)
+class InputSpec:
+    ndim: int
+    axes: tuple = ()        # (axis, size) pairs the input must have
+
+
+class Module:
+    """What a framework layer does around its math on every call: check the input against
+    its spec, apply the dtype policy, run the forward hooks."""
+
+    def __init__(self, name, policy):
+        self.name = name
+        self.policy = policy
+        self.forward_hooks = []
+        self.params = {}
+
+    def param(self, key):
+        return self.params[self.name + "/" + key]
+
+    def check_input(self, x):
+        spec = self.input_spec
+        if x.ndim != spec.ndim:
+            raise ValueError(self.name + ": expected rank " + str(spec.ndim))
+        for axis, size in spec.axes:
+            if x.shape[axis] != size:
+                raise ValueError(self.name + ": wrong size on axis " + str(axis))
 
     def __call__(self, x):
+        self.check_input(x)
+        if x.dtype != self.policy.compute_dtype:
+            x = x.astype(self.policy.compute_dtype)
+        y = self.forward(x)
+        for hook in self.forward_hooks:
+            y = hook(self, x, y)
+        return y
+
+
+def _gelu(y):
+    return 0.5 * y * (1.0 + np.tanh(0.7978845608 * (y + 0.044715 * y * y * y)))
+
+
+ACTIVATIONS = {"relu": lambda y: np.maximum(y, 0.0), "tanh": np.tanh, "gelu": _gelu,
+               "linear": lambda y: y}
+
+
+class Dense(Module):
+    def __init__(self, config, in_units, rng, name, policy):
+        super().__init__(name, policy)
+        self.config = config
+        self.input_spec = InputSpec(2, ((-1, in_units),))
+        self.params[name + "/kernel"] = (rng.standard_normal((in_units, config.units))
+                                         / math.sqrt(in_units))
+        self.params[name + "/bias"] = rng.standard_normal(config.units) * 0.1
+
+    def forward(self, x):
         cfg = self.config
-        kernel = self.params["kernel"] * cfg.gain      # weight scaling, redone every eager call
+        kernel = self.param("kernel") * cfg.gain      # weight scaling, redone every eager call
         y = x @ kernel
         if cfg.use_bias:
-            y = y + self.params["bias"]
+            y = y + self.param("bias")
         if cfg.norm:
             mean = np.mean(y, axis=-1, keepdims=True)
             var = np.mean((y - mean) * (y - mean), axis=-1, keepdims=True)
             y = (y - mean) / np.sqrt(var + cfg.eps)
-        y = self.activate(y)
+        y = ACTIVATIONS[cfg.activation](y)
         if cfg.residual:
             y = y + x
         return y
 
 
-class Model:
-    def __init__(self, configs, in_units, rng):
+class Model(Module):
+    def __init__(self, configs, in_units, rng, policy=Policy()):
+        super().__init__("model", policy)
+        self.input_spec = InputSpec(2, ((-1, in_units),))
         self.layers = []
-        for cfg in configs:
-            self.layers.append(Dense(cfg, in_units, rng))
+        for k, cfg in enumerate(configs):
+            self.layers.append(Dense(cfg, in_units, rng, f"model/dense_{k}", policy))
             in_units = cfg.units
 
-    def __call__(self, x):
+    def forward(self, x):
         for layer in self.layers:
             x = layer(x)
         return x
@@ -84,8 +129,8 @@ def make_model(depth, width, seed=0):
 def hand_written(model):
     """The floor: everything Python decides is decided once, up front; the call is only the
     array ops, with the scaled weights precomputed."""
-    plan = [(l.params["kernel"] * l.config.gain,
-             l.params["bias"] if l.config.use_bias else None,
+    plan = [(l.param("kernel") * l.config.gain,
+             l.param("bias") if l.config.use_bias else None,
              l.config.norm, l.config.eps, l.config.activation, l.config.residual)
             for l in model.layers]
 
@@ -103,7 +148,7 @@ def hand_written(model):
             elif act == "tanh":
                 y = np.tanh(y)
             elif act == "gelu":
-                y = 0.5 * y * (1.0 + np.tanh(0.7978845608 * (y + 0.044715 * y * y * y)))
+                y = _gelu(y)
             x = y + x if residual else y
         return x
     return forward
@@ -141,9 +186,9 @@ def _tf_forward(tf, model):
     def forward(x):
         for layer in model.layers:
             cfg = layer.config
-            y = tf.matmul(x, layer.params["kernel"] * cfg.gain)
+            y = tf.matmul(x, layer.param("kernel") * cfg.gain)
             if cfg.use_bias:
-                y = y + layer.params["bias"]
+                y = y + layer.param("bias")
             if cfg.norm:
                 mean = tf.reduce_mean(y, axis=-1, keepdims=True)
                 var = tf.reduce_mean((y - mean) * (y - mean), axis=-1, keepdims=True)
@@ -163,9 +208,9 @@ def _jax_forward(jnp, model):
     def forward(x):
         for layer in model.layers:
             cfg = layer.config
-            y = x @ (layer.params["kernel"] * cfg.gain)
+            y = x @ (layer.param("kernel") * cfg.gain)
             if cfg.use_bias:
-                y = y + layer.params["bias"]
+                y = y + layer.param("bias")
             if cfg.norm:
                 mean = jnp.mean(y, axis=-1, keepdims=True)
                 var = jnp.mean((y - mean) * (y - mean), axis=-1, keepdims=True)
