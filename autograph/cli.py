@@ -284,6 +284,25 @@ def cmd_trace(args, out):
     out.write(f"Graph: {top} nodes ({total} including nested cond/while_loop graphs)\n")
     out.write(f"Optimized (what runs): {opt_top} nodes ({opt_total} including nested)\n")
     out.write(f"Traces so far: {fn.experimental_get_tracing_count()}\n")
+    if args.nodes:
+        out.write("Nodes (inputs -> name: op), nested graphs indented:\n")
+        out.write(node_listing(optimize(conc.graph) if args.optimized else conc.graph))
+
+
+def node_listing(graph, indent="  "):
+    """The seed's `for node in graph.as_graph_def().node: print(node.input, '->', node.name)`,
+    with each cond/while_loop node's graphs listed under it, indented."""
+    lines = []
+
+    def walk(g, depth):
+        for node, node_def in zip(g.nodes, g.as_graph_def().node):
+            lines.append(f"{indent * depth}{node_def.input} -> {node.name}: {node.op}")
+            for key, sub in g.subgraphs(node).items():
+                lines.append(f"{indent * (depth + 1)}{key}:")
+                walk(sub, depth + 2)
+
+    walk(graph, 1)
+    return "\n".join(lines) + "\n"
 
 
 def cmd_graph(args, out):
@@ -351,6 +370,11 @@ def build_parser():
         p.add_argument("target", metavar="FILE::FUNCTION")
         p.add_argument("--arg", action="append", default=[], metavar="SPEC",
                        help="one argument, in order (NAME=SPEC for a keyword argument)")
+        if name == "trace":
+            p.add_argument("--nodes", action="store_true",
+                           help="also list the nodes (inputs -> name: op), nested graphs indented")
+            p.add_argument("--optimized", action="store_true",
+                           help="list the nodes of the optimized graph (what actually runs)")
         if name == "graph":
             p.add_argument("-o", "--output", default=None, metavar="PATH",
                            help="where to write: .svg, .png, .pdf or .dot/.gv "

@@ -260,3 +260,15 @@ def test_a_file_named_like_a_loaded_module_does_not_replace_it(tmp_path):
     status, out = run_main("trace", f"{src}::loads", "--arg", "int64[]")
     assert status == 0 and "Traces so far: 1" in out
     assert sys.modules["json"] is json and json.loads("[1]") == [1]
+
+
+def test_trace_lists_nodes_like_the_seed():
+    status, out = run_main("trace", COLLATZ + "::collatz", "--arg", "int64[]", "--nodes")
+    assert status == 0
+    listing = out.split("nested graphs indented:\n")[1].splitlines()
+    graph = _collatz_graph()
+    node_lines = [l for l in listing if "->" in l]
+    assert len(node_lines) == sum(1 for _ in graph.walk())       # every node, nested ones too
+    top = [l for l in node_lines if not l.startswith("    ")]
+    assert top == [f"  {n.input} -> {n.name}: {n.op}" for n in graph.as_graph_def().node]
+    assert "    body_graph:" in listing and "        true_graph:" in listing
