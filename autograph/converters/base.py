@@ -107,7 +107,8 @@ class Transformer(gast.NodeTransformer):
         self.ctx = ctx
 
     def visit(self, node):
-        if anno.getanno(node, anno.Basic.SKIP_PROCESSING, False):
+        # class bodies run once, as Python, when the class is defined: left as written
+        if isinstance(node, gast.ClassDef) or anno.getanno(node, anno.Basic.SKIP_PROCESSING, False):
             return node
         return super().visit(node)
 

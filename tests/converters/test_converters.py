@@ -390,3 +390,21 @@ def test_attributes_read_and_written_are_state():
     assert (a.total, a.best) == (b.total, b.best)
     got = ag.function(Accumulator().run)(np.int64(5))
     assert [int(v) for v in got] == [10, 4]
+
+
+def defines_a_class(x):
+    class Point:
+        scale = 2 if x > 0 else 3
+        if scale > 2:
+            label = "big"
+        else:
+            label = "small"
+
+        def norm(self, v):
+            return v * self.scale if v > 0 else 0
+
+    return Point().norm(x), Point.label
+
+
+def test_class_bodies_stay_python():
+    check_same(defines_a_class, (4,), (-4,))
