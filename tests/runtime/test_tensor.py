@@ -162,8 +162,8 @@ def test_out_arguments_and_unsupported_functions_are_named():
         trace(lambda t: np.linalg.inv(t), x)
     with pytest.raises(TypeError, match=r"in place.*np\.sort"):
         trace(lambda t: t.sort(), x)
-    with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.fmod"):
-        trace(lambda t: np.fmod(t, 2), x)
+    with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.ldexp"):
+        trace(lambda t: np.ldexp(t, 2), x)
     with pytest.raises(NotImplementedError, match=r"numpy\.add\.outer"):
         trace(lambda t: np.add.outer(t, t), x)
     with pytest.raises(NotImplementedError, match=r"where\(condition\) with one argument"):
