@@ -5,7 +5,8 @@ same values. It copies the graph node by node (program order), and while copying
 
 - folds a node whose inputs are all constants into a Const (evaluated now with NumPy; not
   when the result is large, and never an effectful node);
-- reuses an earlier node with the same op, the same inputs and equal attrs (CSE);
+- reuses an earlier node with the same op, the same inputs and equal attrs (CSE), and an
+  earlier read of the same Variable when nothing could have written it in between;
 - replaces a `cond` whose condition is a constant by the branch it would take, and drops
   the outputs of a `cond` that nothing uses, and loop variables that nothing needs;
 - optimises the branch and body graphs of control-flow nodes the same way.
@@ -24,6 +25,8 @@ from autograph.runtime.devices import get_device
 from autograph.runtime.graph import Graph
 
 FOLD_LIMIT = 1 << 16   # elements: larger results stay computed at run time
+_EPOCH = "state epoch"  # CSE-table entry counting the effects that may change state so far
+_NO_WRITES = ("read_variable", "print")   # effects that change no Variable
 
 
 def optimize(graph):
@@ -64,6 +67,8 @@ class _Rewriter:
             for old, out in zip(node.outputs, outs):
                 if out is not None:
                     mapping[id(old)] = out
+            if node.op not in _NO_WRITES and is_effectful(node):
+                seen[_EPOCH] = seen.get(_EPOCH, 0) + 1   # state may have changed
 
     def copy_node(self, node, ins, new, used, seen):
         if node.op in CONTROL_FLOW_OPS:
@@ -74,6 +79,9 @@ class _Rewriter:
             if folded is not None:
                 return folded
         key = None if effectful else _cse_key(node.op, ins, node.attrs)
+        if node.op == "read_variable":   # two reads with no write between: one read
+            var = node.attrs["variable"]()
+            key = None if var is None else ("read_variable", id(var), seen.get(_EPOCH, 0))
         if key is not None and key in seen:
             return seen[key]
         copy = new.add_node(node.op, ins, node.attrs,

@@ -151,16 +151,21 @@ def test_loop_variables_nothing_needs_are_dropped():
         assert got[1] == want[1] == "1\n2\n4\n"
 
 
-def test_variable_reads_are_not_merged_across_an_assignment():
+def test_variable_reads_are_merged_only_when_nothing_writes_in_between():
     v = ag.Variable(1.0, name="v")
 
     def f(x):
-        a = v.read_value()
+        a = v.read_value() + v * 2.0             # two reads: merged
+        ag.print(v)                              # printing writes nothing: still merged
         v.assign(x)
-        b = v.read_value()
-        return a, b
+        b = v.read_value()                       # after an assignment: a new read
+        ag.cond(x > 10, lambda: [v.assign(x * 2.0), None][1], lambda: None)
+        c = v.read_value()                       # after a cond that may assign: a new read
+        return a, b, c
     graph, _ = trace(f, np.float64(5.0))
     opt = optimize.optimize(graph)
-    assert ops(opt).count("read_variable") == 2
-    a, b = codegen.compile_graph(opt)(np.float64(5.0))
-    assert (float(a), float(b)) == (1.0, 5.0)
+    assert ops(graph).count("read_variable") == 5 and ops(opt).count("read_variable") == 3
+    for x, want in [(5.0, (3.0, 5.0, 5.0)), (20.0, (3.0, 20.0, 40.0))]:
+        v.assign(1.0)
+        out, printed = capture_stdout(codegen.compile_graph(opt), np.float64(x))
+        assert tuple(float(t) for t in out) == want and printed == "1.0\n"
