@@ -12,9 +12,10 @@ same values. It copies the graph node by node (program order), and while copying
 - optimises the branch and body graphs of control-flow nodes the same way.
 
 Then it drops nodes nothing needs (dead-node elimination). Effectful nodes (print, variable
-reads and assignments, TensorArray writes, and control flow containing them) are never
-folded, merged, dropped or reordered, so side effects happen exactly as the program staged
-them.
+assignments, TensorArray writes, and control flow containing them) are never folded,
+merged, dropped or reordered, so side effects happen exactly as the program staged them.
+(Variable reads are effectful too, so that they stay ordered with the assignments; the one
+liberty taken is merging repeated reads between two possible writes.)
 """
 
 import numpy as np
