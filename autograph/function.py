@@ -422,7 +422,13 @@ class Function:
             for name, value in zip(names, values):
                 placed[name] = _placeholders(graph, name, value, specs)
             args, kwargs = self._sig.call_parts(placed)
-            result = self._python_call(fn, args, kwargs)
+            try:
+                result = self._python_call(fn, args, kwargs)
+            except Exception as e:
+                # say which trace failed: the traceback shows where, this says for what
+                params = ", ".join(f"{n}: {tt.describe_key(k)}" for n, k in zip(names, key))
+                e.add_note(f"(raised while ag.function traced {self.__name__}({params}))")
+                raise
             flat = nest.flatten(result)
             for i, leaf in enumerate(flat):
                 if tt.is_variable(leaf):   # a returned Variable is read when the graph runs

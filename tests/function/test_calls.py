@@ -246,3 +246,19 @@ def test_keyword_calls_take_the_fast_path_too(capsys):
     assert capsys.readouterr().out == "steps 4\nsteps 4\nsteps 3\n" * 2
     np.testing.assert_array_equal(train(x, num_steps=np.int64(4), lr=0.5), x - 2.0)
     assert train.experimental_get_tracing_count() == 2
+
+
+def test_errors_while_tracing_say_which_trace_failed():
+    @ag.function
+    def f(x, mode):
+        if mode == "bad":
+            raise ValueError("unsupported mode")
+        return x
+
+    with pytest.raises(ValueError, match="unsupported mode") as err:
+        f(np.ones(2, np.float32), "bad")
+    assert err.value.__notes__[-1] == (
+        "(raised while ag.function traced f(x: TensorSpec(shape=(2,), dtype=float32, "
+        "name=None), mode: Literal['bad']))")
+    np.testing.assert_array_equal(f(np.ones(2, np.float32), "good"), [1.0, 1.0])
+    assert f.experimental_get_tracing_count() == 1     # the failed trace does not count
