@@ -32,15 +32,20 @@ from autograph.source.qual_names import QN
 
 
 class Node:
-    """A CFG node: `ast_node` plus the `next` and `prev` node sets."""
+    """A CFG node: `ast_node` plus the `next` and `prev` node sets.
 
-    __slots__ = ("ast_node", "next", "prev", "index")
+    `raises` are the handler / finally entry nodes an exception raised WHILE this node runs
+    goes to (its writes may not have happened: liveness needs what they read live before
+    the node). The `next` edges to them stand for exceptions raised after it."""
+
+    __slots__ = ("ast_node", "next", "prev", "index", "raises")
 
     def __init__(self, ast_node, index):
         self.ast_node = ast_node
         self.next = set()
         self.prev = set()
         self.index = index
+        self.raises = set()
 
     def __repr__(self):
         return f"Node({self.index}: {_describe(self.ast_node)})"
@@ -275,7 +280,9 @@ class _Builder(gast.NodeVisitor):
         body_nodes = set(self.graph.nodes[first:])
         if handlers_frame is not None:
             self.stack.pop()
+        first_orelse = len(self.graph.nodes)
         self.block(node.orelse)
+        orelse_nodes = set(self.graph.nodes[first_orelse:])
         normal = set(self.leaves)
         may_raise = before | body_nodes  # where an exception may leave the body from
         first_handler = len(self.graph.nodes)
@@ -284,15 +291,21 @@ class _Builder(gast.NodeVisitor):
             self.visit(handler)
             normal |= self.leaves
         handler_nodes = set(self.graph.nodes[first_handler:])
+        for n in body_nodes:  # an exception raised while n runs goes to a handler
+            n.raises.update(self.graph.index[h] for h in node.handlers)
         if fin is None:
             self.leaves = normal
             return
         self.stack.pop()
         # the finally block is entered normally, by jumps crossing it, and by exceptions
-        raising = may_raise | handler_nodes | {s for srcs, k, _ in fin.pending if k == "raise" for s in srcs}
+        raising = (may_raise | orelse_nodes | handler_nodes |
+                   {s for srcs, k, _ in fin.pending if k == "raise" for s in srcs})
         entry_sources = normal | raising | {s for srcs, _, _ in fin.pending for s in srcs}
         self.leaves = entry_sources
+        first_final = len(self.graph.nodes)
         self.block(node.finalbody)
+        for n in body_nodes | orelse_nodes | handler_nodes:
+            n.raises.add(self.graph.nodes[first_final])
         ends = set(self.leaves)
         kinds = {(k, i) for _, k, i in fin.pending}
         for kind, depth in sorted(kinds, key=lambda kd: kd[0]):

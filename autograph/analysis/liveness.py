@@ -9,7 +9,8 @@ graphs of cfg.build_all; it adds, for every function in `cfgs`:
   compound statement: after the whole statement, on every way out of it).
 
 Values are frozensets of QN. A backward may-analysis: live_in = reads | (live_out - writes),
-where writing `a` also ends the liveness of `a.b` and `a[i]`. Nodes after which the function
+where writing `a` also ends the liveness of `a.b` and `a[i]`, and `del a` reads `a` (it fails
+when `a` is unbound) before ending it. Nodes after which the function
 returns have nothing live after them. A nested def reads its free variables where it is
 defined, and since it may be called anywhere later (even after a return), the locals that
 nested functions and lambdas read are live at every statement.
@@ -24,8 +25,8 @@ def _gen_kill(node):
     scope = anno.getanno(node.ast_node, anno.Static.NODE_SCOPE, None)
     if scope is None:
         return frozenset(), frozenset()
-    # deleting is a write: nothing before a `del x` can be read through it afterwards
-    return frozenset(scope.read), frozenset(scope.modified)
+    # `del x` needs x bound (it uses the binding) and then ends it
+    return frozenset(scope.read | scope.deleted), frozenset(scope.modified)
 
 
 def _transfer(gen, kill, live_out):
@@ -48,6 +49,8 @@ def analyze(graph):
         out = frozenset().union(*(live_in[s] for s in n.next)) if n.next else frozenset()
         gen, kill = gen_kill[n]
         new_in = frozenset(_transfer(gen, kill, out))
+        for target in n.raises:  # raised midway: what the handler reads was never overwritten
+            new_in |= live_in[target]
         live_out[n] = out
         if new_in != live_in[n]:
             live_in[n] = new_in

@@ -107,7 +107,9 @@ def test_try_finally():
     # the finally runs on the normal path and when g raises: y is defined on only one
     assert defined(fn, "z = 1") == ({"x"}, {"x", "y"})
     assert defined(fn, "return y + z") == ({"x", "z"}, {"x", "y", "z"})
-    assert live(fn, "try:") == ({"g", "x"}, {"y", "z"})
+    # y is live on entry: if g raises, the finally runs with y unbound, and the model (one
+    # copy of the finally block for every way in) lets it continue to `return y + z`
+    assert live(fn, "try:") == ({"g", "x", "y"}, {"y", "z"})
     assert live(fn, "z = 1") == ({"y"}, {"y", "z"})
 
 
@@ -138,7 +140,7 @@ def test_attribute_writes_and_del():
             return t
         """)
     assert live(fn, "o.v = 1") == ({"o"}, {"o", "o.v"})
-    assert live(fn, "t = o.v") == ({"o", "o.v"}, {"t"})
+    assert live(fn, "t = o.v") == ({"o", "o.v"}, {"o", "t"})  # `del o` needs o bound
     assert defined(fn, "t = o.v") == ({"o", "o.v"}, {"o", "o.v"})
     assert defined(fn, "return t") == ({"t"}, {"t"})
 
@@ -207,3 +209,17 @@ def test_variables_read_by_closures_stay_live():
         """)
     assert live(fn, "if x > 0:") == ({"a", "g", "x"}, {"a", "g"})
     assert live(fn, "return g()") == ({"a", "g"}, {"a"})
+
+
+def test_what_a_handler_reads_is_live_before_a_statement_that_may_raise():
+    fn, _ = analyzed("""
+        def f(x):
+            a = 0
+            try:
+                a = 1 // x
+            except ZeroDivisionError:
+                return a
+            return -a
+        """)
+    # `a = 1 // x` raises before writing a: the handler reads the old a
+    assert live(fn, "a = 1 // x") == ({"a", "x", "ZeroDivisionError"}, {"a", "ZeroDivisionError"})

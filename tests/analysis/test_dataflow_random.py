@@ -89,7 +89,9 @@ class _Gen:
         return lines
 
     def program(self):
-        body = self.block(0, False, 1)
+        # most programs start with their variables bound, so that they run deep enough
+        init = [f"    {v} = {self.rng.randint(0, 3)}" for v in VARS if self.rng.random() < 0.8]
+        body = init + self.block(0, False, 1)
         final = " + ".join(self.rng.sample(VARS, 2))
         return "def f(x, y):\n" + "\n".join(body) + f"\n    return {final}\n"
 
