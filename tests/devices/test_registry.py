@@ -46,7 +46,8 @@ def test_unknown_name_suggests_a_close_one():
         get_device("cdua")
     with pytest.raises(DeviceError, match="did you mean 'strict'"):
         get_device("stirct")
-    with pytest.raises(DeviceError, match="unknown device 'GPU' \\(a GPU is 'cuda' or 'cuda:N' here\\)"):
+    with pytest.raises(DeviceError,
+                       match="unknown device 'GPU' \\(a GPU is 'cuda' or 'cuda:N' here\\)"):
         get_device("GPU")
 
 
@@ -73,7 +74,8 @@ def test_missing_library_says_what_to_install(clean_registry, monkeypatch):
         get_device("cuda:1")
     rows = {row.name: row for row in ag.list_devices()}
     assert not rows["cuda"].available
-    assert str(rows["cuda"]) == "cuda: missing, CuPy not installed (pip install numpy-autograph[cuda])"
+    assert str(rows["cuda"]) == \
+        "cuda: missing, CuPy not installed (pip install numpy-autograph[cuda])"
 
 
 def test_missing_torch_says_what_to_install(clean_registry, monkeypatch):
@@ -134,7 +136,8 @@ def test_kernels_come_from_the_namespace_or_a_per_device_table(clean_registry):
     sin = strict.kernel("sin", "sin")
     assert sin is xps.sin
     composite = strict.kernel("square_plus", lambda xp, a, *, k: xp.multiply(a, a) + k)
-    np.testing.assert_allclose(strict.to_host(composite(strict.to_device(np.array([2.0])), k=1.0)), [5.0])
+    result = composite(strict.to_device(np.array([2.0])), k=1.0)
+    np.testing.assert_allclose(strict.to_host(result), [5.0])
     with pytest.raises(UnsupportedPrimitiveError) as info:
         strict.kernel("einsum", "einsum")
     text = str(info.value)

@@ -136,7 +136,8 @@ class Device:
                 f"primitive {primitive!r} cannot run on device {self.name!r}: its array namespace "
                 f"{getattr(xp, '__name__', xp)} has no {kernel!r} (it is not in the array API "
                 "standard). Run this function on the 'cpu' device, or give the device a kernel: "
-                f"register_device(..., kernels={{{primitive!r}: fn}}) with fn(xp, *arrays, **attrs).")
+                f"register_device(..., kernels={{{primitive!r}: fn}}) with "
+                "fn(xp, *arrays, **attrs).")
         return fn
 
 
@@ -442,7 +443,8 @@ def place(array, dev, what="an argument"):
         raise DeviceError(
             f"{what} is an array on device {other.name!r}, but the function runs on "
             f"{dev.name!r}. Move it to the host first (e.g. with "
-            f"autograph.runtime.devices.get_device({other.name!r}).to_host(x)), or run the function "
+            f"autograph.runtime.devices.get_device({other.name!r}).to_host(x)), "
+            "or run the function "
             f"on {other.name!r} (ag.function(..., device={other.name!r}) or "
             f"`with ag.device({other.name!r}):`).")
     return dev.to_device(array)

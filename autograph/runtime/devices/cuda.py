@@ -19,7 +19,8 @@ def _import_cupy():
         try:
             import cupy
         except ImportError:
-            raise DeviceUnavailable("CuPy not installed (pip install numpy-autograph[cuda])") from None
+            raise DeviceUnavailable(
+                "CuPy not installed (pip install numpy-autograph[cuda])") from None
         except Exception as e:  # CuPy present but broken (driver, CUDA runtime)
             raise DeviceUnavailable(f"CuPy failed to import: {type(e).__name__}: {e}") from None
         _cupy = cupy

@@ -22,7 +22,8 @@ def create(name):
     try:
         import array_api_strict as xp
     except ImportError:
-        raise DeviceUnavailable("array-api-strict not installed (pip install array-api-strict)") from None
+        raise DeviceUnavailable(
+            "array-api-strict not installed (pip install array-api-strict)") from None
 
     def to_device(a):
         return a if isinstance(a, xp_array) else xp.asarray(np.asarray(a))

@@ -12,11 +12,13 @@ def _import():
     try:
         import torch
     except ImportError:
-        raise DeviceUnavailable("PyTorch not installed (pip install numpy-autograph[torch])") from None
+        raise DeviceUnavailable(
+            "PyTorch not installed (pip install numpy-autograph[torch])") from None
     try:
         from array_api_compat import torch as xp
     except ImportError:
-        raise DeviceUnavailable("array-api-compat not installed (pip install array-api-compat)") from None
+        raise DeviceUnavailable(
+            "array-api-compat not installed (pip install array-api-compat)") from None
     return torch, xp
 
 
