@@ -165,8 +165,12 @@ class _Compiler:
         return expr if self.on_host else f"truth({expr})"
 
     def assign(self, depth, targets, values):
-        if targets:
-            self.emit(depth, f"{', '.join(targets)}, = {', '.join(values)},")
+        """`a, b = x, y` (all at once: a loop's new values may read the old ones)."""
+        pairs = [(t, v) for t, v in zip(targets, values) if t != v]
+        if len(pairs) == 1:
+            self.emit(depth, f"{pairs[0][0]} = {pairs[0][1]}")
+        elif pairs:
+            self.emit(depth, f"{', '.join(t for t, _ in pairs)} = {', '.join(v for _, v in pairs)}")
 
     def cond(self, node, ins, env, depth):
         outs = self.outputs(node, env)
