@@ -4,8 +4,8 @@ Each node becomes one line (`add = k_add(x, y)`), a `cond` node an `if`/`else` b
 its branch graphs inlined, a `while_loop` node a `while` loop whose condition graph is
 evaluated in place at the top of every iteration. Kernels (taken from the device's array
 namespace), constants (moved to the device once) and attribute values are bound as globals
-of the generated module, so a call does no dictionary lookups, no dispatch and no
-interpretation: for a traced `a + b` it costs one Python call more than NumPy's add.
+of the generated module, so a call does no per-node dispatch and no interpretation: for a
+traced `a + b` it costs one Python call more than NumPy's add.
 
 The source is kept on the function (`fn.__source__`) and registered with `linecache`, so
 tracebacks through generated code show the line that failed. Compiled functions are cached
@@ -25,7 +25,7 @@ from autograph.runtime.devices import get_device
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
-_RESERVED = {"bool", "int", "xp", "to_host", "truth", "it"}
+_RESERVED = {"bool", "int", "xp", "to_host", "truth"}   # names the generated code uses
 _LITERALS = (int, float, bool, str, type(None))
 
 
