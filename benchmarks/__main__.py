@@ -1,4 +1,4 @@
-"""python -m benchmarks [--quick] [--only ID...] [--json PATH] [--update-readme]
+"""python -m benchmarks [--quick] [--only ID...] [--json PATH] [--update-readme] [--baseline JSON]
 
 Runs every case with every contender available in this interpreter, prints a Markdown table
 and writes a JSON record (timings, goals, machine info). Timing goals are reported, never
@@ -6,6 +6,7 @@ enforced: the exit status is 0 unless the harness itself breaks."""
 
 import argparse
 import datetime
+import json
 import os
 import sys
 from pathlib import Path
@@ -28,6 +29,8 @@ def parse_args(argv):
                    help="where to write the JSON (default benchmarks/results/<date>-<mode>.json)")
     p.add_argument("--update-readme", action="store_true",
                    help="replace the table in benchmarks/README.md with this run's")
+    p.add_argument("--baseline", default=None, metavar="JSON",
+                   help="an earlier results file: show each row's earlier 'vs floor' ratio")
     p.add_argument("--no-tf", action="store_true", help="leave TensorFlow out")
     p.add_argument("--no-jax", action="store_true", help="leave JAX out")
     p.add_argument("--list", action="store_true", help="list the case ids and exit")
@@ -59,7 +62,8 @@ def main(argv=None):
               "target_sample_ns": target_ns, "budget_ns": budget_ns, "machine": report.machine_info(),
               "cases": results}
     record["exponents"] = report.exponents(results)
-    text = report.table(record)
+    baseline = json.loads(Path(args.baseline).read_text()) if args.baseline else None
+    text = report.table(record, baseline)
     print(text)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
     path = args.json or HERE / "results" / f"{stamp}-{record['mode']}.json"

@@ -107,8 +107,25 @@ def _floor_name(case):
     return ref if ref in names and names[ref]["status"] == OK else None
 
 
-def table(record):
-    """The whole result as Markdown: timings, goals, growth exponents."""
+def floor_ratios(record):
+    """{(case id, contender): median / the floor's median} for the contenders that ran."""
+    out = {}
+    for case in record["cases"]:
+        floor = _floor_name(case)
+        if not floor:
+            continue
+        base = case["contenders"][floor]["median_ns"]
+        for name, res in case["contenders"].items():
+            if res["status"] == OK:
+                out[(case["id"], name)] = res["median_ns"] / base
+    return out
+
+
+def table(record, baseline=None):
+    """The whole result as Markdown: timings, goals, growth exponents. With `baseline` (an
+    earlier record), the note column gives each row's earlier "vs floor" ratio: ratios,
+    unlike absolute times, survive a change in machine load between the two runs."""
+    before = floor_ratios(baseline) if baseline else {}
     m = record["machine"]
     versions = ", ".join(f"{k} {m[k]}" for k in ("python", "numpy", "autograph", "tensorflow",
                                                    "jax") if k in m)
@@ -127,8 +144,10 @@ def table(record):
         for name, res in case["contenders"].items():
             if res["status"] == OK:
                 ratio = f"{res['median_ns'] / base:.2f}x" if base else "-"
+                was = before.get((case["id"], name))
+                note = f"was {was:.2f}x" if was is not None else ""
                 lines.append(f"| {case['id']} | {name} | {fmt_ns(res['median_ns'])} | "
-                             f"{fmt_ns(res['iqr_ns'])} | {ratio} | |")
+                             f"{fmt_ns(res['iqr_ns'])} | {ratio} | {note} |")
             else:
                 lines.append(f"| {case['id']} | {name} | - | - | - | "
                              f"{res['status']}: {_cell(res['note'])} |")

@@ -176,6 +176,15 @@ def test_silenced_swallows_prints_and_restores_stdout(capfd):
     assert capfd.readouterr().out == "visible\n"
 
 
+def test_baseline_ratios_appear_in_the_note_column(quick_run):
+    _, record = quick_run
+    ratios = report.floor_ratios(record)
+    assert ratios, "some contender must have run against its floor"
+    text = report.table(record, baseline=record)
+    for (case_id, name), r in ratios.items():
+        assert f"| {case_id} | {name} |" in text and f"| was {r:.2f}x |" in text
+
+
 def test_readme_table_block_is_replaced(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{report.README_START}\nold\n{report.README_END}\noutro\n")
