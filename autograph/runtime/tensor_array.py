@@ -15,6 +15,7 @@ import numpy as np
 
 from autograph.errors import StagingError
 from autograph.runtime import primitives
+from autograph.runtime.control_flow import join_shapes   # (also registers Cast)
 from autograph.runtime.graph import get_default_graph
 from autograph.runtime.tensor import Tensor
 
@@ -154,12 +155,9 @@ primitives.register("ta_concat", _concat_infer, _concat_kernel,
 
 # -- the user-facing object ------------------------------------------------------------------
 
-def _join(a, b):
-    if a is None:
-        return b
-    if b is None or len(a) != len(b):
-        return None
-    return tuple(x if x == y else None for x, y in zip(a, b))
+def _join(known, new):
+    """The element shape after storing an element of shape `new` (`known` None: none yet)."""
+    return new if known is None else join_shapes(known, new)
 
 
 class TensorArray:
@@ -328,7 +326,3 @@ class TensorArray:
         if self._handle is None:
             return f"<TensorArray dtype={self.dtype.name} size={len(self._items)}>"
         return f"<TensorArray dtype={self.dtype.name} handle={self._handle.name}>"
-
-
-# the Cast primitive lives with control flow (it unifies branch dtypes)
-from autograph.runtime import control_flow as _control_flow  # noqa: E402,F401
