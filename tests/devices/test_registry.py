@@ -196,6 +196,8 @@ def test_entry_point_plugins_load_lazily(clean_registry, monkeypatch):
     rows = {row.name: row for row in ag.list_devices()}
     assert rows["plugged"].available
     assert not rows["broken"].available and "no such accelerator library" in rows["broken"].detail
+    with pytest.raises(DeviceUnavailable, match="'broken' is not available: entry point"):
+        get_device("broken")
     assert calls == [1]  # loaded once, not per lookup
 
 
