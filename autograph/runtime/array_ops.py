@@ -161,9 +161,15 @@ def tensordot(a, b, axes=2):
     return bind1("tensordot", (a, b), {"axes": (ax, bx)})
 
 
+def _strong(x):
+    """np.dot, inner and outer make arrays of Python scalars (no NEP 50 weak promotion)."""
+    return np.asarray(x) if type(x) in (bool, int, float, complex) else x
+
+
 def dot(a, b):
     """np.dot: a product with a scalar, matmul for 1-D/2-D operands, and for N-D the sum
     over the last axis of `a` and the second-to-last of `b`."""
+    a, b = _strong(a), _strong(b)
     ta, tb = as_tensor(a), as_tensor(b)
     na, nb = need_rank(ta, "dot"), need_rank(tb, "dot")
     if na == 0 or nb == 0:
@@ -290,8 +296,8 @@ def argsort(a, axis=-1):
 
 def outer(a, b):
     """np.outer: every element of `a` (flattened) times every element of `b`."""
-    return ufunc(np.multiply, getitem(ravel(a), (slice(None), None)),
-                 getitem(ravel(b), (None, slice(None))))
+    return ufunc(np.multiply, getitem(ravel(_strong(a)), (slice(None), None)),
+                 getitem(ravel(_strong(b)), (None, slice(None))))
 
 
 def diff(a, n=1, axis=-1):
@@ -303,3 +309,32 @@ def diff(a, n=1, axis=-1):
         later, earlier = getitem(x, lead + (slice(1, None),)), getitem(x, lead + (slice(None, -1),))
         x = ufunc(np.not_equal if x.dtype == np.bool_ else np.subtract, later, earlier)
     return x
+
+
+def inner(a, b):
+    """np.inner: the sum over the last axes of both (a product when either is 0-d)."""
+    a, b = _strong(a), _strong(b)
+    ta, tb = as_tensor(a), as_tensor(b)
+    if need_rank(ta, "inner") == 0 or need_rank(tb, "inner") == 0:
+        return ufunc(np.multiply, a, b)
+    return tensordot(ta, tb, ((len(ta.shape) - 1,), (len(tb.shape) - 1,)))
+
+
+# -- complex parts -------------------------------------------------------------------------------
+
+def _part_infer(x):
+    return [(np.dtype(x.dtype.char.lower()) if x.dtype.kind == "c" else x.dtype, x.shape, False)]
+
+
+register("real", _part_infer, "real", doc="numpy.real of a complex tensor")
+register("imag", _part_infer, "imag", doc="numpy.imag of a complex tensor")
+
+
+def real(val):
+    x = as_tensor(val)
+    return bind1("real", (x,)) if x.dtype.kind == "c" else x
+
+
+def imag(val):
+    x = as_tensor(val)
+    return bind1("imag", (x,)) if x.dtype.kind == "c" else zeros_like(x)

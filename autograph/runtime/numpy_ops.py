@@ -18,16 +18,17 @@ Everything a layer above needs is re-exported here: `numpy_ops.reshape(x, ...)`,
 import numpy as np
 
 from autograph.runtime.array_ops import (  # noqa: F401  (re-exported)
-    arange, argsort, clip, diff, dot, full, full_like, matmul, ones, ones_like, outer, round_,
-    sort, tensordot, where, zeros, zeros_like)
+    arange, argsort, clip, diff, dot, full, full_like, imag, inner, matmul, ones, ones_like,
+    outer, real, round_, sort, tensordot, where, zeros, zeros_like)
 from autograph.runtime.elementwise import (  # noqa: F401
     UFUNCS, Elementwise, as_tensor, cast, common, const, operand_key, ufunc)
 from autograph.runtime.indexing import getitem, take  # noqa: F401
 from autograph.runtime.reductions import (  # noqa: F401
     allclose, count_nonzero, cumulative, isclose, norm, reduction, std, var)
 from autograph.runtime.shape_ops import (  # noqa: F401
-    broadcast_to, concatenate, dim, expand_dims, flip, ndim, ravel, reshape, roll, shape,
-    shape_of, size, squeeze, stack, transpose)
+    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, concatenate, dim,
+    expand_dims, flip, hstack, ndim, ravel, repeat, reshape, roll, shape, shape_of, size,
+    split, squeeze, stack, tile, transpose, vstack)
 
 
 # reductions reachable as ufunc methods: np.add.reduce(x) is np.sum(x, axis=0)
@@ -198,6 +199,10 @@ def _sort_like(fn):
     return wrapper
 
 
+def _cast_to(x, dtype):
+    return x if dtype is None else cast(x, dtype)
+
+
 def _copy(a, order="K", subok=False):
     return as_tensor(a)
 
@@ -227,6 +232,15 @@ FUNCTIONS = {
     np.sort: _sort_like(sort), np.argsort: _sort_like(argsort),
     np.flip: flip, np.roll: roll, np.diff: lambda a, n=1, axis=-1: diff(a, n, axis),
     np.outer: lambda a, b, out=None: _plain("outer", out) or outer(a, b),
+    np.inner: inner, np.real: real, np.imag: imag,
+    np.split: lambda ary, indices_or_sections, axis=0: split(ary, indices_or_sections, axis),
+    np.array_split: lambda ary, indices_or_sections, axis=0: split(
+        ary, indices_or_sections, axis, equal=False),
+    np.vstack: lambda tup, *, dtype=None, casting="same_kind": _cast_to(vstack(tup), dtype),
+    np.hstack: lambda tup, *, dtype=None, casting="same_kind": _cast_to(hstack(tup), dtype),
+    np.atleast_1d: atleast_1d, np.atleast_2d: atleast_2d, np.atleast_3d: atleast_3d,
+    np.broadcast_arrays: lambda *args, subok=False: broadcast_arrays(*args),
+    np.repeat: repeat, np.tile: tile,
 }
 
 

@@ -304,6 +304,17 @@ class Tensor:
     def dot(self, b, out=None):
         return _ops.FUNCTIONS[np.dot](self, b, out)
 
+    def repeat(self, repeats, axis=None):
+        return _ops.repeat(self, repeats, axis)
+
+    @property
+    def real(self):
+        return _ops.real(self)
+
+    @property
+    def imag(self):
+        return _ops.imag(self)
+
     def squeeze(self, axis=None):
         return _ops.squeeze(self, axis)
 

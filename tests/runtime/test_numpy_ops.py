@@ -365,6 +365,28 @@ def test_sort_flip_roll_diff_outer_match_numpy(d):
     check(lambda t: np.outer(t[0], t[:, 1]), x)
 
 
+@pytest.mark.parametrize("d", [np.bool_, np.int32, np.float64])
+def test_joining_splitting_repeating_match_numpy(d):
+    x, v, s = sample(d, (4, 3)), sample(d, (3,)), sample(d, ())
+    check(lambda t: tuple(np.split(t, 2)) + tuple(np.split(t, [1, 2], axis=1)), x)
+    check(lambda t: tuple(np.array_split(t, 3)) + tuple(np.array_split(t, 2, axis=1)), x)
+    check(lambda a, b: (np.vstack([a, b]), np.hstack([a, a]), np.hstack([b, b]),
+                        np.vstack((b, b), dtype=np.float32)), x, v)
+    check(lambda a, b, c: (np.atleast_1d(c), np.atleast_2d(b), np.atleast_3d(b),
+                           np.atleast_3d(a), *np.atleast_1d(c, b)), x, v, s)
+    check(lambda a, b: np.broadcast_arrays(a, b, 1), x, v)
+    check(lambda t: (np.repeat(t, 2), np.repeat(t, 3, axis=1), np.tile(t, 2),
+                     np.tile(t, (2, 1, 2)), t.repeat(2, axis=0)), x)
+    if d != np.bool_:
+        check(lambda a, b: (np.inner(a, b), np.inner(b, b), np.inner(a, 2)), x, v)
+
+
+def test_real_and_imag():
+    z = (sample(np.float64, (3,)) + 1j * sample(np.float64, (3,))).astype(np.complex128)
+    check(lambda t: (np.real(t), np.imag(t), np.conjugate(t), np.abs(t)), z)
+    check(lambda t: (np.real(t), np.imag(t)), sample(np.float32, (3,)))
+
+
 # -- shapes ----------------------------------------------------------------------------------------
 
 def test_reshape_transpose_and_friends():
@@ -448,6 +470,8 @@ def test_dot_nd_scalar_and_tensordot():
     a, b = sample(np.float64, (2, 3, 4)), sample(np.float64, (5, 4, 6))
     check(np.dot, a, b)
     check(lambda x: np.dot(x, 2.0), a)
+    i = sample(np.int32, (3,))
+    check(lambda x: (np.dot(x, 2), np.outer(x, 2), np.inner(2, x)), i)   # scalars: not weak
     check(lambda x, y: np.tensordot(x, y, axes=([2], [1])), a, b)
     check(lambda x: np.tensordot(x, x, axes=3), a)
     check(lambda x: x.dot(x[0, 0]), a)
