@@ -198,6 +198,22 @@ def test_variable_assigned_in_a_loop():
     assert int(f(4)) == 6                         # eager
 
 
+def test_loop_with_no_loop_variables_driven_by_a_variable():
+    v = ag.Variable(0, name="v")
+
+    def f(x):
+        ag.while_loop(lambda: v < x, lambda: (v.assign_add(1), ())[1], ())
+        return v.read_value()
+    graph, _ = trace(f, np.int64(5))
+    [loop] = [n for n in graph.nodes if n.op == "while_loop"]
+    assert not loop.outputs
+    for mode in MODES:
+        v.assign(0)
+        assert int(run(graph, [np.int64(5)], mode)[0]) == 5
+    v.assign(0)
+    assert int(f(np.int64(3))) == 3                  # eager
+
+
 def test_variable_assigned_in_one_branch_of_a_cond():
     v = ag.Variable(10, name="v")
 
