@@ -83,10 +83,14 @@ def _placeholder_like(value):
 
 def _scratch_trace(fn):
     """Run `fn` in a throwaway graph (child of the current one) to learn the types it
-    produces; nothing it stages reaches the program."""
+    produces; nothing it stages reaches the program. Its prints are swallowed, so the
+    user's trace-time `print`s still appear once per trace."""
+    import contextlib
+    import io
+
     from autograph.runtime.graph import Graph, get_default_graph
     scratch = Graph("scratch", parent=get_default_graph())
-    with scratch.as_default():
+    with scratch.as_default(), contextlib.redirect_stdout(io.StringIO()):
         return fn()
 
 

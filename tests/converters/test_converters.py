@@ -408,3 +408,19 @@ def defines_a_class(x):
 
 def test_class_bodies_stay_python():
     check_same(defines_a_class, (4,), (-4,))
+
+
+def prints_in_return_loop(n):
+    for i in range(n):
+        print("Tracing the loop body")
+        if i * i > 10:
+            print("Tracing the return branch")
+            return i
+    return -1
+
+
+def test_trace_time_prints_appear_once_with_returns_in_loops(capsys):
+    f = ag.function(prints_in_return_loop)
+    assert f(np.int64(10)) == 4 and f(np.int64(2)) == -1
+    out = capsys.readouterr().out
+    assert out == "Tracing the loop body\nTracing the return branch\n"
