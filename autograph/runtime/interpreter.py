@@ -11,10 +11,14 @@ from autograph.runtime import primitives
 from autograph.runtime.devices import get_device
 
 
-def run(graph, arrays, device=None):
-    """Evaluate `graph` on `arrays` (one per `graph.inputs`); returns the output list."""
+def run(graph, arrays, device=None, check=False):
+    """Evaluate `graph` on `arrays` (one per `graph.inputs`); returns the output list.
+
+    `check=True` also compares every value with its tensor's static dtype and shape and
+    raises AssertionError naming the node on a difference (a shape or dtype rule that
+    disagrees with its kernel): a debugging aid for primitive authors."""
     device = get_device(device)
-    return _run(graph, [device.to_device(a) for a in arrays], device)
+    return _run(graph, [device.to_device(a) for a in arrays], device, check)
 
 
 def truth(value, device):
@@ -27,7 +31,7 @@ def device_attrs(attrs, device):
     return {k: device.dtype(v) if isinstance(v, np.dtype) else v for k, v in attrs.items()}
 
 
-def _run(graph, args, device):
+def _run(graph, args, device, check=False):
     if len(args) != len(graph.inputs):
         raise TypeError(f"graph {graph.name!r} takes {len(graph.inputs)} inputs, "
                         f"got {len(args)}")
@@ -36,20 +40,33 @@ def _run(graph, args, device):
         if node.op == "Placeholder":
             continue
         values = [env[id(t)] for t in node.inputs]
-        outs = _eval(node, values, device)
+        outs = _eval(node, values, device, check)
         for t, v in zip(node.outputs, outs):
+            if check:
+                _check(node, t, v, device)
             env[id(t)] = v
     return [env[id(t)] for t in graph.outputs]
 
 
-def _eval(node, values, device):
+def _check(node, t, value, device):
+    if t.dtype == object:          # handles (TensorArray storage) have no array type
+        return
+    host = device.to_host(value)
+    shape_ok = t.shape is None or (len(t.shape) == host.ndim and all(
+        d is None or d == e for d, e in zip(t.shape, host.shape)))
+    assert host.dtype == t.dtype and shape_ok, (
+        f"node {node.name!r} ({node.op}) made a {host.dtype.name} array of shape "
+        f"{host.shape}, but its tensor {t!r} says {t.dtype.name} {t.shape}")
+
+
+def _eval(node, values, device, check=False):
     """The output values of one node (a list, one per output)."""
     op, attrs = node.op, node.attrs
     if op == "Const":
         return [device.to_device(attrs["value"])]
     if op == "cond":
         branch = attrs["true_graph"] if truth(values[0], device) else attrs["false_graph"]
-        return _run(branch, values[1:], device)
+        return _run(branch, values[1:], device, check)
     if op == "while_loop":
         n = len(node.outputs)
         limit = attrs["maximum_iterations"]
@@ -58,8 +75,8 @@ def _eval(node, values, device):
         loop_vars, captured = values[:n], values[n:]
         count = 0
         while (limit is None or count < limit) and \
-                truth(_run(attrs["cond_graph"], loop_vars + captured, device)[0], device):
-            loop_vars = _run(attrs["body_graph"], loop_vars + captured, device)
+                truth(_run(attrs["cond_graph"], loop_vars + captured, device, check)[0], device):
+            loop_vars = _run(attrs["body_graph"], loop_vars + captured, device, check)
             count += 1
         return loop_vars
     kernel = device.kernel(op, primitives.lookup(op).kernel)

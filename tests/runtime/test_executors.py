@@ -151,3 +151,15 @@ def test_compiled_source_is_forgotten_with_its_graph():
     gc.collect()
     gc.collect()
     assert filename not in linecache.cache
+
+
+def test_interpreter_check_catches_a_shape_rule_that_disagrees_with_its_kernel():
+    primitives.register("test_liar", lambda x: [(np.dtype(np.float32), x.shape, False)],
+                        lambda xp, x: x * 2.0)                     # really float64
+    g = Graph("liar")
+    with g.as_default():
+        x = g.placeholder("x", np.float64, (2,))
+        g.set_outputs([primitives.bind1("test_liar", [x])])
+    np.testing.assert_array_equal(interpreter.run(g, [np.ones(2)])[0], [2.0, 2.0])
+    with pytest.raises(AssertionError, match="'test_liar'.*float64.*float32"):
+        interpreter.run(g, [np.ones(2)], check=True)

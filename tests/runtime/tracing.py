@@ -31,7 +31,7 @@ def run(graph, args, mode, device=None):
     if mode.startswith("optimized_"):
         graph, mode = optimize.optimize(graph), mode[len("optimized_"):]
     if mode == "interpreter":
-        return list(interpreter.run(graph, args, device))
+        return list(interpreter.run(graph, args, device, check=True))
     return list(codegen.compile_graph(graph, device)(*args))
 
 
