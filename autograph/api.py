@@ -25,7 +25,7 @@ from autograph.operators import calls
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 _lock = threading.RLock()
-_by_code = {}                          # code object -> _Converted
+_by_code = {}                          # (code object, filename) -> _Converted
 _by_function = weakref.WeakKeyDictionary()  # function -> converted entry point
 
 
@@ -113,7 +113,8 @@ def _python_function(f):
 
 def _convert_code(fn):
     """Convert `fn` (a plain function or lambda); cached per code object."""
-    code = fn.__code__
+    # equal code objects from two files compare equal: the file is part of the key
+    code = (fn.__code__, fn.__code__.co_filename)
     with _lock:
         entry = _by_code.get(code)
         if entry is not None:
