@@ -1,7 +1,8 @@
 """Reaching definitions and liveness checked against execution on random programs.
 
 Each seed generates a small function (assignments, if/else, for and while loops with
-break/continue, try/except/finally, del, early returns). Then:
+break/continue, try/except/finally, del, early returns, a lambda reading a variable and
+calls of it). Then:
 
 - definitions: before every statement a probe records which locals are really bound; that
   set must contain DEFINED_VARS_IN and lie within MAYBE_DEFINED_VARS_IN;
@@ -44,7 +45,7 @@ class _Gen:
 
     def stmt(self, depth, in_loop, indent):
         r, pad = self.rng, "    " * indent
-        kinds = ["assign"] * 4 + ["aug", "del"]
+        kinds = ["assign"] * 4 + ["aug", "del"] + ["closure", "call"] * 2
         if depth < 3:
             kinds += ["if", "for", "while", "try"]
         if in_loop:
@@ -58,6 +59,10 @@ class _Gen:
             return [f"{pad}{v} += {self.expr()}"]
         if kind == "del":
             return [f"{pad}del {v}"]
+        if kind == "closure":  # reads v whenever it is called, later
+            return [f"{pad}h = lambda: {v}"]
+        if kind == "call":
+            return [f"{pad}{v} = h()"]
         if kind in ("break", "continue"):
             return [f"{pad}if {self.cond()}:", f"{pad}    {kind}"]
         if kind == "return":
@@ -162,7 +167,7 @@ def test_reaching_definitions_agree_with_execution(seed):
 def test_deleting_dead_variables_changes_nothing(seed):
     code = _Gen(seed).program()
     fn = _analyzed(code)
-    everything = set(VARS) | {"x", "y"} | {f"k{i}" for i in range(1, 20)}
+    everything = set(VARS) | {"x", "y", "h"} | {f"k{i}" for i in range(1, 20)}
     # only the function's locals: `del` of a global name would make it local
     local = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
              and not isinstance(n.ctx, gast.Load)}
