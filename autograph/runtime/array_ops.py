@@ -9,22 +9,31 @@ from autograph.runtime.dtypes import BOOL
 from autograph.runtime.elementwise import as_tensor, cast, common, operand_key, ufunc
 from autograph.runtime.primitives import bind1, register
 from autograph.runtime.indexing import getitem
-from autograph.runtime.shape_ops import broadcast_to, need_rank, ravel, reshape, static_ints
+from autograph.runtime.shape_ops import (
+    broadcast_to, need_rank, ravel, reshape, run_shape, shape_arg, static_ints, static_shape)
 from autograph.runtime.tensor import Tensor
 
 
 # -- creation: zeros, ones, full, arange and the *_like functions ----------------------------
 
-def _fill_infer(*, shape, dtype, fill_value=None):
-    return [(dtype, shape, False)]
+def _fill_infer(*dims, shape, dtype, fill_value=None):
+    return [(dtype, static_shape(shape), False)]
 
 
-def _full_kernel(xp, *, shape, dtype, fill_value):
-    return xp.full(shape, fill_value, dtype=dtype)
+def _zeros_kernel(xp, *dims, shape, dtype):
+    return xp.zeros(run_shape(shape, dims), dtype=dtype)
 
 
-register("zeros", _fill_infer, "zeros", doc="numpy.zeros")
-register("ones", _fill_infer, "ones", doc="numpy.ones")
+def _ones_kernel(xp, *dims, shape, dtype):
+    return xp.ones(run_shape(shape, dims), dtype=dtype)
+
+
+def _full_kernel(xp, *dims, shape, dtype, fill_value):
+    return xp.full(run_shape(shape, dims), fill_value, dtype=dtype)
+
+
+register("zeros", _fill_infer, _zeros_kernel, doc="numpy.zeros")
+register("ones", _fill_infer, _ones_kernel, doc="numpy.ones")
 register("full", _fill_infer, _full_kernel, doc="numpy.full")
 
 
@@ -34,11 +43,14 @@ def _fill_scalar(value, dtype):
 
 
 def zeros(shape, dtype=float):
-    return bind1("zeros", (), {"shape": static_ints(shape, "shape"), "dtype": np.dtype(dtype)})
+    """np.zeros; lengths may be integer scalar tensors (then unknown while tracing)."""
+    shape, dims = shape_arg(shape, "the shape of zeros")
+    return bind1("zeros", dims, {"shape": shape, "dtype": np.dtype(dtype)})
 
 
 def ones(shape, dtype=float):
-    return bind1("ones", (), {"shape": static_ints(shape, "shape"), "dtype": np.dtype(dtype)})
+    shape, dims = shape_arg(shape, "the shape of ones")
+    return bind1("ones", dims, {"shape": shape, "dtype": np.dtype(dtype)})
 
 
 def full(shape, fill_value, dtype=None):
@@ -46,8 +58,9 @@ def full(shape, fill_value, dtype=None):
         dtype = fill_value.dtype if dtype is None else np.dtype(dtype)
         return broadcast_to(cast(fill_value, dtype), shape)
     dtype = np.asarray(fill_value).dtype if dtype is None else np.dtype(dtype)
-    return bind1("full", (), {"shape": static_ints(shape, "shape"), "dtype": dtype,
-                              "fill_value": _fill_scalar(fill_value, dtype)})
+    shape, dims = shape_arg(shape, "the shape of full")
+    return bind1("full", dims, {"shape": shape, "dtype": dtype,
+                                "fill_value": _fill_scalar(fill_value, dtype)})
 
 
 def _like_infer(x, *, dtype=None, fill_value=None):

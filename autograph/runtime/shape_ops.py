@@ -31,6 +31,37 @@ def static_ints(value, what):
     return tuple(int(d) for d in items)
 
 
+def shape_arg(value, what):
+    """A shape argument whose entries may be integer scalar tensors (lengths known only when
+    the graph runs): returns (spec, tensors), where `spec` holds the Python ints and, for
+    the j-th tensor, the marker ("d", j). The tensors become node inputs; kernels read them
+    back with `run_shape`."""
+    items = (value,) if isinstance(value, (int, np.integer, Tensor)) else tuple(value)
+    dynamic = [d for d in items if isinstance(d, Tensor)]
+    if not dynamic:
+        return static_ints(items, what), ()
+    spec, j = [], 0
+    for d in items:
+        if isinstance(d, Tensor):
+            if d.shape != () or d.dtype.kind not in "iu":
+                raise TypeError(f"{what}: a length must be an integer scalar, got {d!r}")
+            spec.append(("d", j))
+            j += 1
+        else:
+            spec.append(static_ints(d, what)[0])
+    return tuple(spec), tuple(dynamic)
+
+
+def static_shape(spec):
+    """The static view of a shape spec: dynamic entries are unknown (None)."""
+    return tuple(None if isinstance(d, tuple) else d for d in spec)
+
+
+def run_shape(spec, dims):
+    """The concrete shape for a spec, given the run-time values of its dynamic entries."""
+    return tuple(int(dims[d[1]]) if isinstance(d, tuple) else d for d in spec)
+
+
 def need_rank(x, what):
     if x.shape is None:
         raise ValueError(f"{what} needs the rank of {x!r}, which is unknown while tracing; "
@@ -38,19 +69,23 @@ def need_rank(x, what):
     return len(x.shape)
 
 
-def _reshape_infer(x, *, shape):
-    return [(x.dtype, shapes.reshape(x.shape, shape), x.weak)]
+def _reshape_infer(x, *dims, shape):
+    return [(x.dtype, shapes.reshape(x.shape, static_shape(shape)), x.weak)]
 
 
-register("reshape", _reshape_infer, "reshape", doc="numpy.reshape")
+def _reshape_kernel(xp, x, *dims, shape):
+    return xp.reshape(x, run_shape(shape, dims) if dims else shape)
+
+
+register("reshape", _reshape_infer, _reshape_kernel, doc="numpy.reshape")
 
 
 def reshape(x, shape):
     x = as_tensor(x)
-    shape = static_ints(shape, "the new shape of reshape")
-    if x.shape is not None and tuple(x.shape) == shape:
+    shape, dims = shape_arg(shape, "the new shape of reshape")
+    if not dims and x.shape is not None and tuple(x.shape) == shape:
         return x
-    return bind1("reshape", (x,), {"shape": shape})
+    return bind1("reshape", (x,) + dims, {"shape": shape})
 
 
 def _permute_infer(x, *, axes):
@@ -125,18 +160,24 @@ def squeeze(x, axis=None):
     return bind1("squeeze", (x,), {"axis": axes}) if axes else x
 
 
-def _broadcast_to_infer(x, *, shape):
-    out = shapes.broadcast(x.shape, shape)
+def _broadcast_to_infer(x, *dims, shape):
+    shape = static_shape(shape)
     if x.shape is not None and len(x.shape) > len(shape):
         raise ValueError(f"cannot broadcast {x!r} to the smaller rank of shape {shape}")
-    return [(x.dtype, shape if out is None else out, x.weak)]
+    shapes.broadcast(x.shape, shape)   # raises when x can never broadcast to `shape`
+    return [(x.dtype, shape, x.weak)]
 
 
-register("broadcast_to", _broadcast_to_infer, "broadcast_to", doc="numpy.broadcast_to")
+def _broadcast_to_kernel(xp, x, *dims, shape):
+    return xp.broadcast_to(x, run_shape(shape, dims) if dims else shape)
+
+
+register("broadcast_to", _broadcast_to_infer, _broadcast_to_kernel, doc="numpy.broadcast_to")
 
 
 def broadcast_to(x, shape):
-    return bind1("broadcast_to", (as_tensor(x),), {"shape": static_ints(shape, "shape")})
+    shape, dims = shape_arg(shape, "the shape of broadcast_to")
+    return bind1("broadcast_to", (as_tensor(x),) + dims, {"shape": shape})
 
 
 def _concat_infer(*xs, axis):

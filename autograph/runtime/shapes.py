@@ -87,6 +87,8 @@ def size(shape):
 def reshape(shape, newshape):
     """The shape of `reshape(x, newshape)`; -1 is inferred when the size of x is known."""
     newshape = tuple(newshape)
+    if None in newshape:   # lengths known only when the graph runs
+        return tuple(None if d == -1 else d for d in newshape)
     if newshape.count(-1) > 1:
         raise ValueError("can only specify one unknown dimension (-1) in a reshape")
     if any(d < -1 for d in newshape):

@@ -414,6 +414,30 @@ def test_reshape_with_unknown_dims():
         trace(lambda t: t.reshape(t.shape[0], 2, 2), x, shapes=[(None, 4)])
 
 
+def test_shapes_with_lengths_known_only_at_run_time():
+    x = sample(np.float64, (6, 4))
+    n = np.array(3, dtype=np.int64)
+    cases = [
+        (lambda t, k: t.reshape(k, -1), lambda t, k: t.reshape(k, -1), (None, None)),
+        (lambda t, k: np.reshape(t, (2, k, 4)), lambda t, k: t.reshape(2, k, 4), (2, None, 4)),
+        (lambda t, k: numpy_ops.zeros((k, 2)), lambda t, k: np.zeros((k, 2)), (None, 2)),
+        (lambda t, k: numpy_ops.ones(k, np.int32), lambda t, k: np.ones(k, np.int32), (None,)),
+        (lambda t, k: numpy_ops.full((2, k), 7), lambda t, k: np.full((2, k), 7), (2, None)),
+        (lambda t, k: np.broadcast_to(t[0], (k, 4)), lambda t, k: np.broadcast_to(t[0], (k, 4)),
+         (None, 4)),
+        (lambda t, k: np.zeros_like(t).reshape(numpy_ops.dim(t, 0), -1),
+         lambda t, k: np.zeros_like(t).reshape(t.shape[0], -1), (None, None)),
+    ]
+    for staged, eager, static in cases:
+        g, (out,) = trace(staged, x, n, shapes=[(None, 4), ()])
+        expected = eager(x, int(n))
+        assert out.shape == static and out.dtype == expected.dtype
+        for device in DEVICES:
+            for executor in ("interpreter", "codegen"):
+                (got,) = run(g, x, n, device=device, executor=executor)
+                np.testing.assert_array_equal(got, expected)
+
+
 def test_concatenate_and_stack_promote_like_numpy():
     a, b = sample(np.int32, (2, 3)), sample(np.float32, (4, 3))
     check(lambda x, y: np.concatenate([x, y]), a, b)
