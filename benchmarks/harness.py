@@ -118,14 +118,21 @@ def silenced():
 
 
 def _sample(fn, number):
-    """Nanoseconds for `number` calls of `fn`, garbage collector off."""
+    """(wall, cpu) nanoseconds for `number` calls of `fn`, garbage collector off.
+
+    Wall time (perf_counter) is the measure. Process CPU time is kept beside it: on a shared
+    machine a long sample waits for the CPU more often than a short one, which inflates wall
+    times and growth exponents; CPU time does not wait (but counts every thread, so a
+    multi-threaded framework can show more CPU than wall time)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
+        c0 = time.process_time_ns()
         t0 = time.perf_counter_ns()
         for _ in range(number):
             fn()
-        return time.perf_counter_ns() - t0
+        t1 = time.perf_counter_ns()
+        return t1 - t0, time.process_time_ns() - c0
     finally:
         if enabled:
             gc.enable()
@@ -200,10 +207,11 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
             c, fn, _ = entry
             if c.fresh:
                 continue
-            one = max(_sample(fn, 1), 1)
+            one = max(_sample(fn, 1)[0], 1)
             entry[2] = max(1, min(1_000_000, int(target_ns // one)))
         # 3. interleaved rounds, rotated order
         samples = {entry[0].name: [] for entry in live}
+        cpu = {entry[0].name: [] for entry in live}
         spent = {entry[0].name: 0 for entry in live}
         for r in range(repeats):
             k = r % len(live) if live else 0
@@ -211,11 +219,12 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
                 if budget_ns and spent[c.name] > budget_ns and len(samples[c.name]) >= MIN_ROUNDS:
                     continue
                 try:
-                    ns = _fresh_sample(c.make) if c.fresh else _sample(fn, number)
+                    ns, cpu_ns = _fresh_sample(c.make) if c.fresh else _sample(fn, number)
                 except Exception as e:  # noqa: BLE001
                     results[c.name] = {"status": ERROR, "note": _error_note(e)}
                     continue
                 samples[c.name].append(ns / number)
+                cpu[c.name].append(cpu_ns / number)
                 spent[c.name] += ns
     for c, _, number in live:
         res = results[c.name]
@@ -224,7 +233,7 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
             continue
         q1, med, q3 = np.percentile(xs, [25, 50, 75])
         res.update(median_ns=float(med), iqr_ns=float(q3 - q1), min_ns=float(min(xs)),
-                   number=number,
+                   cpu_median_ns=float(np.median(cpu[c.name])), number=number,
                    repeats=len(xs), samples_ns=[round(float(x), 1) for x in xs])
     goals = []
     for g in case.goals:

@@ -51,6 +51,7 @@ def test_every_contender_is_well_formed(quick_run):
             assert res["status"] in STATUSES, where
             if res["status"] == OK:
                 assert res["median_ns"] > 0 and res["iqr_ns"] >= 0, where
+                assert res["cpu_median_ns"] >= 0 and res["min_ns"] <= res["median_ns"], where
                 assert len(res["samples_ns"]) == res["repeats"], where
                 assert MIN_ROUNDS <= res["repeats"] <= record["repeats"], where
                 q1, med, q3 = np.percentile(res["samples_ns"], [25, 50, 75])
@@ -92,7 +93,7 @@ def test_goals_agree_with_the_medians(quick_run):
 
 def test_table_lists_every_row_of_the_json(quick_run):
     stdout, record = quick_run
-    assert "| case | contender | median | IQR | vs floor | note |" in stdout
+    assert "| case | contender | median | IQR | CPU | vs floor | note |" in stdout
     assert record["machine"]["date_utc"] in stdout
     rows = {tuple(cell.strip() for cell in line.strip("|").split("|")[:2])
             for line in stdout.splitlines() if line.startswith("| ")}
@@ -165,8 +166,11 @@ def test_goals_and_exponents_are_computed_from_medians():
     fake = [{"series": "s", "params": {"x": x}, "contenders": {
         "lin": {"status": OK, "median_ns": 3.0 * x}, "quad": {"status": OK, "median_ns": x * x}}}
         for x in (10, 100, 1000)]
-    exps = {e["contender"]: e["exponent"] for e in report.exponents(fake)}
-    assert exps["lin"] == pytest.approx(1.0) and exps["quad"] == pytest.approx(2.0)
+    for c in fake:   # CPU time grows like the wall time here
+        for res in c["contenders"].values():
+            res["cpu_median_ns"] = res["median_ns"] / 2
+    exps = {e["contender"]: (e["exponent"], e["cpu_exponent"]) for e in report.exponents(fake)}
+    assert exps["lin"] == pytest.approx((1.0, 1.0)) and exps["quad"] == pytest.approx((2.0, 2.0))
 
 
 def test_silenced_swallows_prints_and_restores_stdout(capfd):

@@ -4,8 +4,10 @@
   of if/else blocks, assignments and small for loops), each timed call on a never-seen
   function. Python's own `compile` of the same text is shown as the floor.
 - trace: the first call of `ag.function(..., autograph=False)` (trace + optimize + compile +
-  run) on a chain of `x = np.tanh(x) + x` steps, giving graphs of 10^2..10^4 nodes; building
-  the same graph directly with `runtime.graph.Graph` is shown as the floor.
+  run; `autograph`) and `get_concrete_function(TensorSpec)` alone (the trace; optimizing and
+  compiling wait for the first call; `autograph_trace`) on a chain of `x = np.tanh(x) + x`
+  steps, giving graphs of 10^2..10^4 nodes; building the same graph directly with
+  `runtime.graph.Graph` is shown as the floor.
 The report fits log(time) against log(size): the slope is the growth exponent (1 = linear).
 """
 
@@ -101,10 +103,18 @@ def _trace_case(nodes):
             fn = programs.fresh_function(chain_source(steps), "chain", {"np": np})
             return lambda: ag.function(fn, autograph=False)(x)
 
+        def make_trace_only():
+            ag = autograph()
+            fn = programs.fresh_function(chain_source(steps), "chain", {"np": np})
+            spec = ag.TensorSpec(x.shape, x.dtype)
+            return lambda: ag.function(fn, autograph=False).get_concrete_function(spec)
+
         contenders = [
             Contender("numpy_eager", lambda: lambda: eager(x)),
             Contender("graph_build", lambda: lambda: build_graph(steps),
                       check=False, result=lambda g: len(g.nodes)),
+            Contender("autograph_trace", make_trace_only, fresh=True, check=False,
+                      result=lambda conc: len(conc.graph.nodes)),
             Contender("autograph", make_ag, fresh=True),
         ]
         return {"steps": steps, "nodes": count, "x": count}, contenders
