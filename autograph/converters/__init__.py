@@ -1,12 +1,13 @@
 """The compiler's passes: each module rewrites one construct, in this order.
 
-    variables                reads of maybe-unassigned variables -> ag__.ld(x)
     asserts                  assert -> ag__.assert_stmt
     return_statements        returns anywhere -> returns at the end (if/else or a flag)
     break_statements         break -> a flag joining the loop condition
     continue_statements      continue -> a flag guarding the rest of the body
     call_trees               calls of user code -> ag__.converted_call; builtins -> ag__.range...
-    control_flow             if/while/for -> ag__.if_stmt/while_stmt/for_stmt (functional state)
+    control_flow             if/while/for -> ag__.if_stmt/while_stmt/for_stmt (functional state);
+                             it first runs `variables` (reads of maybe-unassigned variables
+                             -> ag__.ld(x)) on the same analyses
     conditional_expressions  a if c else b -> ag__.if_exp
     logical_expressions      and/or/not, chained comparisons -> ag__.and_/or_/not_
 
@@ -17,12 +18,11 @@ the control-flow pass made.
 
 from autograph.converters import (asserts, break_statements, call_trees,
                                   conditional_expressions, continue_statements, control_flow,
-                                  logical_expressions, return_statements, variables)
+                                  logical_expressions, return_statements, variables)  # noqa: F401
 from autograph.converters import base
 from autograph.converters.base import Context
 
 PIPELINE = (
-    variables,
     asserts,
     return_statements,
     break_statements,

@@ -350,6 +350,9 @@ def transform(node, ctx):
     if isinstance(node, gast.Lambda):
         return node
     run_analyses(node, ctx)
+    # the variables pass reads the same facts: run it here, before the tree changes
+    from autograph.converters import variables
+    node = variables.transform(node, ctx, analysed=True)
     return _ControlFlow(ctx).visit(node)
 
 

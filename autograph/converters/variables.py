@@ -68,9 +68,12 @@ class _Variables(Transformer):
         return super().generic_visit(node)
 
 
-def transform(node, ctx):
+def transform(node, ctx, analysed=False):
+    """Wrap reads of maybe-unassigned variables; `analysed`: the reaching-definitions
+    annotations are already on the tree (the control-flow pass shares its analyses)."""
     if isinstance(node, gast.Lambda):
         return node
-    from autograph.converters.control_flow import run_analyses
-    run_analyses(node, ctx)
+    if not analysed:
+        from autograph.converters.control_flow import run_analyses
+        run_analyses(node, ctx)
     return _Variables(ctx).visit(node)
