@@ -21,13 +21,13 @@ def static_ints(value, what):
     items = (value,) if isinstance(value, (int, np.integer, Tensor)) else tuple(value)
     if any(isinstance(d, Tensor) for d in items):
         raise NotImplementedError(
-            f"{what} must be made of Python ints while tracing, got {describe(items)}; "
-            "a shape computed inside the graph is not supported yet")
+            f"{what} must be made of Python ints while tracing, got {describe(items)}")
     if any(d is None for d in items):
         raise ValueError(f"{what} has an entry None, {items!r}: x.shape gives None for a "
                          "dimension unknown while tracing. Use -1 for one inferred "
-                         "dimension of a reshape, or give the argument a TensorSpec whose "
-                         "dimension is known")
+                         "dimension of a reshape, len(x) inside an autograph-converted "
+                         "function (a length computed when the graph runs), or a TensorSpec "
+                         "whose dimension is known")
     return tuple(int(d) for d in items)
 
 
