@@ -57,18 +57,13 @@ __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "Auto
 RETRACE_WARNING_THRESHOLD = 5
 
 
-def _busy():
-    """Whether a `with ag.device(...)` scope is open or a graph is being built on this
-    thread (then calls take the general path)."""
-    return devices.current_device() is not None or get_default_graph() is not None
-
-
-_SCOPES = getattr(devices, "_scope", None)          # the thread-local stacks behind those two
+# The fast path asks "is a `with ag.device(...)` scope open, or a graph being built, on this
+# thread?" by reading the runtime's thread-local stacks through their __dict__ (a missing
+# thread-local attribute is slow to look up). If the runtime ever keeps them differently,
+# the fast path is simply off (every call takes the general path, which asks the public API).
+_SCOPES = getattr(devices, "_scope", None)
 _GRAPHS = getattr(graph_module, "_state", None)
-if isinstance(_SCOPES, threading.local) and isinstance(_GRAPHS, threading.local):
-    def _busy():  # noqa: F811 - the same question, ~10x cheaper: reading a missing
-        # thread-local attribute raises and catches AttributeError inside getattr (~0.5 us)
-        return _SCOPES.__dict__.get("stack") or _GRAPHS.__dict__.get("stack")
+_FAST_PATH = isinstance(_SCOPES, threading.local) and isinstance(_GRAPHS, threading.local)
 
 
 def _fast_key(args):
@@ -200,7 +195,8 @@ class Function:
             runner = self._fast.get(_fast_key(args) if not kwargs else _kw_key(args, kwargs))
         except TypeError:   # an unhashable argument (a list, a dict): the general path
             runner = None
-        if runner is not None and not _busy() and not config._run_functions_eagerly:
+        if (runner is not None and not _SCOPES.__dict__.get("stack")
+                and not _GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
             return runner(*args, *kwargs.values()) if kwargs else runner(*args)
         return self._call(args, kwargs)
 
@@ -258,7 +254,7 @@ class Function:
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         # NumPy arrays on the cpu need no moving; anything else goes through devices.place
         runner = concrete._runner(dev, self._outputs, move=not (on_numpy and dev.name == "cpu"))
-        if self._sig.fast_arity >= 0:
+        if _FAST_PATH and self._sig.fast_arity >= 0:
             self._remember_fast(args, kwargs, names, values, flat, runner, on_numpy)
         return runner(*flat)
 
