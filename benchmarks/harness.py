@@ -64,18 +64,19 @@ class Goal:
     max_ratio: Optional[float] = None
     max_ns: Optional[float] = None
 
-    def evaluate(self, results):
-        """(value, met) where value is the ratio or the absolute time; met is None when a
-        contender the goal needs did not run."""
+    def evaluate(self, results, key="median_ns"):
+        """(value, met) where value is the ratio or the absolute time of the medians under
+        `key` (wall by default, "cpu_median_ns" for CPU time); met is None when a contender
+        the goal needs did not run."""
         sub = results.get(self.subject)
         if sub is None or sub["status"] != OK:
             return None, None
         if self.versus is None:
-            return sub["median_ns"], sub["median_ns"] <= self.max_ns
+            return sub[key], sub[key] <= self.max_ns
         other = results.get(self.versus)
-        if other is None or other["status"] != OK:
+        if other is None or other["status"] != OK or other[key] <= 0:
             return None, None
-        ratio = sub["median_ns"] / other["median_ns"]
+        ratio = sub[key] / other[key]
         return ratio, ratio <= self.max_ratio
 
 
@@ -238,9 +239,10 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
     goals = []
     for g in case.goals:
         value, met = g.evaluate(results)
+        cpu_value, cpu_met = g.evaluate(results, "cpu_median_ns")
         goals.append({"text": g.text, "subject": g.subject, "versus": g.versus,
                       "max_ratio": g.max_ratio, "max_ns": g.max_ns,
-                      "value": value, "met": met})
+                      "value": value, "met": met, "cpu_value": cpu_value, "cpu_met": cpu_met})
     out = {"id": case.id, "title": case.title, "params": params, "reference": case.reference,
            "floor": case.floor,
            "contenders": results, "goals": goals}

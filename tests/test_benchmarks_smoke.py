@@ -89,6 +89,12 @@ def test_goals_agree_with_the_medians(quick_run):
             else:
                 ratio = sub / case["contenders"][g["versus"]]["median_ns"]
                 assert math.isclose(g["value"], ratio) and g["met"] == (ratio <= g["max_ratio"])
+            cpu = case["contenders"][g["subject"]]["cpu_median_ns"]
+            if g["versus"] is None:
+                assert g["cpu_value"] == cpu and g["cpu_met"] == (cpu <= g["max_ns"])
+            elif g["cpu_value"] is not None:
+                cpu_ratio = cpu / case["contenders"][g["versus"]]["cpu_median_ns"]
+                assert math.isclose(g["cpu_value"], cpu_ratio)
 
 
 def test_table_lists_every_row_of_the_json(quick_run):
