@@ -368,10 +368,16 @@ def _make_runner(compiled, unpack, dev, outputs_mode, move, name):
                 return unpack(compiled(*arrays))
         return run
 
+    activate = dev.activate  # None, or a context making the device current (CuPy's GPU N)
+
     def run(*arrays):
         if move:
             arrays = [devices.place(a, dev, f"an argument of {name}") for a in arrays]
-        outs = compiled(*arrays)
+        if activate is None:
+            outs = compiled(*arrays)
+        else:
+            with activate:
+                outs = compiled(*arrays)
         if to_host is not None:
             outs = [to_host(o) for o in outs]
         return unpack(outs)
