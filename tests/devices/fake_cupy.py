@@ -18,11 +18,27 @@ _current = [0]     # the GPU that new arrays go to (`with cuda.Device(i):` chang
 transfers = {"to_gpu": 0, "to_host": 0, "sync": 0}
 
 
+def _check(args):
+    """Like CuPy: computing on an array of another GPU than the current one is an error."""
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            _check(a)
+        elif isinstance(a, ndarray) and a.gpu != _current[-1]:
+            raise ValueError(f"The device where the array resides ({a.gpu}) is different "
+                             f"from the current device ({_current[-1]}).")
+
+
 class ndarray(np.ndarray):
-    """A NumPy array that says which pretend GPU holds it."""
+    """A NumPy array that says which pretend GPU holds it. Results are made on the current
+    GPU, from inputs that must all be there."""
 
     def __array_finalize__(self, obj):
         self.gpu = getattr(obj, "gpu", _current[-1])
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        _check(inputs)
+        plain = [x.view(np.ndarray) if isinstance(x, ndarray) else x for x in inputs]
+        return _on_gpu(getattr(ufunc, method)(*plain, **kwargs))
 
     @property
     def device(self):
@@ -50,7 +66,7 @@ class _Device:
 def _on_gpu(value):
     """A NumPy result as an array of the current pretend GPU (CuPy returns 0-d arrays
     where NumPy returns scalars)."""
-    if isinstance(value, ndarray):
+    if isinstance(value, ndarray) and value.gpu == _current[-1]:
         return value
     if isinstance(value, (np.ndarray, np.generic)):
         out = np.array(value).view(ndarray)
@@ -63,6 +79,7 @@ def _on_gpu(value):
 
 def _wrap(fn):
     def on_gpu(*args, **kwargs):
+        _check(args)
         return _on_gpu(fn(*args, **kwargs))
     on_gpu.__name__ = getattr(fn, "__name__", "fn")
     return on_gpu

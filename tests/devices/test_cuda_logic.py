@@ -99,3 +99,27 @@ def test_tensor_conditions_are_read_on_the_host_once_per_decision(cupy):
     assert int(np.asarray(out)) == 111
     # 112 checks of `n != 1` (111 true, 1 false) + 111 evaluations of `n % 2 == 0`
     assert fake_cupy.transfers["to_host"] == 112 + 111
+
+
+def test_a_second_gpu_runs_kernels_as_the_current_device(cupy):
+    """CuPy computes on its *current* GPU: a graph for cuda:1 must run with GPU 1 current,
+    both in a device scope and with an explicit device."""
+    gpu1 = get_device("cuda:1")
+    x = gpu1.to_device(np.arange(1.0, 4.0))
+    with pytest.raises(ValueError, match="different from the current device"):
+        cupy.tanh(x)                      # the stand-in is as strict as CuPy
+    with ag.device("cuda:1"):
+        out = ag.function(newton)(x)
+    assert out.device.id == 1
+    np.testing.assert_allclose(gpu1.to_host(out), newton(np.arange(1.0, 4.0)))
+    out = ag.function(newton, device="cuda:1")(np.arange(1.0, 4.0))
+    assert out.device.id == 1
+    out = ag.function(newton)(x)          # placed by its input
+    assert out.device.id == 1
+
+
+def newton(a):
+    x = a
+    while np.max(np.abs(x * x - a)) > 1e-12:
+        x = (x + a / x) / 2
+    return x

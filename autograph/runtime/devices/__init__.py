@@ -275,7 +275,11 @@ def device(name):
     stack = _scope.stack
     stack.append(dev)
     try:
-        yield dev
+        if dev.activate is None:
+            yield dev
+        else:
+            with dev.activate:  # e.g. CuPy's current GPU is this one inside the scope
+                yield dev
     finally:
         stack.pop()
 

@@ -38,12 +38,16 @@ class Device:
     this device makes (used by `owns` and `device_of`); `owns_array`, if given, refines the
     test for libraries whose one array class spans several devices (torch, cupy).
     `kernels` maps primitive names to per-device implementations `fn(xp, *arrays, **attrs)`
-    for primitives outside the array API standard.
+    for primitives outside the array API standard. `activate`, when not None, is a context
+    manager executors enter around a run (`with dev.activate: ...`).
     """
 
     def __init__(self, name, xp, to_device=None, to_host=None, synchronize=None, *,
-                 array_types=(), owns_array=None, kernels=None, description=""):
+                 array_types=(), owns_array=None, kernels=None, description="", activate=None):
         self.name = name
+        # a re-enterable context manager that makes this device the library's current one
+        # while a graph runs (CuPy allocates on its *current* GPU), or None when not needed
+        self.activate = activate
         self.xp = xp
         self.to_device = to_device or (lambda a: xp.asarray(a))
         self.to_host = to_host or _default_to_host

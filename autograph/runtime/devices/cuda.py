@@ -83,4 +83,4 @@ def create(name):
     gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     return Device("cuda" if index == 0 else f"cuda:{index}", cupy, to_device, to_host, synchronize,
                   array_types=(cupy.ndarray,), owns_array=lambda a: a.device.id == index,
-                  description=f"CuPy {cupy.__version__} on {gpu_name}")
+                  description=f"CuPy {cupy.__version__} on {gpu_name}", activate=gpu)
