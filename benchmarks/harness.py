@@ -188,7 +188,7 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
                 continue
             try:
                 fn = None if c.fresh else c.make()
-                for _ in range(warmup):
+                for _ in range(max(1, warmup)):
                     value = (c.make() if c.fresh else fn)()
                 outputs[c.name] = c.result(value)
                 live.append([c, fn, 1])
@@ -198,6 +198,8 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
         ref = outputs.get(case.reference)
         for entry in list(live):
             name = entry[0].name
+            if ref is None and case.reference and name != case.reference and entry[0].check:
+                results[name]["note"] = f"result not checked: {case.reference} did not run"
             if ref is not None and name != case.reference and entry[0].check:
                 problem = _check(outputs[name], ref, case.rtol)
                 if problem:
@@ -217,6 +219,8 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
         for r in range(repeats):
             k = r % len(live) if live else 0
             for c, fn, number in live[k:] + live[:k]:
+                if results[c.name]["status"] != OK:
+                    continue     # failed in an earlier round
                 if budget_ns and spent[c.name] > budget_ns and len(samples[c.name]) >= MIN_ROUNDS:
                     continue
                 try:

@@ -153,7 +153,8 @@ def table(record, baseline=None):
             if res["status"] == OK:
                 ratio = f"{res['median_ns'] / base:.2f}x" if base else "-"
                 was = before.get((case["id"], name))
-                note = f"was {was:.2f}x" if was is not None else ""
+                note = "; ".join(x for x in (_cell(res.get("note", "")),
+                                             f"was {was:.2f}x" if was is not None else "") if x)
                 lines.append(f"| {case['id']} | {name} | {fmt_ns(res['median_ns'])} | "
                              f"{fmt_ns(res['iqr_ns'])} | {fmt_ns(res.get('cpu_median_ns'))} | "
                              f"{ratio} | {note} |")

@@ -138,6 +138,17 @@ def test_harness_flags_wrong_results_and_errors_and_keeps_going():
     assert "reference" in out["contenders"]["wrong"]["note"]
 
 
+def test_results_are_flagged_unchecked_when_the_reference_fails():
+    def boom():
+        raise RuntimeError("reference broke")
+    case = _toy_case([Contender("numpy_eager", lambda: boom),
+                      Contender("other", lambda: lambda: 1)])
+    out = run_case(case, quick=True, repeats=3, target_ns=1e4, warmup=1)
+    assert out["contenders"]["numpy_eager"]["status"] == ERROR
+    assert out["contenders"]["other"]["status"] == OK
+    assert "not checked" in out["contenders"]["other"]["note"]
+
+
 def test_fresh_contenders_get_a_new_function_for_every_timed_call():
     made = []
 
