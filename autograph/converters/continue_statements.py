@@ -29,8 +29,13 @@ class _ContinueLowering(Transformer):
         def set_flag(stmt):
             return templates.replace("flag = True", origin=stmt, flag=flag)
 
-        reset = templates.replace("flag = False", origin=node.body[0], flag=flag)
-        node.body = reset + jumps.lower(node.body, gast.Continue, set_flag, flag)
+        body = jumps.lower(node.body, gast.Continue, set_flag, flag)
+        first = body[0] if body else None
+        sets_flag = (isinstance(first, gast.Assign) and len(first.targets) == 1
+                     and isinstance(first.targets[0], gast.Name) and first.targets[0].id == flag)
+        if not sets_flag:  # a body starting with `continue_ = <test>` needs no reset
+            body = templates.replace("flag = False", origin=node.body[0], flag=flag) + body
+        node.body = body
         return node
 
     visit_While = _visit_loop

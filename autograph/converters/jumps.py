@@ -68,6 +68,16 @@ def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
         if isinstance(s, kinds):
             out.extend(replace_jump(s))
             return out  # the rest of the block is dead
+        flag_set = _conditional_flag(s, kinds, replace_jump, flag)
+        if flag_set is not None:
+            # `if c: break` -> `break_ = c`: the flag is still False wherever this runs
+            # (the loop test and the guards see to it), so one line says it all
+            out.extend(flag_set)
+            rest = stmts[i + 1:]
+            if rest:
+                out.extend(guard(flag, lower(rest, kinds, replace_jump, flag, into_loops,
+                                             after_loop), origin=rest[0]))
+            return out
         if isinstance(s, SCOPE_NODES) or not has_jump([s], kinds, into_loops):
             out.append(s)
             continue
@@ -86,6 +96,25 @@ def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
                              origin=rest[0]))
         return out
     return out
+
+
+def _is_boolean(expr):
+    if isinstance(expr, gast.Compare) or (isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.Not)):
+        return True
+    return isinstance(expr, gast.BoolOp) and all(_is_boolean(v) for v in expr.values)
+
+
+def _conditional_flag(stmt, kinds, replace_jump, flag):
+    """`flag = test` for an `if test: <jump>` whose jump only sets the flag, else None."""
+    if not (isinstance(stmt, gast.If) and not stmt.orelse and len(stmt.body) == 1
+            and isinstance(stmt.body[0], kinds)):
+        return None
+    replacement = replace_jump(stmt.body[0])
+    if not (len(replacement) == 1 and isinstance(replacement[0], gast.Assign)
+            and isinstance(replacement[0].value, gast.Constant) and replacement[0].value.value is True):
+        return None
+    template = "flag = test" if _is_boolean(stmt.test) else "flag = ag__.bool(test)"
+    return templates.replace(template, origin=stmt, flag=flag, test=stmt.test)
 
 
 def _pass():

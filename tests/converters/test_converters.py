@@ -120,9 +120,29 @@ def break_sample(n):
     return i
 
 
+def break_in_nested_block(xs):
+    total = 0
+    for x in xs:
+        if x > 0:
+            total += x
+            if total > 5:
+                break
+        else:
+            if x:
+                break
+    return total
+
+
+def test_break_flag_set_by_an_if_without_else():
+    code = code_of(break_in_nested_block)
+    assert "break_ = total > 5" in code and "break_ = ag__.bool(x)" in code
+    check_same(break_in_nested_block, ([1, 2, 3, 4],), ([1, -1, 5],), ([1, 0, 5],))
+    assert ag.function(break_in_nested_block)(np.array([1, 2, 3, 4])) == 6
+
+
 def test_break_becomes_flag_in_loop_condition():
     code = code_of(break_sample)
-    assert "break_ = False" in code and "break_ = True" in code
+    assert "break_ = False" in code and "break_ = i > 4" in code
     assert "ag__.and_(ag__.not_(break_), lambda: i < n)" in code
     assert "break\n" not in code
     check_same(break_sample, (0,), (3,), (10,))
@@ -139,7 +159,7 @@ def continue_sample(xs):
 
 def test_continue_becomes_flag_guarding_the_rest():
     code = code_of(continue_sample)
-    assert "continue_ = False" in code and "ag__.not_(continue_)" in code
+    assert "continue_ = x < 0" in code and "ag__.not_(continue_)" in code
     assert "continue\n" not in code
     check_same(continue_sample, ([1, -2, 3],), ([],))
 
