@@ -240,3 +240,17 @@ def test_scopes_are_per_thread():
         worker.join()
         seen.append(get_device().name)
     assert seen == ["cpu", "strict"]
+
+
+def test_torch_devices_off_the_cpu_make_new_arrays_there(clean_registry):
+    """torch:<device> activates the torch device, so kernels that create arrays (zeros,
+    arange) allocate there; checked with PyTorch's `meta` device, which needs no GPU."""
+    pytest.importorskip("torch")
+    pytest.importorskip("array_api_compat")
+    assert get_device("torch").activate is None
+    meta = get_device("torch:meta")
+    assert meta.name == "torch:meta"
+    with ag.device("torch:meta"):
+        made = meta.xp.zeros(3)
+    assert made.device.type == "meta" and meta.owns(made)
+    assert device_of(made) is meta

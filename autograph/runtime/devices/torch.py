@@ -80,6 +80,9 @@ def create(name):
         if where.type == "cuda":
             torch.cuda.synchronize(where)
 
+    # off the CPU, factory functions in kernels (xp.zeros, xp.arange) must allocate on the
+    # device too: a torch.device is a context manager that makes it their default
+    activate = None if where.type == "cpu" else where
     return Device(canonical, xp, to_device, to_host, synchronize, array_types=(torch.Tensor,),
                   owns_array=lambda a: a.device == where,
-                  description=f"PyTorch {torch.__version__} on {where}")
+                  description=f"PyTorch {torch.__version__} on {where}", activate=activate)
