@@ -287,8 +287,10 @@ def test_asserts():
         api.to_graph(asserting)(-1)
     f = ag.function(asserting)
     assert f(np.int64(2)) == 2
-    with pytest.raises(AssertionError, match="x must be positive"):
+    with pytest.raises(AssertionError, match="x must be positive") as info:
         f(np.int64(-2))
+    assert "test_converters.py:" in str(info.value)  # the user's file and line
+    assert f(np.int64(5)) == 5  # the check runs on every call, not only while tracing
 
 
 # -- variables -------------------------------------------------------------------------------------
