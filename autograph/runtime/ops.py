@@ -146,22 +146,23 @@ primitives.register("range", _range_infer, kernel=_range_kernel,
                     doc="arange(start, limit, delta); a for-loop over it loops with a counter")
 
 
-def range_(start, limit=None, delta=1):
+def range_(start, limit=None, delta=1, dtype=None):
     """`range` that also works on tensors.
 
-    Eager Python ints give a Python `range`, eager arrays `np.arange`. While tracing it
-    makes a `range` node (inputs start, limit, delta; int64 unless given floats) that
-    autograph's for-loop turns into a counting `while_loop` without building the array."""
+    Eager Python ints give a Python `range`, other eager values (or a `dtype`) `np.arange`.
+    While tracing it makes a `range` node (inputs start, limit, delta; int64 unless given
+    floats, or `dtype`) that autograph's for-loop turns into a counting `while_loop`
+    without building the array."""
     if limit is None:
         start, limit = 0, start
     args = (start, limit, delta)
     if not _tracing(args):
-        if all(isinstance(a, int) or isinstance(a, np.integer) and np.ndim(a) == 0
-               for a in args) and all(not isinstance(a, bool) for a in args):
+        if dtype is None and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+                                 for a in args):
             return range(int(start), int(limit), int(delta))
-        return np.arange(start, limit, delta)
+        return np.arange(start, limit, delta, dtype=dtype)
     inputs = [primitives.convert(a) for a in args]
-    dtype = _range_dtype(inputs)
+    dtype = _range_dtype(inputs) if dtype is None else np.dtype(dtype)
     return primitives.bind1("range", inputs, {"dtype": dtype})
 
 

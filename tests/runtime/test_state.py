@@ -313,15 +313,18 @@ def test_range_eager_and_symbolic():
     assert ag.range(5) == range(5) and ag.range(2, 8, 3) == range(2, 8, 3)
     np.testing.assert_array_equal(ag.range(0.0, 1.0, 0.25), np.arange(0.0, 1.0, 0.25))
 
+    assert_same(ag.range(3, dtype=np.float32), np.arange(3, dtype=np.float32))
+
     def f(n):
-        return ag.range(n), ag.range(1, 4), ag.range(0.0, n, 0.5)
-    graph, (a, b, c) = trace(f, np.int64(3))
+        return ag.range(n), ag.range(1, 4), ag.range(0.0, n, 0.5), ag.range(n, dtype=np.int32)
+    graph, (a, b, c, d) = trace(f, np.int64(3))
     assert a.node.op == "range" and len(a.node.inputs) == 3
     assert (a.dtype, a.shape) == (np.int64, (None,))
-    assert b.shape == (3,) and c.dtype == np.float64
+    assert b.shape == (3,) and c.dtype == np.float64 and d.dtype == np.int32
     for mode in MODES:
         got = run(graph, [np.int64(3)], mode)
-        assert_same(got, [np.arange(3), np.arange(1, 4), np.arange(0.0, 3, 0.5)])
+        assert_same(got, [np.arange(3), np.arange(1, 4), np.arange(0.0, 3, 0.5),
+                          np.arange(3, dtype=np.int32)])
 
 
 def test_constant_eager_and_symbolic():
