@@ -12,13 +12,14 @@ Values are frozensets of QN. A backward may-analysis: live_in = reads | (live_ou
 where writing `a` also ends the liveness of `a.b` and `a[i]`, and `del a` reads `a` (it fails
 when `a` is unbound) before ending it. Nodes after which the function
 returns have nothing live after them. A nested def reads its free variables where it is
-defined, and since it may be called anywhere later (even after a return), the locals that
-nested functions and lambdas read are live at every statement.
+defined; and wherever a local name bound to a nested function or lambda is live, so are
+the locals it reads (calling it reads them): `g = lambda: a` ... `g()` keeps `a` live.
 """
 
 import gast
 
 from autograph.source import anno
+from autograph.source.qual_names import QN
 
 
 def _gen_kill(node):
@@ -38,7 +39,11 @@ def _transfer(gen, kill, live_out):
 
 def analyze(graph):
     """{cfg node: (live_in, live_out)} for one graph, by iteration to a fixed point."""
-    gen_kill = {n: _gen_kill(n) for n in graph.nodes}
+    closures = closure_reads(graph)
+    gen_kill = {}
+    for n in graph.nodes:
+        gen, kill = _gen_kill(n)
+        gen_kill[n] = (_with_closures(gen, closures), kill)
     live_in = {n: frozenset() for n in graph.nodes}
     live_out = {n: frozenset() for n in graph.nodes}
     worklist = list(reversed(graph.nodes))
@@ -47,6 +52,7 @@ def analyze(graph):
         n = worklist.pop(0)
         queued.discard(n)
         out = frozenset().union(*(live_in[s] for s in n.next)) if n.next else frozenset()
+        out = _with_closures(out, closures)
         gen, kill = gen_kill[n]
         new_in = frozenset(_transfer(gen, kill, out))
         for target in n.raises:  # raised midway: what the handler reads was never overwritten
@@ -61,34 +67,54 @@ def analyze(graph):
     return {n: (live_in[n], live_out[n]) for n in graph.nodes}
 
 
-def captured_names(graph):
-    """Locals of the graph's function that a nested function or lambda reads: it may be
-    called at any later point (or after returning), so they count as live everywhere."""
+def closure_reads(graph):
+    """{QN of a local name bound to a nested function or lambda: the locals of this
+    function that it reads}. Calling a closure reads them, so wherever the name is live,
+    they are live too (`g = lambda: a` ... `g()` needs `a`)."""
     fn = graph.fn_node
     body = anno.getanno(fn, anno.Static.BODY_SCOPE, None)
     args = anno.getanno(fn, anno.Static.ARGS_SCOPE, None)
     if body is None:
-        return frozenset()
+        return {}
     local = set(body.local_names) | (set(args.params) if args is not None else set())
-    captured = set()
-    for node in _nested_functions(fn):
-        inner = anno.getanno(node, anno.Static.BODY_SCOPE, None)
+    reads = {}
+
+    def add(name, closure):
+        inner = anno.getanno(closure, anno.Static.BODY_SCOPE, None)
         if inner is not None:
-            captured |= {q for q in inner.free if q.root in local}
-    return frozenset(captured)
+            reads.setdefault(QN(name), set()).update(q for q in inner.free if q.root in local)
 
-
-def _nested_functions(fn):
-    """Functions and lambdas defined directly or deeper inside `fn` (not `fn` itself)."""
-    todo = list(gast.iter_child_nodes(fn))
+    todo = list(fn.body) if isinstance(fn.body, list) else []
     while todo:
         node = todo.pop()
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
-            yield node
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            add(node.name, node)
+            continue  # its own closures belong to its own graph
+        if isinstance(node, gast.Lambda):
+            continue
+        if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda)
+                and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)):
+            add(node.targets[0].id, node.value)
         todo.extend(gast.iter_child_nodes(node))
+    return {k: frozenset(v) for k, v in reads.items() if v}
 
 
-def _annotate(graph, facts, always=frozenset()):
+def _with_closures(live, closures):
+    """`live` plus what the live closures read (transitively)."""
+    if not closures:
+        return live
+    out = set(live)
+    todo = [q for q in live if q in closures]
+    while todo:
+        for q in closures[todo.pop()]:
+            if q not in out:
+                out.add(q)
+                if q in closures:
+                    todo.append(q)
+    return frozenset(out)
+
+
+def _annotate(graph, facts):
     for stmt, inside in graph.stmt_nodes.items():
         if not inside:
             continue
@@ -96,16 +122,12 @@ def _annotate(graph, facts, always=frozenset()):
         anno.setanno(stmt, anno.Static.LIVE_VARS_IN, facts[entry][0])
         after = graph.stmt_next[stmt]
         out = frozenset().union(*(facts[s][0] for s in after)) if after else frozenset()
-        anno.setanno(stmt, anno.Static.LIVE_VARS_OUT, out | always)
+        anno.setanno(stmt, anno.Static.LIVE_VARS_OUT, out)
 
 
 def resolve(fn_node, cfgs):
     """Annotate LIVE_VARS_IN / LIVE_VARS_OUT on the statements of every function in
     `cfgs` ({function node: cfg.Graph}, from cfg.build_all(fn_node)). Returns fn_node."""
     for graph in cfgs.values():
-        facts = analyze(graph)
-        captured = captured_names(graph)
-        if captured:
-            facts = {n: (i | captured, o | captured) for n, (i, o) in facts.items()}
-        _annotate(graph, facts, captured)
+        _annotate(graph, analyze(graph))
     return fn_node

@@ -125,8 +125,7 @@ def test_nested_function_sees_outer_definitions():
             return inner(a)
         """)
     assert defined(fn, "b = y + a") == ({"a", "x", "y", "inner"}, {"a", "x", "y", "inner"})
-    # inner reads itself: a captured local, live everywhere (it may run at any later point)
-    assert live(fn, "def inner(y):") == ({"a", "inner", "x"}, {"a", "inner", "x"})
+    assert live(fn, "def inner(y):") == ({"a", "x"}, {"a", "inner", "x"})
     assert live(fn, "b = y + a") == ({"a", "y", "inner"}, {"inner"})
     assert defined(fn, "return inner(a)") == ({"a", "x", "inner"}, {"a", "x", "inner", "c"})
 
@@ -207,8 +206,22 @@ def test_variables_read_by_closures_stay_live():
                 a = 2
             return g()
         """)
+    # g is called after the if, and calling g reads a
     assert live(fn, "if x > 0:") == ({"a", "g", "x"}, {"a", "g"})
-    assert live(fn, "return g()") == ({"a", "g"}, {"a"})
+    assert live(fn, "return g()") == ({"a", "g"}, set())
+
+
+def test_a_lambda_used_on_the_spot_does_not_keep_its_variables_live():
+    fn, _ = analyzed("""
+        def f(xs, n):
+            i = 0
+            while i < n:
+                v = xs[i]
+                check(v >= 0, lambda: v)
+                i += 1
+            return i
+        """)
+    assert live(fn, "while i < n:") == ({"check", "i", "n", "xs", "xs[i]"}, {"i"})
 
 
 def test_what_a_handler_reads_is_live_before_a_statement_that_may_raise():
