@@ -73,3 +73,33 @@ def test_error_in_converted_code_names_the_user_line():
     # autograph's own operator frames are not shown; the generated frame is
     assert "autograph/operators" not in text
     assert "<autograph: blows_up" in text
+
+
+def closure_after_branch(x):
+    g = lambda: a  # noqa: E731
+    if x > 0:
+        a = 1
+    else:
+        a = 2
+    return g()
+
+
+def checked_sum(xs, n):
+    i = 0
+    s = 0.0
+    while i < n:
+        v = xs[i]
+        assert v >= 0, f"negative {v}"
+        s += v
+        i += 1
+    return s
+
+
+def test_liveness_of_closures_under_the_real_converters():
+    import numpy as np
+    for x in (3, -3):
+        assert ag.to_graph(closure_after_branch)(x) == closure_after_branch(x)
+        assert ag.function(closure_after_branch)(np.int64(x)) == closure_after_branch(x)
+    xs = np.arange(4.0)
+    # v is a loop temporary read by the assert's message lambda: not loop state
+    assert ag.function(checked_sum)(xs, np.int64(4)) == checked_sum(xs, 4) == 6.0
