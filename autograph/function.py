@@ -64,6 +64,7 @@ RETRACE_WARNING_THRESHOLD = 5
 _SCOPES = getattr(devices, "_scope", None)
 _GRAPHS = getattr(graph_module, "_state", None)
 _FAST_PATH = isinstance(_SCOPES, threading.local) and isinstance(_GRAPHS, threading.local)
+_FAST_PATH_ENTRIES = 1024   # per Function
 
 
 def _fast_key(args):
@@ -280,6 +281,8 @@ class Function:
             return
         if positions != list(range(len(given))):   # Python values or reordered keywords
             runner = functools.partial(_select, runner, tuple(positions))
+        if len(self._fast) >= _FAST_PATH_ENTRIES:   # many shapes through one [None] trace:
+            self._fast.clear()                       # start over rather than grow forever
         self._fast[_fast_key(args) if not kwargs else _kw_key(args, kwargs)] = runner
 
     def _bind(self, args, kwargs):

@@ -262,3 +262,15 @@ def test_errors_while_tracing_say_which_trace_failed():
         "name=None), mode: Literal['bad']))")
     np.testing.assert_array_equal(f(np.ones(2, np.float32), "good"), [1.0, 1.0])
     assert f.experimental_get_tracing_count() == 1     # the failed trace does not count
+
+
+def test_the_fast_path_cache_stays_bounded():
+    import sys
+    module = sys.modules["autograph.function"]
+    f = ag.function(lambda x: x * 2, input_signature=[ag.TensorSpec([None])])
+    for n in range(module._FAST_PATH_ENTRIES + 10):
+        x = np.ones(n, np.float32)
+        assert f(x).shape == (n,)
+        assert f(x).shape == (n,)       # from the fast path
+    assert len(f._fast) <= module._FAST_PATH_ENTRIES
+    assert f.experimental_get_tracing_count() == 1
