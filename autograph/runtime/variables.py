@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from autograph.errors import AutographError, StagingError
-from autograph.runtime import nest, primitives
+from autograph.runtime import control_flow, nest, primitives  # noqa: F401 (registers Cast)
 from autograph.runtime.devices import DeviceError, device_of, get_device
 from autograph.runtime.graph import get_default_graph
 from autograph.runtime.tensor import Tensor
@@ -287,6 +287,3 @@ for _name, _op in [("lt", operator.lt), ("le", operator.le), ("gt", operator.gt)
 for _name, _op in [("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs),
                    ("invert", operator.invert)]:
     setattr(Variable, f"__{_name}__", lambda self, _op=_op: _op(self.read_value()))
-
-# the Cast primitive lives with control flow
-from autograph.runtime import control_flow as _control_flow  # noqa: E402,F401
