@@ -123,3 +123,46 @@ def newton(a):
     while np.max(np.abs(x * x - a)) > 1e-12:
         x = (x + a / x) / 2
     return x
+
+
+def _compiler_cases():
+    from tests.converters import samples
+    for fn, arg_sets, static in samples.SAMPLES:
+        for args in arg_sets[:2]:
+            yield pytest.param(fn, args, static, id=f"{fn.__name__}{args}")
+
+
+@pytest.mark.parametrize("fn,args,static", list(_compiler_cases()))
+def test_compiler_samples_on_the_second_gpu(cupy, fn, args, static):
+    """Every compiled sample on cuda:1 (not CuPy's default GPU): no kernel may compute or
+    allocate on another GPU, and the answer is Python's."""
+    import inspect
+    from tests.converters import samples
+    want = fn(*args)
+    params = list(inspect.signature(fn).parameters)
+    call_args = [a if p in static else samples.as_array(a) for p, a in zip(params, args)]
+    got = ag.function(fn, device="cuda:1")(*call_args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        if isinstance(g, cupy.ndarray):
+            assert g.device.id == 1
+            g = cupy.asnumpy(g)
+        np.testing.assert_allclose(np.asarray(g, np.float64), np.float64(w), rtol=1e-9)
+
+
+def test_demos_on_the_second_gpu(cupy, capsys):
+    from tests.devices import test_every_device as demos
+    gpu1 = get_device("cuda:1")
+    demos.fizzbuzz(15)
+    want = capsys.readouterr().out
+    f = ag.function(demos.fizzbuzz, device="cuda:1")
+    f(np.int64(15))
+    capsys.readouterr()
+    f(np.int64(15))
+    assert capsys.readouterr().out == want
+    rng = np.random.default_rng(3)
+    data = rng.uniform(size=(2, 3, 4)).astype(np.float32)
+    init = np.zeros((2, 4), np.float32)
+    out = ag.function(demos.dynamic_rnn, device="cuda:1")(data, init)
+    assert out.device.id == 1
+    demos.assert_matches(gpu1.to_host(out), demos.dynamic_rnn_numpy(data, init))
