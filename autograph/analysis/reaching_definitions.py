@@ -7,8 +7,9 @@ graphs of cfg.build_all; it adds on each statement of every function in `cfgs`:
 - Static.MAYBE_DEFINED_VARS_IN: symbols defined on SOME path reaching it.
 
 Values are frozensets of QN (simple and composite: `a.b = 1` defines `a.b`). Parameters are
-defined at the entry. A nested function or lambda starts with what is defined where it is
-defined (plus its own name, so recursion sees itself) and its parameters. `del x` undefines
+defined at the entry. A nested function or lambda starts with its parameters, its own name
+(recursion) and what is defined on every path to where it is defined; other names of the
+enclosing function are in neither set inside it, like globals (it may run much later). `del x` undefines
 `x` (and `x.y`, `x[i]`). Converters use the difference between the two sets to find
 variables that are undefined on some path (e.g. assigned in only one branch of an if).
 """
