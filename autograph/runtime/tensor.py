@@ -62,8 +62,9 @@ class Tensor:
     def __init__(self, node, index, dtype, shape, weak=False):
         self.node = node
         self.index = index
-        self.dtype = np.dtype(dtype)
-        self.shape = None if shape is None else tuple(shape)
+        # made for every node output: skip the conversions when given the right types
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.shape = shape if shape is None or type(shape) is tuple else tuple(shape)
         self.weak = weak
 
     @property
