@@ -337,6 +337,8 @@ class Function:
                 if score > best_score:
                     best, best_score = candidate, score
         if best is not None:
+            if len(self._dispatch) >= _FAST_PATH_ENTRIES:
+                self._dispatch.clear()   # bounded, like the fast path's cache
             self._dispatch[key] = best
         return best
 

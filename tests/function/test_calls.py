@@ -273,4 +273,5 @@ def test_the_fast_path_cache_stays_bounded():
         assert f(x).shape == (n,)
         assert f(x).shape == (n,)       # from the fast path
     assert len(f._fast) <= module._FAST_PATH_ENTRIES
+    assert len(f._dispatch) <= module._FAST_PATH_ENTRIES
     assert f.experimental_get_tracing_count() == 1
