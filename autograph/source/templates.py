@@ -12,7 +12,8 @@ depends on the value and on where the placeholder stands:
 
 - str or QN: a Name / Attribute / Subscript node (`'ag__.if_stmt'` is parsed: dotted
   strings are fine);
-- a gast expression node: a deep copy of it (annotations, e.g. ORIGIN, travel with it);
+- a gast expression node: a copy of it (anno.copy_tree: annotations, e.g. ORIGIN, travel
+  with it);
 - a statement node, or a list/tuple of statements, where the placeholder stands alone as a
   statement: spliced there (None or [] removes the line; an emptied block gets `pass`);
 - a list/tuple of names or expressions: spliced where a list of them is expected (function
