@@ -21,6 +21,7 @@ from autograph.runtime import devices, nest
 from autograph.runtime.graph import get_default_graph
 from autograph.runtime.tensor import Tensor
 
+
 # -- shared with Function ----------------------------------------------------------------------
 
 def choose_device(explicit, flat_inputs):
@@ -50,7 +51,8 @@ class Signature:
         self.names = [p.name for p in params]
         self.kinds = {p.name: p.kind for p in params}
         self.defaults = {p.name: p.default for p in params}
-        # the fast path handles calls that pass every parameter positionally
+        # the plain binder and the fast path handle signatures without *args, **kwargs and
+        # keyword-only parameters (-1 otherwise)
         simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.fast_arity = len(params) if simple else -1
 
@@ -110,9 +112,6 @@ class Signature:
             else:
                 args.append(value)
         return args, kwargs
-
-
-_MISSING = object()
 
 
 def flat_arrays(values):
