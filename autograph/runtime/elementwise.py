@@ -144,7 +144,11 @@ class Elementwise:
             keys = tuple([dtypes.key_of(x.dtype, x.weak) for x in xs])
             out = self.loop(keys, xs)[1][0]
             weak = out != BOOL and all(x.weak for x in xs)
-            spec = ((out, shapes.broadcast(*[x.shape for x in xs]), weak),)
+            try:
+                shape = shapes.broadcast(*[x.shape for x in xs])
+            except ValueError as e:
+                raise ValueError(f"numpy.{self.ufunc.__name__}: {e}: {describe(xs)}") from None
+            spec = ((out, shape, weak),)
             if len(self._specs) < 4096:
                 self._specs[sig] = spec
         return spec

@@ -286,3 +286,12 @@ def test_round_contains_format_and_copy(g):
     whole, tenths = run(graph, values)
     np.testing.assert_array_equal(whole, np.round(values))
     np.testing.assert_allclose(tenths, np.round(values, 1))
+
+
+def test_broadcasting_errors_name_the_tensors(g):
+    a = g.placeholder("a", np.dtype(np.float64), (2, 3))
+    b = g.placeholder("b", np.dtype(np.float64), (4,))
+    with pytest.raises(ValueError, match=r'numpy\.add: .*broadcast.*"a:0".*"b:0"'):
+        a + b
+    with pytest.raises(TypeError, match=r'numpy\.bitwise_and is not defined for .*"a:0"'):
+        a & 1
