@@ -286,8 +286,9 @@ def while_loop(cond_fn, body_fn, loop_vars, shape_invariants=None, maximum_itera
     While no loop variable is a tensor and the condition is a Python value, this is a plain
     Python loop. As soon as either becomes a tensor (at the start or part-way: a condition
     that starts as a Python bool and later becomes a tensor), the remaining iterations are
-    staged as one `while_loop` node. `shape_invariants` is accepted for TensorFlow
-    compatibility and ignored: shapes are relaxed automatically. `maximum_iterations` (an
+    staged as one `while_loop` node. Shapes that change across iterations are relaxed
+    automatically; `shape_invariants` (optional, TensorFlow's: one shape or None per loop
+    variable that is a single tensor) gives the relaxed shapes up front. `maximum_iterations` (an
     int or a tensor) stops the loop after that many iterations. `names` name the flat loop
     variables in error messages.
 
@@ -314,7 +315,8 @@ def while_loop(cond_fn, body_fn, loop_vars, shape_invariants=None, maximum_itera
 
     if maximum_iterations is not None and done:
         maximum_iterations = maximum_iterations - done
-    out = _staged_while(cond_fn, body_fn, list(loop_vars), maximum_iterations, names)
+    out = _staged_while(cond_fn, body_fn, list(loop_vars), maximum_iterations, names,
+                        shape_invariants)
     return _as_kind(out, kind, single)
 
 
@@ -350,7 +352,7 @@ class _Spec:
         return (self.dtype, self.shape, self.weak)
 
 
-def _staged_while(cond_fn, body_fn, loop_vars, maximum_iterations, names):
+def _staged_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, invariants=None):
     outer = _current_graph([v for v in nest.flatten(loop_vars) if isinstance(v, Tensor)])
     flat = nest.flatten(loop_vars)
     labels = [_name_of(names, i, f"loop variable {i}") for i in range(len(flat))]
@@ -359,6 +361,18 @@ def _staged_while(cond_fn, body_fn, loop_vars, maximum_iterations, names):
     with outer.as_default():
         inits = [primitives.convert(flat[i]) for i in tensor_slots]
     specs = [_Spec(t.dtype, t.shape, t.weak) for t in inits]
+    for i, shape in _invariant_shapes(loop_vars, invariants).items():
+        if i in tensor_slots:
+            spec = specs[tensor_slots.index(i)]
+            if spec.shape is None:      # nothing known to relax
+                continue
+            if join_shapes(spec.shape, shape) != shape:
+                raise StagingError(
+                    f"The shape invariant {shape} given for {labels[i]} does not fit its "
+                    f"shape {spec.shape} when the loop starts. Use None for the dimensions "
+                    "that change, or leave shape_invariants out: shapes are relaxed "
+                    "automatically.")
+            spec.shape = shape
 
     max_input = None
     if isinstance(maximum_iterations, Tensor):
@@ -408,6 +422,22 @@ def _staged_while(cond_fn, body_fn, loop_vars, maximum_iterations, names):
     for k, t in zip(tensor_slots, node.outputs):
         out_flat[k] = t
     return list(nest.pack_sequence_as(list(body_out), out_flat))
+
+
+def _invariant_shapes(loop_vars, invariants):
+    """{flat leaf index: shape} from TensorFlow-style shape_invariants (a shape, a TensorSpec
+    or None per top-level loop variable; only variables that are one tensor count)."""
+    if invariants is None:
+        return {}
+    found, offset = {}, 0
+    for var, inv in zip(loop_vars, invariants):
+        leaves = len(nest.flatten(var))
+        if inv is not None and leaves == 1 and not nest.is_nested(var):
+            shape = getattr(inv, "shape", inv)
+            found[offset] = None if shape is None else tuple(
+                None if d is None else int(d) for d in shape)
+        offset += leaves
+    return found
 
 
 def _trace_loop(cond_fn, body_fn, loop_vars, flat, tensor_slots, specs, outer, labels, names):

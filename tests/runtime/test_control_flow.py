@@ -196,6 +196,23 @@ def test_while_loop_relaxes_a_changing_shape_instead_of_failing():
         assert run(graph, [np.ones((2,))], mode)[0].shape == (128,)
 
 
+def test_while_loop_shape_invariants_give_the_relaxed_shape_up_front():
+    traces = []
+
+    def f(x):
+        def body(v, i):
+            traces.append(v.shape)
+            return np.concatenate([v, v]), i + 1
+        return ag.while_loop(lambda v, i: i < 3, body, (x, 0),
+                             shape_invariants=[(None, 2), None])
+    graph, (v, _) = trace(f, np.ones((1, 2)))
+    assert v.shape == (None, 2) and traces == [(None, 2)]      # no retrace needed
+    assert run(graph, [np.ones((1, 2))], "codegen")[0].shape == (8, 2)
+    with pytest.raises(StagingError, match=r"shape invariant \(None, 3\)"):
+        trace(lambda x: ag.while_loop(lambda v: np.sum(v) < 9, lambda v: v * 2, (x,),
+                                      shape_invariants=[(None, 3)]), np.ones((1, 2)))
+
+
 def test_while_loop_body_returning_wrong_arity_is_an_error():
     with pytest.raises(StagingError, match="2 loop variables"):
         trace(lambda x: ag.while_loop(lambda a, b: a < 3, lambda a, b: (a + 1, b, b), (x, x)),
