@@ -202,7 +202,7 @@ def rewrite_traceback(exc):
     note = format_note(locations)
     notes = getattr(exc, "__notes__", None)
     old = getattr(exc, "_autograph_note", None)
-    if notes is not None and old is not None and old in notes:
+    if isinstance(notes, list) and old is not None and old in notes:
         notes.remove(old)
     if hasattr(exc, "add_note"):
         exc.add_note(note)
