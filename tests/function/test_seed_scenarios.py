@@ -33,6 +33,11 @@ def test_double_traces_per_dtype(capsys):
     assert lines(capsys) == []
     assert double.experimental_get_tracing_count() == 2
 
+    # converted (autograph=True) or not, the graph is the seed's: a -> add -> Identity
+    graph = double.get_concrete_function(np.int32(0)).graph
+    assert [(n.input, n.name) for n in graph.as_graph_def().node] == [
+        ([], "a"), (["a", "a"], "add"), (["add"], "Identity")]
+
     signatures = double.pretty_printed_concrete_signatures()
     assert signatures == (
         "double(a)\n"
