@@ -163,3 +163,20 @@ def test_interpreter_check_catches_a_shape_rule_that_disagrees_with_its_kernel()
     np.testing.assert_array_equal(interpreter.run(g, [np.ones(2)])[0], [2.0, 2.0])
     with pytest.raises(AssertionError, match="'test_liar'.*float64.*float32"):
         interpreter.run(g, [np.ones(2)], check=True)
+
+
+def test_one_compiled_graph_runs_in_many_threads_at_once():
+    """Every run has its own locals and its own TensorArray storage."""
+    from concurrent.futures import ThreadPoolExecutor
+    from tests.runtime.samples import fizzbuzz_codes, fizzbuzz_codes_ref
+    graph, _ = trace(fizzbuzz_codes, np.int64(16))
+    fn = codegen.compile_graph(graph)
+
+    def work(n):
+        return [fn(np.int64(n)) for _ in range(20)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(work, [5, 16, 30, 45]))
+    for n, runs in zip([5, 16, 30, 45], results):
+        want, _ = fizzbuzz_codes_ref(n)
+        for got in runs:
+            assert_same(list(got), list(want))
