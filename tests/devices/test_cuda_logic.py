@@ -166,3 +166,14 @@ def test_demos_on_the_second_gpu(cupy, capsys):
     out = ag.function(demos.dynamic_rnn, device="cuda:1")(data, init)
     assert out.device.id == 1
     demos.assert_matches(gpu1.to_host(out), demos.dynamic_rnn_numpy(data, init))
+
+
+def test_an_old_cupy_without_standard_names_fails_clearly(cupy, monkeypatch):
+    import sys
+    del cupy.permute_dims                      # as in CuPy before 14
+    monkeypatch.setitem(sys.modules, "array_api_compat.cupy", None)  # and no compat wrapper
+    gpu = get_device("cuda")
+    assert gpu.xp is cupy
+    from autograph.runtime.devices import UnsupportedPrimitiveError
+    with pytest.raises(UnsupportedPrimitiveError, match="'permute_dims'.*device 'cuda'"):
+        ag.function(lambda x: np.transpose(x) * 2, device="cuda")(np.ones((2, 3)))

@@ -35,6 +35,24 @@ def _gpu_count():
         raise DeviceUnavailable(f"CuPy sees no GPU ({type(e).__name__}: {e})") from None
 
 
+# array API standard names the runtime's kernels use that CuPy only has since 14
+_STANDARD = ("permute_dims", "concat", "pow", "astype", "cumulative_sum", "bitwise_left_shift",
+             "acos", "isdtype")
+
+
+def _namespace(cupy):
+    """CuPy itself when it has the standard's names, else array-api-compat's wrapper of it
+    (when installed; without it, kernels that need a missing name fail with an error naming
+    the primitive and the device)."""
+    if all(hasattr(cupy, name) for name in _STANDARD):
+        return cupy
+    try:
+        from array_api_compat import cupy as compat
+    except ImportError:
+        return cupy
+    return compat
+
+
 def names():
     try:
         count = _gpu_count()
@@ -81,6 +99,7 @@ def create(name):
 
     props = cupy.cuda.runtime.getDeviceProperties(index)
     gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
-    return Device("cuda" if index == 0 else f"cuda:{index}", cupy, to_device, to_host, synchronize,
+    return Device("cuda" if index == 0 else f"cuda:{index}", _namespace(cupy), to_device, to_host,
+                  synchronize,
                   array_types=(cupy.ndarray,), owns_array=lambda a: a.device.id == index,
                   description=f"CuPy {cupy.__version__} on {gpu_name}", activate=gpu)
