@@ -233,6 +233,6 @@ def ufunc(uf, *args):
             return ufunc(np.floor_divide, *args), ufunc(np.remainder, *args)
         raise NotImplementedError(
             f"autograph cannot trace numpy.{uf.__name__} on symbolic tensors yet; "
-            "express it with supported NumPy functions, or run this part outside the traced "
-            "function")
+            "express it with supported NumPy functions (autograph.runtime.numpy_ops."
+            "supported() lists them), or run this part outside the traced function")
     return entry(*args)

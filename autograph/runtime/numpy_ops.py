@@ -244,6 +244,14 @@ FUNCTIONS = {
 }
 
 
+def supported():
+    """The names of the NumPy functions and ufuncs that work on symbolic tensors."""
+    def name(f):
+        return f"{getattr(f, '__module__', None) or 'numpy'}.{f.__name__}"
+    return sorted({name(f) for f in FUNCTIONS} | {f"numpy.{u.__name__}" for u in UFUNCS} |
+                  {"numpy.matmul", "numpy.divmod"})
+
+
 def array_function(func, args, kwargs):
     """What `Tensor.__array_function__` does: run our version of the NumPy function."""
     impl = FUNCTIONS.get(func)
@@ -252,6 +260,6 @@ def array_function(func, args, kwargs):
         module = getattr(func, "__module__", "numpy") or "numpy"
         raise NotImplementedError(
             f"autograph cannot trace {module}.{name} on symbolic tensors yet; express it "
-            "with supported NumPy functions (see autograph.runtime.numpy_ops.FUNCTIONS), or "
-            "compute it outside the traced function")
+            "with supported NumPy functions (autograph.runtime.numpy_ops.supported() lists "
+            "them), or compute it outside the traced function")
     return impl(*args, **kwargs)
