@@ -69,9 +69,15 @@ def _pair_walk(converted, reparsed, stmt_lines, expr_lines):
         return
     loc = anno.getanno(converted, anno.Basic.ORIGIN, None)
     lineno = getattr(reparsed, "lineno", None)
+    if isinstance(converted, gast.match_case):  # no position of its own: its pattern's
+        loc = anno.getanno(converted.pattern, anno.Basic.ORIGIN, loc)
+        lineno = reparsed.pattern.lineno
     if loc is not None and lineno is not None:
-        lines = stmt_lines if isinstance(reparsed, (gast.stmt, gast.excepthandler)) else expr_lines
+        header = isinstance(reparsed, (gast.stmt, gast.excepthandler, gast.match_case))
+        lines = stmt_lines if header else expr_lines
         end = getattr(reparsed, "end_lineno", None) or lineno
+        if isinstance(reparsed, gast.match_case):
+            end = reparsed.pattern.end_lineno
         for line in range(lineno, end + 1):
             lines[line] = loc
     for field in converted._fields:

@@ -262,3 +262,47 @@ def test_zero_argument_super_keeps_working():
         new, _, _ = _load(method, {"ag__": object()})
         assert new(child, 3) == method(child, 3)
     assert "__class__" in _load(_Child.val)[0].__code__.co_freevars
+
+
+def kitchen_sink(xs, *rest, scale=2, **opts):
+    total = 0
+    label = f"{len(xs)!r:>4} items, {scale=}"
+    first, *others = xs or [0]
+    pairs = {k: v for k, v in zip(xs[::2], xs[1::2]) if k is not None}
+    if (n := len(pairs)) > 1 and not opts:
+        total += n
+    for i, x in enumerate(xs[1:-1]):
+        match x:
+            case 0 | 1:
+                continue
+            case [a, *_]:
+                total -= a
+            case _:
+                total += x * scale
+    with open(__file__) as fh:
+        head = fh.readline()[:0]
+    try:
+        total //= len(rest)
+    except ZeroDivisionError as err:
+        del err
+    finally:
+        total = (lambda t, /, k=1: t + k)(total)
+    assert total is not None, "no total"
+    return total, label, first, others, head, [y for y in ()] if False else None
+
+
+def test_origin_map_survives_every_construct():
+    node, _, _ = parser.parse_entity(kitchen_sink)
+    new, text, filename = loader.load(node, kitchen_sink, {})
+    assert new([1, 2, 3, 4], scale=3) == kitchen_sink([1, 2, 3, 4], scale=3)
+    omap = origin.origin_map(filename)
+    generated = linecache.getlines(filename)
+    src = open(__file__).read().splitlines()
+    start = new.__code__.co_firstlineno
+    for lineno in range(start, start + len(text.splitlines())):
+        line = generated[lineno - 1].strip()
+        if not line or line in ("else:", "finally:"):
+            continue
+        loc = omap[lineno]
+        # the user's line, as unparse writes it (same first token)
+        assert src[loc.lineno - 1].strip().split()[0] == line.split()[0], (line, loc)
