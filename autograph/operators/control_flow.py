@@ -363,9 +363,15 @@ def first_dim(tensor):
     """The length of a tensor's first axis: a Python int when static, else a tensor."""
     if tensor.shape is not None and tensor.shape and tensor.shape[0] is not None:
         return tensor.shape[0]
-    if tensor.shape is not None and not tensor.shape:
-        raise TypeError(f"Cannot iterate over the 0-d tensor {tensor!r}: iteration goes "
-                        f"along the first axis, and a scalar has none.")
+    if tensor.shape is None:
+        raise errors.StagingError(
+            f"Cannot iterate over {tensor!r}{where()}: its rank is unknown while tracing, so "
+            f"it has no first axis to loop over. Give the argument a TensorSpec with a known "
+            f"rank (dimensions may still be None).")
+    if not tensor.shape:
+        raise errors.StagingError(
+            f"Cannot iterate over the 0-d tensor {tensor!r}{where()}: iteration goes along "
+            f"the first axis, and a scalar has none.")
     from autograph.runtime.numpy_ops import dim   # np.shape is static: None when unknown
     return dim(tensor, 0)
 

@@ -202,3 +202,17 @@ def test_to_graph_of_a_builtin_is_a_clear_error():
     with pytest.raises(errors.ConversionError) as info:
         api.to_graph(len)
     assert "len" in str(info.value) or "builtin" in str(info.value)
+
+
+def iterate_scalar(x):
+    s = 0
+    for v in x:
+        s += v
+    return s
+
+
+def test_iterating_a_scalar_tensor():
+    with pytest.raises(errors.StagingError) as info:
+        _trace(iterate_scalar, np.int64(3))
+    assert "0-d tensor" in str(info.value)
+    assert f"{HERE}:{_line_of(iterate_scalar, 'for v in x')}" in str(info.value)
