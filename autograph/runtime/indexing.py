@@ -152,6 +152,28 @@ def take(a, indices, axis=None):
     return bind1("take", (x, i), {"axis": axis})
 
 
+def _take_along_one_axis(x, key):
+    """x[:, idx] (one integer array, every other index a full slice `:` or `...`) is
+    np.take(x, idx, axis); anything else is left to basic indexing (None)."""
+    arrays = [i for i, k in enumerate(key) if _is_array_index(k)]
+    if len(arrays) != 1 or x.shape is None:
+        return None
+    full = slice(None)
+    rest = [k for i, k in enumerate(key) if i != arrays[0]]
+    if not all(k is Ellipsis or (isinstance(k, slice) and k == full) for k in rest) \
+            or sum(k is Ellipsis for k in rest) > 1:
+        return None
+    idx = as_tensor(key[arrays[0]])
+    if idx.dtype.kind not in "iu":
+        return None
+    before = key[:arrays[0]]
+    if Ellipsis in before:   # the axes an ellipsis stands for come before the array
+        axis = len(x.shape) - (len(key) - arrays[0])
+    else:
+        axis = len(before)
+    return take(x, idx, axis=axis)
+
+
 def getitem(x, key):
     """x[key] for the indices NumPy's basic indexing knows, plus an index tensor or a
     boolean mask used alone."""
@@ -169,6 +191,9 @@ def getitem(x, key):
                 return bind1("boolean_mask", (x, mask))
             return take(x, mask, axis=0)
         key = (key,)
+    gathered = _take_along_one_axis(x, key)
+    if gathered is not None:
+        return gathered
     dynamic = []
 
     def bound(v):

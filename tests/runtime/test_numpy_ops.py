@@ -553,6 +553,9 @@ def test_tensor_index_and_tensor_slice_bounds():
     check(lambda t, k: t[k], x, idx)                   # gather rows
     check(lambda t, k: np.take(t, k, axis=1), x, idx)
     check(lambda t, k: np.take(t, k), x, idx)
+    check(lambda t, k: (t[:, k], t[k, :], t[..., k], t[k, ...]), x, idx)   # one axis: take
+    y = sample(np.float64, (2, 3, 4))
+    check(lambda t: (t[:, [2, 0]], t[..., [3, 1, 1]], t[:, :, np.array([0, -1])]), y)
 
 
 def test_boolean_mask_and_constant_index_arrays():
@@ -573,6 +576,8 @@ def test_indexing_errors_are_clear():
         trace(lambda t: t[1, 2, 3], x)
     with pytest.raises(NotImplementedError, match="numpy.take"):
         trace(lambda t: t[[0, 1], 1], x)
+    with pytest.raises(NotImplementedError, match="numpy.take"):
+        trace(lambda t: t[t[:, 0] > 0, :], x)
     with pytest.raises(IndexError, match="integer scalar tensors"):
         trace(lambda t: t[1.5], x)
 
