@@ -446,3 +446,25 @@ def test_trace_time_prints_appear_once_with_returns_in_loops(capsys):
     assert f(np.int64(10)) == 4 and f(np.int64(2)) == -1
     out = capsys.readouterr().out
     assert out == "Tracing the loop body\nTracing the return branch\n"
+
+
+def sum_of_squares(x):
+    s = 0.0
+    for v in x:
+        s += v * v
+    return s
+
+
+def sum_by_index(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * (i + 1)
+    return s
+
+
+@pytest.mark.parametrize("fn", [sum_of_squares, sum_by_index])
+def test_loops_over_tensors_of_unknown_length(fn):
+    f = ag.function(fn, input_signature=[ag.TensorSpec([None], np.float64)])
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([4.0]), np.zeros(0)):
+        assert f(x) == pytest.approx(fn(x))
+    assert f.experimental_get_tracing_count() == 1
