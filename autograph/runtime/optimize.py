@@ -124,16 +124,43 @@ class _Rewriter:
             keep = _needed_loop_vars(node, used)
             drop = set(range(len(node.outputs))) - set(keep)
             ins = [ins[k] for k in keep] + ins[len(node.outputs):]
+        subs = []
         for key, value in node.attrs.items():
             if isinstance(value, Graph):
-                sub = attrs[key] = self.rewrite(value, parent=new, drop_inputs=drop,
-                                                keep=None if key == "cond_graph" else keep)
-                _record_captures(node, sub, ins, len(keep))
+                attrs[key] = self.rewrite(value, parent=new, drop_inputs=drop,
+                                          keep=None if key == "cond_graph" else keep)
+                subs.append(attrs[key])
+        ins = _drop_unused_captures(node, subs, ins, len(keep))
+        for sub in subs:
+            _record_captures(node, sub, ins, len(keep))
         kept = [node.outputs[k] for k in keep]
         copy = new.add_node(node.op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in kept],
                             name=node.name)
         outs = dict(zip(map(id, kept), copy.outputs))
         return [outs.get(id(t)) for t in node.outputs]
+
+
+def _drop_unused_captures(node, subs, ins, n):
+    """Remove the captured inputs that no subgraph uses any more (their consumers were
+    optimised away), so the outer nodes computing them can die too. Returns the new
+    inputs of the node; `n`: the number of loop variables kept."""
+    first_in, first_sub = (1, 0) if node.op == "cond" else (n, n)
+    n_caps = len(subs[0].inputs) - first_sub
+    used = set()
+    for sub in subs:
+        consumed = {id(t) for nd in sub.nodes for t in nd.inputs} | {id(t) for t in sub.outputs}
+        used.update(j for j, ph in enumerate(sub.inputs[first_sub:]) if id(ph) in consumed)
+    dead = set(range(n_caps)) - used
+    if not dead:
+        return ins
+    for sub in subs:
+        gone = {id(ph.node) for j, ph in enumerate(sub.inputs[first_sub:]) if j in dead}
+        sub.inputs = sub.inputs[:first_sub] + [
+            ph for j, ph in enumerate(sub.inputs[first_sub:]) if j not in dead]
+        sub.nodes = [nd for nd in sub.nodes if id(nd) not in gone]
+    caps = ins[first_in:first_in + n_caps]
+    return ins[:first_in] + [c for j, c in enumerate(caps) if j not in dead] + \
+        ins[first_in + n_caps:]
 
 
 def _record_captures(node, sub, ins, n):

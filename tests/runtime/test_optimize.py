@@ -130,6 +130,25 @@ def test_unused_cond_outputs_and_their_branch_work_are_dropped():
         assert_same(run(opt, [np.float64(x)], "codegen"), run(graph, [np.float64(x)], "interpreter"))
 
 
+def test_captures_no_branch_uses_any_more_are_dropped_with_their_outer_work():
+    def f(x, y):
+        heavy = np.exp(y) * 3.0                      # only feeds a dead branch computation
+        def yes():
+            np.log(heavy)                            # dead inside the branch
+            return x + 1.0
+        return ag.cond(x > 0, yes, lambda: x - 1.0)
+    args = [np.float64(1.0), np.float64(2.0)]
+    graph, _ = trace(f, *args)
+    opt = optimize.optimize(graph)
+    [node] = [nd for nd in opt.nodes if nd.op == "cond"]
+    assert len(node.inputs) == 2                     # pred and x: `heavy` is gone
+    assert "exp" not in ops(opt)
+    assert all(len(node.attrs[k].inputs) == 1 for k in ("true_graph", "false_graph"))
+    for x in (1.0, -1.0):
+        assert_same(run(opt, [np.float64(x), args[1]], "codegen"),
+                    run(graph, [np.float64(x), args[1]], "interpreter"))
+
+
 def test_loop_variables_nothing_needs_are_dropped():
     def f(n, x):
         def body(i, total, waste, shown):
