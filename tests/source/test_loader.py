@@ -306,3 +306,24 @@ def test_origin_map_survives_every_construct():
         loc = omap[lineno]
         # the user's line, as unparse writes it (same first token)
         assert src[loc.lineno - 1].strip().split()[0] == line.split()[0], (line, loc)
+
+
+def test_concurrent_loads_get_their_own_files():
+    import threading
+    results, errors_seen = [], []
+
+    def work():
+        try:
+            node, _, _ = parser.parse_entity(scaled)
+            new, _, filename = loader.load(node, scaled, {})
+            results.append((filename, new(1)))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors_seen.append(e)
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors_seen
+    assert len({f for f, _ in results}) == 8 and {v for _, v in results} == {scaled(1)}
+    assert all(origin.origin_map(f) is not None for f, _ in results)
