@@ -132,7 +132,8 @@ def _summary():
 
 
 def register_device(name, namespace, to_device=None, to_host=None, synchronize=None, *,
-                    array_types=None, owns_array=None, kernels=None, description=""):
+                    array_types=None, owns_array=None, kernels=None, description="",
+                    activate=None):
     """Add a device called `name` whose kernels come from the array namespace `namespace`.
 
     `to_device(array)` moves a host (NumPy) value onto the device (default:
@@ -140,6 +141,7 @@ def register_device(name, namespace, to_device=None, to_host=None, synchronize=N
     `synchronize()` waits for queued work (default: nothing to wait for). `array_types`: the
     classes of the device's arrays (default: the type of `namespace.asarray(0)`).
     `kernels`: {primitive name: fn(xp, *arrays, **attrs)} for primitives the namespace lacks.
+    `activate`: a context manager entered around each run (see Device).
     Returns the Device; registering a taken name replaces the old device.
     """
     if not isinstance(name, str) or not name:
@@ -149,7 +151,8 @@ def register_device(name, namespace, to_device=None, to_host=None, synchronize=N
     elif isinstance(array_types, type):
         array_types = (array_types,)
     dev = Device(name, namespace, to_device, to_host, synchronize, array_types=array_types,
-                 owns_array=owns_array, kernels=kernels, description=description)
+                 owns_array=owns_array, kernels=kernels, description=description,
+                 activate=activate)
     with _lock:
         _DEVICES[name] = dev
         _MISSING.pop(name, None)
