@@ -206,6 +206,13 @@ def rewrite_traceback(exc):
         notes.remove(old)
     if hasattr(exc, "add_note"):
         exc.add_note(note)
+    elif isinstance(notes, list):  # before 3.11 notes are kept but not printed
+        notes.append(note)
+    else:
+        try:
+            exc.__notes__ = [note]
+        except AttributeError:
+            pass
     try:
         exc._autograph_note = note
     except AttributeError:  # exceptions with __slots__: the note is still there

@@ -58,7 +58,10 @@ def unparse(node):
     tree = gast.gast_to_ast(node)
     if isinstance(tree, ast.AST) and not isinstance(tree, ast.mod):
         ast.fix_missing_locations(tree)
-    return ast.unparse(tree)
+    if hasattr(ast, "unparse"):
+        return ast.unparse(tree)
+    import astunparse  # Python 3.8 (setup.cfg installs it there)
+    return astunparse.unparse(tree).strip()
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 from autograph.source import anno
 from autograph.source.qual_names import QN
 
-from tests.analysis.helpers import analyzed, names, stmt
+from tests.analysis.helpers import analyzed, stmt
 
 S = anno.Static
 

@@ -6,11 +6,10 @@ import linecache
 import textwrap
 import traceback
 
-import gast
 import pytest
 
 from autograph import errors
-from autograph.source import anno, loader, origin, parser, templates
+from autograph.source import loader, origin, parser, templates
 
 SCALE = 2
 
