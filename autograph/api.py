@@ -164,6 +164,32 @@ def _entry_point(generated):
     return converted
 
 
+def _generator_entry_point(gen_fn):
+    """A generator runs as Python (its `yield`s cannot become graph nodes). If it meets a
+    tensor condition, say so at its line instead of a bare "cannot use a tensor as bool"."""
+    from autograph.runtime.tensor import SymbolicTensorError
+
+    @functools.wraps(gen_fn)
+    def generator(*args, **kwargs):
+        try:
+            return (yield from gen_fn(*args, **kwargs))
+        except SymbolicTensorError as exc:
+            tb, line = exc.__traceback__, None
+            while tb is not None:
+                if tb.tb_frame.f_code is gen_fn.__code__:
+                    line = tb.tb_lineno
+                tb = tb.tb_next
+            where = f" at {gen_fn.__code__.co_filename}:{line}" if line else ""
+            raise errors.StagingError(
+                f"The generator {gen_fn.__qualname__}{where} uses a tensor where Python needs a "
+                f"value (e.g. in an `if` or `while`). Generators run as plain Python: their "
+                f"`yield` cannot become part of a graph, so their control flow cannot depend "
+                f"on tensors. Compute the values with array operations (np.where, ag.cond), or "
+                f"write a function that returns them instead of yielding. ({exc})") from exc
+
+    return generator
+
+
 def _is_generator(fn):
     return bool(fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                                         inspect.CO_ASYNC_GENERATOR))
@@ -190,7 +216,9 @@ def to_graph(f):
         return cached
     if _is_generator(f):
         log.log(1, "%s is a generator or coroutine: not converted", f.__qualname__)
-        return f
+        converted = _generator_entry_point(f) if inspect.isgeneratorfunction(f) else f
+        _by_function[f] = converted
+        return converted
     entry = _convert_code(f)
     converted = _entry_point(_rebind(entry, f))
     _by_function[f] = converted

@@ -188,14 +188,18 @@ def generator_fn(x):
         yield x
 
 
+def uses_generator(x):
+    return sum(generator_fn(x))
+
+
 def test_generator_runs_as_python_and_tensor_condition_is_clear():
-    assert list(api.to_graph(generator_fn)(3)) == [3]
-    g = ag.Graph("g")
-    with g.as_default():
-        x = g.placeholder("x", np.int64, ())
-        with pytest.raises(TypeError) as info:
-            list(api.to_graph(generator_fn)(x))
-    assert "symbolic tensor" in str(info.value)
+    assert list(api.to_graph(generator_fn)(3)) == [3] and list(api.to_graph(generator_fn)(-3)) == []
+    assert api.to_graph(uses_generator)(3) == 3
+    with pytest.raises(errors.StagingError) as info:
+        _trace(uses_generator, np.int64(3))
+    msg = str(info.value)
+    assert "generator" in msg and "yield" in msg
+    assert f"{HERE}:{_line_of(generator_fn, 'if x > 0')}" in msg
 
 
 def test_to_graph_of_a_builtin_is_a_clear_error():
