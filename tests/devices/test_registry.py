@@ -254,3 +254,30 @@ def test_torch_devices_off_the_cpu_make_new_arrays_there(clean_registry):
         made = meta.xp.zeros(3)
     assert made.device.type == "meta" and meta.owns(made)
     assert device_of(made) is meta
+
+
+def test_a_registered_device_is_activated_around_each_run(clean_registry):
+    class Counting:
+        entered = 0
+        depth = 0
+
+        def __enter__(self):
+            Counting.entered += 1
+            Counting.depth += 1
+
+        def __exit__(self, *exc):
+            Counting.depth -= 1
+
+    seen = []
+    dev = ag.register_device("counted", xps, activate=Counting())
+
+    def kernel_sees_depth(x):
+        return x + 1
+
+    f = ag.function(kernel_sees_depth, device="counted", outputs="host")
+    for _ in range(3):
+        seen.append(int(f(np.int64(1))))
+    assert seen == [2, 2, 2] and Counting.entered == 3 and Counting.depth == 0
+    with ag.device(dev):
+        assert Counting.depth == 1
+    assert Counting.entered == 4
