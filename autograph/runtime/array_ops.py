@@ -64,7 +64,7 @@ def full(shape, fill_value, dtype=None):
 
 
 def _like_infer(x, *, dtype=None, fill_value=None):
-    return [(x.dtype if dtype is None else dtype, x.shape, x.weak and dtype is None)]
+    return [(x.dtype if dtype is None else dtype, x.shape, False)]
 
 
 def _full_like_kernel(xp, x, *, fill_value, dtype=None):
@@ -136,7 +136,7 @@ def arange(start, stop=None, step=None, dtype=None):
 # -- linear algebra --------------------------------------------------------------------------
 
 def _matmul_infer(a, b):
-    return [(a.dtype, shapes.matmul(a.shape, b.shape), a.weak and b.weak)]
+    return [(a.dtype, shapes.matmul(a.shape, b.shape), False)]
 
 
 def _tensordot_infer(a, b, *, axes):
@@ -146,7 +146,7 @@ def _tensordot_infer(a, b, *, axes):
             raise ValueError(f"tensordot: axis {i} of {a!r} and axis {j} of {b!r} differ")
     shape = tuple(d for i, d in enumerate(a.shape) if i not in ax) + \
         tuple(d for j, d in enumerate(b.shape) if j not in bx)
-    return [(a.dtype, shape, a.weak and b.weak)]
+    return [(a.dtype, shape, False)]
 
 
 def _tensordot_kernel(xp, a, b, *, axes):
@@ -195,7 +195,7 @@ def dot(a, b):
 # -- selection: where, clip, round ----------------------------------------------------------
 
 def _where_infer(c, x, y):
-    return [(x.dtype, shapes.broadcast(c.shape, x.shape, y.shape), x.weak and y.weak)]
+    return [(x.dtype, shapes.broadcast(c.shape, x.shape, y.shape), False)]
 
 
 register("where", _where_infer, "where", doc="numpy.where")
@@ -212,7 +212,7 @@ def where(condition, x=None, y=None):
 
 def _clip_infer(x, *bounds, which):
     return [(x.dtype, shapes.broadcast(x.shape, *(b.shape for b in bounds)),
-             all(t.weak for t in (x,) + bounds))]
+             False)]
 
 
 def _clip_kernel(xp, x, *bounds, which):
@@ -239,7 +239,7 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):
 
 
 def _round_infer(x, *, decimals):
-    return [(x.dtype, x.shape, x.weak)]
+    return [(x.dtype, x.shape, False)]
 
 
 def _round_kernel(xp, x, *, decimals):
@@ -256,7 +256,7 @@ def round_(a, decimals=0):
     x = as_tensor(a)
     decimals = int(decimals)
     if decimals == 0:
-        return ufunc(np.rint, x)
+        return ufunc(np.rint, x, strong=True)
     if x.dtype.kind in "biu":
         if decimals > 0:
             return x
@@ -268,7 +268,7 @@ def round_(a, decimals=0):
 # -- sorting, differences, outer product ------------------------------------------------
 
 def _sort_infer(x, *, axis):
-    return [(x.dtype, x.shape, x.weak)]
+    return [(x.dtype, x.shape, False)]
 
 
 def _argsort_infer(x, *, axis):

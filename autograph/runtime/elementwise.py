@@ -153,7 +153,9 @@ class Elementwise:
                 self._specs[sig] = spec
         return spec
 
-    def __call__(self, *args):
+    def __call__(self, *args, strong=False):
+        """Stage the ufunc on `args`. On weak operands only, the result is weak (like
+        Python's `1 + 2`) unless `strong`: a NumPy call (`np.add(1, 2)`) makes an array."""
         if len(args) != self.ufunc.nin:
             raise TypeError(f"numpy.{self.ufunc.__name__} takes {self.ufunc.nin} "
                             f"argument(s), got {len(args)}")
@@ -161,6 +163,12 @@ class Elementwise:
         keys = tuple([(_WEAK_KEY[a.dtype.kind] if a.weak else a.dtype)
                       if type(a) is Tensor else operand_key(a)[0] for a in args])
         prim, ins, out = self.plan(keys, args)
+        if strong and all(a.weak if type(a) is Tensor else type(a) in _PY_SCALARS
+                          for a in args):   # one strong input makes a strong result
+            first = args[0]
+            first = (cast(first, ins[0]) if type(first) is Tensor
+                     else const(np.asarray(first, dtype=ins[0])))
+            args = (first,) + args[1:]
         result = bind1(prim, [a if type(a) is Tensor and a.dtype is dt else as_tensor(a, dt)
                               for a, dt in zip(args, ins)])
         return result if result.dtype is out else cast(result, out)
@@ -222,17 +230,19 @@ register("positive_bool", lambda x: [(x.dtype, x.shape, x.weak)], lambda xp, x: 
          doc="abs/positive of bools: the value itself")
 
 
-def ufunc(uf, *args):
-    """Stage NumPy ufunc `uf` called on `args` (at least one of them a Tensor)."""
+def ufunc(uf, *args, strong=False):
+    """Stage NumPy ufunc `uf` called on `args` (at least one of them a Tensor). `strong`:
+    called as a NumPy function, so the result is an array even of weak operands."""
     entry = UFUNCS.get(uf)
     if entry is None:
         if uf is np.matmul:   # a generalized ufunc: staged with the linear algebra
             from autograph.runtime.array_ops import matmul
             return matmul(*args)
         if uf is np.divmod:   # two outputs: two primitives
-            return ufunc(np.floor_divide, *args), ufunc(np.remainder, *args)
+            return (ufunc(np.floor_divide, *args, strong=strong),
+                    ufunc(np.remainder, *args, strong=strong))
         raise NotImplementedError(
             f"autograph cannot trace numpy.{uf.__name__} on symbolic tensors yet; "
             "express it with supported NumPy functions (autograph.runtime.numpy_ops."
             "supported() lists them), or run this part outside the traced function")
-    return entry(*args)
+    return entry(*args, strong=strong)

@@ -56,7 +56,7 @@ def _index_shape(shape, index):
 
 
 def _getitem_infer(x, *dynamic, index):
-    return [(x.dtype, _index_shape(x.shape, index), x.weak)]
+    return [(x.dtype, _index_shape(x.shape, index), False)]
 
 
 def _clamped(bounds, n):
@@ -105,8 +105,8 @@ def _getitem_kernel(xp, x, *dynamic, index):
 
 def _take_infer(x, i, *, axis):
     if x.shape is None or i.shape is None:
-        return [(x.dtype, None, x.weak)]
-    return [(x.dtype, x.shape[:axis] + i.shape + x.shape[axis + 1:], x.weak)]
+        return [(x.dtype, None, False)]
+    return [(x.dtype, x.shape[:axis] + i.shape + x.shape[axis + 1:], False)]
 
 
 def _take_kernel(xp, x, i, *, axis):
@@ -118,12 +118,12 @@ def _take_kernel(xp, x, i, *, axis):
 
 def _mask_infer(x, mask):
     if x.shape is None or mask.shape is None:
-        return [(x.dtype, None, x.weak)]
+        return [(x.dtype, None, False)]
     k = len(mask.shape)
     if k > len(x.shape) or not all(a is None or b is None or a == b
                                    for a, b in zip(x.shape, mask.shape)):
         raise IndexError(f"the boolean mask {mask!r} does not match the shape of {x!r}")
-    return [(x.dtype, (None,) + x.shape[k:], x.weak)]
+    return [(x.dtype, (None,) + x.shape[k:], False)]
 
 
 def _mask_kernel(xp, x, mask):

@@ -56,7 +56,7 @@ def ufunc_method(uf, method, inputs, kwargs):
             raise TypeError(f"{name}: unsupported keyword arguments {sorted(kwargs)} "
                             "while tracing")
         if dtype is None:
-            return ufunc(uf, *inputs)
+            return ufunc(uf, *inputs, strong=True)
         dtype = np.dtype(dtype)   # NumPy computes in `dtype`: give the loop those inputs
         return cast(ufunc(uf, *[as_tensor(x, dtype) for x in inputs]), dtype)
     if method == "reduce" and uf in _UFUNC_REDUCE and len(inputs) == 1:

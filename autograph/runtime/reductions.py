@@ -29,12 +29,12 @@ def _mean_dtype(dtype):
     return dtype if dtype.kind in "fc" else dtypes.FLOAT64
 
 
-def _reduce_infer(out_dtype, keeps_weak):
+def _reduce_infer(out_dtype):
     def infer(x, *, axis, keepdims, dtype=None):
         out = dtype if dtype is not None else out_dtype(x.dtype)
         if isinstance(axis, int):   # argmax/argmin take one axis
             axis = (axis,)
-        return [(out, shapes.reduce(x.shape, axis, keepdims), keeps_weak and x.weak)]
+        return [(out, shapes.reduce(x.shape, axis, keepdims), False)]
     return infer
 
 
@@ -45,8 +45,7 @@ _REDUCTIONS = {
     "argmax": lambda d: INT64, "argmin": lambda d: INT64,
 }
 for _name, _rule in _REDUCTIONS.items():
-    _keeps_weak = _name not in ("any", "all", "argmax", "argmin")
-    register(_name, _reduce_infer(_rule, _keeps_weak), _name, doc=f"numpy.{_name}")
+    register(_name, _reduce_infer(_rule), _name, doc=f"numpy.{_name}")
 
 
 def reduction(name, x, axis=None, keepdims=False, dtype=None):
@@ -80,7 +79,7 @@ def reduction(name, x, axis=None, keepdims=False, dtype=None):
 
 
 def _cumulative_infer(x, *, axis, dtype):
-    return [(dtype, x.shape, x.weak)]
+    return [(dtype, x.shape, False)]
 
 
 register("cumulative_sum", _cumulative_infer, "cumulative_sum", doc="numpy.cumsum")

@@ -70,7 +70,7 @@ def need_rank(x, what):
 
 
 def _reshape_infer(x, *dims, shape):
-    return [(x.dtype, shapes.reshape(x.shape, static_shape(shape)), x.weak)]
+    return [(x.dtype, shapes.reshape(x.shape, static_shape(shape)), False)]
 
 
 def _reshape_kernel(xp, x, *dims, shape):
@@ -89,7 +89,7 @@ def reshape(x, shape):
 
 
 def _permute_infer(x, *, axes):
-    return [(x.dtype, tuple(x.shape[a] for a in axes), x.weak)]
+    return [(x.dtype, tuple(x.shape[a] for a in axes), False)]
 
 
 register("permute_dims", _permute_infer, "permute_dims", doc="numpy.transpose")
@@ -113,7 +113,7 @@ def _expand_infer(x, *, axis):
     out = list(x.shape)
     for a in axis:
         out.insert(a, 1)
-    return [(x.dtype, tuple(out), x.weak)]
+    return [(x.dtype, tuple(out), False)]
 
 
 def _expand_kernel(xp, x, *, axis):
@@ -133,7 +133,7 @@ def expand_dims(x, axis):
 
 
 def _squeeze_infer(x, *, axis):
-    return [(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axis), x.weak)]
+    return [(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axis), False)]
 
 
 def _squeeze_kernel(xp, x, *, axis):
@@ -165,7 +165,7 @@ def _broadcast_to_infer(x, *dims, shape):
     if x.shape is not None and len(x.shape) > len(shape):
         raise ValueError(f"cannot broadcast {x!r} to the smaller rank of shape {shape}")
     shapes.broadcast(x.shape, shape)   # raises when x can never broadcast to `shape`
-    return [(x.dtype, shape, x.weak)]
+    return [(x.dtype, shape, False)]
 
 
 def _broadcast_to_kernel(xp, x, *dims, shape):
@@ -182,7 +182,7 @@ def broadcast_to(x, shape):
 
 def _concat_infer(*xs, axis):
     return [(xs[0].dtype, shapes.concat([x.shape for x in xs], axis),
-             all(x.weak for x in xs))]
+             False)]
 
 
 def _concat_kernel(xp, *xs, axis):
@@ -191,7 +191,7 @@ def _concat_kernel(xp, *xs, axis):
 
 def _stack_infer(*xs, axis):
     shape = shapes.concat([x.shape for x in xs], None)   # only checks that shapes agree
-    return [(xs[0].dtype, shape[:axis] + (len(xs),) + shape[axis:], all(x.weak for x in xs))]
+    return [(xs[0].dtype, shape[:axis] + (len(xs),) + shape[axis:], False)]
 
 
 def _stack_kernel(xp, *xs, axis):
@@ -292,7 +292,7 @@ def ndim(x):
 # -- reordering: flip, roll --------------------------------------------------------------------
 
 def _same_infer(x, **attrs):
-    return [(x.dtype, x.shape, x.weak)]
+    return [(x.dtype, x.shape, False)]
 
 
 def _flip_kernel(xp, x, *, axis):
@@ -404,17 +404,17 @@ def broadcast_arrays(*args):
 def _repeat_infer(x, *, repeats, axis):
     if axis is None:
         n = shapes.size(x.shape)
-        return [(x.dtype, (None if n is None else n * repeats,), x.weak)]
+        return [(x.dtype, (None if n is None else n * repeats,), False)]
     d = x.shape[axis]
     return [(x.dtype, x.shape[:axis] + (None if d is None else d * repeats,) +
-             x.shape[axis + 1:], x.weak)]
+             x.shape[axis + 1:], False)]
 
 
 def _tile_infer(x, *, reps):
     shape = (1,) * (len(reps) - len(x.shape)) + tuple(x.shape)
     reps = (1,) * (len(shape) - len(reps)) + reps
     return [(x.dtype, tuple(None if d is None else d * r for d, r in zip(shape, reps)),
-             x.weak)]
+             False)]
 
 
 def _repeat_kernel(xp, x, *, repeats, axis):

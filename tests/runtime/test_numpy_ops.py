@@ -270,6 +270,27 @@ def test_results_of_weak_operands_stay_weak():
         assert not (y < 3).weak           # comparisons give plain bools
 
 
+def test_numpy_functions_make_strong_results_like_numpy_arrays():
+    """A Python scalar stays weak through Python operators (`1 + 2` is an int), but a NumPy
+    call makes an array (`np.add(1, 2)` is an int64 that promotes int8 to int64)."""
+    g = Graph("strong")
+    with g.as_default():
+        from autograph.runtime.primitives import constant
+        one = constant(1)
+        i8 = g.placeholder("i8", np.dtype(np.int8), (3,))
+        f32 = g.placeholder("f32", np.dtype(np.float32), (3,))
+        assert (one + 2).weak and (i8 + (one + 2)).dtype == np.int8
+        assert not np.add(one, 2).weak and (i8 + np.add(one, 2)).dtype == np.int64
+        assert not np.sqrt(one).weak and (f32 * np.sqrt(one)).dtype == np.float64
+        assert (f32 * abs(one)).dtype == np.float32          # abs() is Python's: weak
+        assert not np.where(i8 > 0, 1, 0).weak
+    x8, x32 = sample(np.int8, (3,)), sample(np.float32, (3,))
+    check(lambda a: a + np.where(a > 2, 1, 0), x8)            # int8 + int64 array: int64
+    check(lambda a, b: b * np.where(a > 2, 1, 0), x8, x32)    # float32 * int64: float64
+    check(lambda a: a * np.clip(2, 0, 1), x8)
+    check(lambda a: a + np.sum(np.where(a > 2, 1, 0)), x8)
+
+
 def test_mixed_strong_dtypes_cast_to_numpy_loop_dtype():
     a, b = sample(np.int32, (3,)), sample(np.float32, (3,))
     g, (out,) = trace(np.add, a, b)
