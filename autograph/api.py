@@ -250,7 +250,7 @@ def _is_generated_code(fn):
 def _should_convert(fn):
     if getattr(fn, _DO_NOT_CONVERT, False) or getattr(fn, "__autograph_original__", None):
         return False
-    if _is_generated_code(fn) or _is_generator(fn):
+    if _is_generated_code(fn):
         return False
     return not is_library(fn)
 
