@@ -17,10 +17,12 @@ import collections
 import functools
 import linecache
 import os
-import sysconfig
 import sys
+import sysconfig
 import threading
 import types
+
+from autograph import errors
 
 
 class LineLocation(collections.namedtuple(
@@ -130,14 +132,10 @@ def _is_library(filename):
 
 
 def _is_internal(filename):
-    """True for autograph's own modules (not generated code, not the user's files)."""
-    if filename in _registry:
-        return False
-    path = os.path.abspath(filename)
-    if not path.startswith(_PACKAGE_DIR + os.sep):
-        return False
-    # tests and examples live outside the package directory; everything inside is machinery
-    return True
+    """True for autograph's own modules (not generated code; tests and examples live
+    outside the package directory)."""
+    return (filename not in _registry
+            and os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep))
 
 
 def user_frames_of(tb):
@@ -172,15 +170,19 @@ def format_note(locations):
     return "\n".join([_NOTE_HEADER] + [loc.format() for loc in locations])
 
 
-def _strip_internal(tb):
-    """A copy of traceback chain `tb` without autograph's internal frames (the innermost
-    frame, where the exception was raised, is always kept)."""
+def _strip_internal(tb, keep_innermost=True):
+    """A copy of traceback chain `tb` without autograph's internal frames. The innermost
+    frame, where the exception was raised, is kept unless `keep_innermost` is False (for
+    autograph's own errors, whose message already says what went wrong where)."""
     frames = []
     while tb is not None:
         frames.append(tb)
         tb = tb.tb_next
     kept = [t for i, t in enumerate(frames)
-            if i == len(frames) - 1 or not _is_internal(t.tb_frame.f_code.co_filename)]
+            if (keep_innermost and i == len(frames) - 1)
+            or not _is_internal(t.tb_frame.f_code.co_filename)]
+    if not kept:
+        kept = frames[-1:]
     new_tb = None
     for t in reversed(kept):
         new_tb = types.TracebackType(new_tb, t.tb_frame, t.tb_lasti, t.tb_lineno)
@@ -218,7 +220,8 @@ def rewrite_traceback(exc):
     except AttributeError:  # exceptions with __slots__: the note is still there
         pass
     if HIDE_INTERNAL_FRAMES and tb is not None:
-        exc.__traceback__ = _strip_internal(tb)
+        own_error = isinstance(exc, errors.AutographError)
+        exc.__traceback__ = _strip_internal(tb, keep_innermost=not own_error)
         _strip_chained(exc)
     return exc
 

@@ -122,3 +122,23 @@ def test_chained_exceptions_lose_internal_frames_too():
     assert files == [filename]
     assert "return d['missing']" not in info.value.__notes__[-1]  # the note is about the ValueError
     assert 'raise ValueError("no value") from e' in info.value.__notes__[-1]
+
+
+def calls_internal(probe):
+    result = probe(len)  # parse_entity(len) raises ConversionError inside autograph
+    return result
+
+
+def test_autograph_errors_end_at_the_generated_frame():
+    from autograph import errors
+    node, _, _ = parser.parse_entity(calls_internal)
+    new, _, filename = loader.load(node, calls_internal, {})
+    with pytest.raises(errors.ConversionError) as info:
+        with origin.user_frames():
+            new(parser.parse_entity)
+    tb, files = info.value.__traceback__, []
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    assert files[-1] == filename  # the raising autograph frame is dropped too
+    assert "result = probe(len)" in info.value.__notes__[-1]
