@@ -7,8 +7,8 @@ import numpy as np
 from autograph.runtime import dtypes, shapes
 from autograph.runtime.dtypes import BOOL
 from autograph.runtime.elementwise import as_tensor, cast, common, operand_key, ufunc
-from autograph.runtime.primitives import bind1, register
 from autograph.runtime.indexing import getitem
+from autograph.runtime.primitives import bind1, register
 from autograph.runtime.shape_ops import (
     broadcast_to, need_rank, ravel, reshape, run_shape, shape_arg, static_ints, static_shape)
 from autograph.runtime.tensor import Tensor
@@ -243,10 +243,12 @@ def _round_infer(x, *, decimals):
 
 
 def _round_kernel(xp, x, *, decimals):
-    if decimals == 0:
-        return xp.round(x)
-    scale = 10.0 ** decimals
-    return xp.round(x * scale) / scale
+    # NumPy's recipe: scale by a power of ten, round half to even, scale back
+    if decimals >= 0:
+        scale = 10.0 ** decimals
+        return xp.round(x * scale) / scale
+    scale = 10.0 ** -decimals
+    return xp.round(x / scale) * scale
 
 
 register("round_decimals", _round_infer, _round_kernel, doc="numpy.round(x, decimals)")

@@ -536,6 +536,7 @@ def test_where_clip_round():
     check(lambda a: (np.clip(a, 4, 2)), x)             # lower bound above upper: upper wins
     f = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 1.234567], dtype=np.float64)
     check(lambda a: (np.round(a), np.around(a, 2), a.round(1), np.rint(a)), f)
+    check(lambda a: (np.round(a * 1000, -1), np.round(a * 1e5, -3)), f, rtol=0)
     check(lambda a: np.round(a, 2), x)
 
 
