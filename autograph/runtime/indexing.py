@@ -202,8 +202,8 @@ def getitem(x, key):
         if isinstance(v, Tensor) and v.shape == () and v.dtype.kind in "iu":
             dynamic.append(v)
             return ("d", len(dynamic) - 1)
-        raise IndexError(f"slice bounds must be ints, None or integer scalar tensors, "
-                         f"got {describe([v])}")
+        raise IndexError(f"indices and slice bounds must be ints, None or integer scalar "
+                         f"tensors, got {describe([v])}")
 
     index = []
     for k in key:
