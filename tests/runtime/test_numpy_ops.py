@@ -511,6 +511,11 @@ def test_matmul_and_dot(sa, sb):
     check(lambda x, y: np.array(a) @ y, a, b)   # ndarray @ Tensor reaches the Tensor
 
 
+def test_matmul_of_bools():
+    a, b = sample(np.bool_, (3, 4)), sample(np.bool_, (4, 2))
+    check(lambda x, y: (x @ y, np.dot(x, y), x[0] @ y), a, b)
+
+
 def test_dot_nd_scalar_and_tensordot():
     a, b = sample(np.float64, (2, 3, 4)), sample(np.float64, (5, 4, 6))
     check(np.dot, a, b)
