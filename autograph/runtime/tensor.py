@@ -6,8 +6,10 @@ write (`np.tanh(x)`, `x @ w`, `x[i]`, `x + 1`) into new graph nodes, so the same
 eagerly on arrays and symbolically while tracing.
 
 `shape` is a tuple whose entries are ints or None (unknown), or None for an unknown rank.
-`weak` marks a tensor made from a Python scalar: like a Python scalar under NEP 50, it
-adopts the dtype of the array it meets.
+`weak` marks a tensor made from a Python scalar (or computed from such ones with Python
+operators, as `1 + 2` is still a Python int): like a Python scalar under NEP 50, it adopts
+the dtype of the array it meets. NumPy calls (`np.add`, `np.where`, ...) make strong
+results, as they make arrays in NumPy.
 """
 
 import importlib
@@ -34,12 +36,12 @@ _OPERANDS = (int, float, complex, bool, np.ndarray, np.generic, list, tuple)
 
 def _binary(ufunc, name):
     def op(self, other):
-        if not isinstance(other, (Tensor,) + _OPERANDS):
+        if not isinstance(other, _ACCEPTED):
             return NotImplemented
         return _ops.ufunc(ufunc, self, other)
 
     def rop(self, other):
-        if not isinstance(other, (Tensor,) + _OPERANDS):
+        if not isinstance(other, _ACCEPTED):
             return NotImplemented
         return _ops.ufunc(ufunc, other, self)
     op.__name__, rop.__name__ = f"__{name}__", f"__r{name}__"
@@ -338,6 +340,9 @@ class Tensor:
     def tolist(self):
         raise_symbolic(self, "with .tolist()", "its value is only known when the graph runs; "
                        "return it from the traced function to get its value")
+
+
+_ACCEPTED = (Tensor,) + _OPERANDS
 
 
 def _shape_str(shape):
