@@ -17,9 +17,9 @@ Two forms, the more readable first:
    return the function's value.
 
 2. Otherwise (a return inside a loop, or returns the first form cannot place), a flag:
-   `do_return = True; retval_ = value` at each return (plus `break` inside loops), the
-   statements that may run after a return guarded by `if not do_return:`, and one
-   `return retval_` at the end. `retval_` starts as ag__.UndefinedReturnValue(), so a path
+   `do_return = True; retval_ = value` at each return, the statements that may run after a
+   return guarded by `if not do_return:`, `not do_return` added to the test of every loop
+   the return is in, and one `return retval_` at the end. `retval_` starts as ag__.UndefinedReturnValue(), so a path
    that returns nothing gives None, as in Python.
 """
 
@@ -123,74 +123,61 @@ class _FlagLowering:
         self.do_return = ctx.namer.new_symbol("do_return")
         self.retval = ctx.namer.new_symbol("retval_")
 
-    def _assign(self, stmt, in_loop):
+    def _assign(self, stmt):
         value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
-        out = templates.replace("do_return = True\nretval_ = value", origin=stmt,
-                                do_return=self.do_return, retval_=self.retval, value=value)
-        if in_loop:
-            out += templates.replace("break", origin=stmt)
-        return out
+        return templates.replace("do_return = True\nretval_ = value", origin=stmt,
+                                 do_return=self.do_return, retval_=self.retval, value=value)
 
-    def _lower_block(self, stmts, in_loop):
-        if in_loop:
-            # Inside a loop the `break` that follows each return stops the loop (the break
-            # converter guards the rest); a return in a nested loop breaks this one too.
-            return self._lower_in_loop(stmts)
-        return jumps.lower(stmts, gast.Return, lambda s: self._assign(s, False), self.do_return,
-                           into_loops=False, after_loop=None)
-
-    def _lower_in_loop(self, stmts):
-        out = []
-        for s in stmts:
-            if isinstance(s, gast.Return):
-                out.extend(self._assign(s, True))
-                return out
-            if isinstance(s, SCOPE_NODES) or not _contains_return([s]):
-                out.append(s)
-                continue
-            self._lower_children(s, in_loop=True)
-            out.append(s)
-            if isinstance(s, jumps.LOOPS):
-                out.extend(templates.replace("if do_return:\n    break", origin=s,
-                                             do_return=self.do_return))
-        return out
-
-    def _lower_children(self, s, in_loop):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(s, field, None)
-            if block:
-                loop_body = isinstance(s, jumps.LOOPS) and field == "body"
-                new = self._lower_block(block, in_loop or loop_body) if (in_loop or loop_body) \
-                    else self.lower_top(block)
-                setattr(s, field, new or ([gast.Pass()] if field == "body" else []))
-        for h in getattr(s, "handlers", ()) or ():
-            h.body = (self._lower_block(h.body, True) if in_loop else self.lower_top(h.body)) \
-                or [gast.Pass()]
-
-    def lower_top(self, stmts):
-        """A block outside loops: returns set the flag; the rest is guarded."""
+    def lower(self, stmts):
+        """Returns set the flag; whatever may run after one is guarded by it."""
         out = []
         for i, s in enumerate(stmts):
             if isinstance(s, gast.Return):
-                out.extend(self._assign(s, False))
+                out.extend(self._assign(s))
                 return out
             if isinstance(s, SCOPE_NODES) or not _contains_return([s]):
                 out.append(s)
                 continue
-            self._lower_children(s, in_loop=False)
+            self._lower_children(s)
+            if isinstance(s, jumps.LOOPS):
+                self._stop_loop(s)
             out.append(s)
             rest = stmts[i + 1:]
             if rest:
-                out.extend(jumps.guard(self.do_return, self.lower_top(rest), origin=rest[0]))
+                out.extend(jumps.guard(self.do_return, self.lower(rest), origin=rest[0]))
             return out
         return out
+
+    def _lower_children(self, s):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(s, field, None)
+            if block:
+                setattr(s, field, self.lower(block) or ([gast.Pass()] if field == "body" else []))
+        for h in getattr(s, "handlers", ()) or ():
+            h.body = self.lower(h.body) or [gast.Pass()]
+
+    def _stop_loop(self, loop):
+        """A loop that may return stops when it does: `not do_return` joins its test, and
+        its `else:` (which a return skips, as a break does) runs only if it did not."""
+        stop = templates.replace_as_expression("not do_return", origin=loop,
+                                               do_return=self.do_return)
+        if isinstance(loop, gast.While):
+            loop.test = templates.replace_as_expression("stop and test", origin=loop,
+                                                        stop=stop, test=loop.test)
+        else:
+            previous = anno.getanno(loop, anno.Basic.EXTRA_LOOP_TEST, None)
+            if previous is not None:
+                stop = templates.replace_as_expression("a and b", origin=loop, a=previous, b=stop)
+            anno.setanno(loop, anno.Basic.EXTRA_LOOP_TEST, stop)
+        if loop.orelse:
+            loop.orelse = jumps.guard(self.do_return, loop.orelse, origin=loop.orelse[0])
 
     def run(self, fn_node):
         falls_off = not always_returns(fn_node.body)
         origin = fn_node.body[0]
         init = templates.replace("do_return = False\nretval_ = ag__.UndefinedReturnValue()",
                                  origin=origin, do_return=self.do_return, retval_=self.retval)
-        body = self.lower_top(fn_node.body)
+        body = self.lower(fn_node.body)
         end = templates.replace("return ag__.retval(retval_)" if falls_off else "return retval_",
                                 origin=fn_node.body[-1], retval_=self.retval)
         fn_node.body = init + body + end
