@@ -24,6 +24,7 @@ re-parsing the generated text and walking it alongside the converted tree, readi
 node's anno.Basic.ORIGIN; it is registered with autograph.source.origin.
 """
 
+import ast
 import itertools
 import os
 import textwrap
@@ -62,10 +63,18 @@ def _filename_for(fn):
     return name
 
 
+def _twins(converted, reparsed):
+    """Is the plain-ast node `reparsed` the counterpart of gast node `converted`?"""
+    name = type(reparsed).__name__
+    return type(converted).__name__ == name or (name == "arg" and isinstance(converted, gast.Name))
+
+
 def _pair_walk(converted, reparsed, stmt_lines, expr_lines):
-    """Walk two trees of identical shape; record each reparsed node's lines -> the ORIGIN
-    of its converted twin (inner nodes overwrite outer ones)."""
-    if type(converted) is not type(reparsed):
+    """Walk the converted gast tree and the plain ast of its unparsed text together (same
+    shape); record each reparsed node's lines -> the ORIGIN of its converted twin (inner
+    nodes overwrite outer ones). Plain ast: converting the re-parse to gast costs more
+    than the rest of loading."""
+    if not _twins(converted, reparsed):
         return
     loc = anno.getanno(converted, anno.Basic.ORIGIN, None)
     lineno = getattr(reparsed, "lineno", None)
@@ -73,7 +82,7 @@ def _pair_walk(converted, reparsed, stmt_lines, expr_lines):
         loc = anno.getanno(converted.pattern, anno.Basic.ORIGIN, loc)
         lineno = reparsed.pattern.lineno
     if loc is not None and lineno is not None:
-        header = isinstance(reparsed, (gast.stmt, gast.excepthandler, gast.match_case))
+        header = isinstance(reparsed, (ast.stmt, ast.excepthandler, ast.match_case))
         lines = stmt_lines if header else expr_lines
         end = getattr(reparsed, "end_lineno", None) or lineno
         if isinstance(reparsed, gast.match_case):
@@ -87,21 +96,20 @@ def _pair_walk(converted, reparsed, stmt_lines, expr_lines):
             for x, y in zip(a, b):
                 if isinstance(x, gast.AST):
                     _pair_walk(x, y, stmt_lines, expr_lines)
-        elif isinstance(a, gast.AST) and isinstance(b, gast.AST):
+        elif isinstance(a, gast.AST) and isinstance(b, ast.AST):
             _pair_walk(a, b, stmt_lines, expr_lines)
 
 
 def build_origin_map(converted, module_text):
     """generated line -> LineLocation, for `module_text` whose factory holds `converted`."""
-    module = parser.parse_str(module_text)
+    module = ast.parse(module_text)
     factory = module.body[0]
-    if isinstance(factory, gast.ClassDef):
+    if isinstance(factory, ast.ClassDef):
         factory = factory.body[0]
-    twin = next(s for s in factory.body
-                if type(s) is type(converted)
-                or (isinstance(converted, gast.Lambda) and isinstance(s, gast.Return)))
     if isinstance(converted, gast.Lambda):
-        twin = twin.value
+        twin = next(s for s in factory.body if isinstance(s, ast.Return)).value
+    else:
+        twin = next(s for s in factory.body if _twins(converted, s))
     stmt_lines, expr_lines = {}, {}
     _pair_walk(converted, twin, stmt_lines, expr_lines)
     expr_lines.update(stmt_lines)  # a statement's own origin wins over its expressions'
