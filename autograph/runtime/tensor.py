@@ -333,6 +333,14 @@ class Tensor:
     def copy(self, order="C"):
         return self
 
+    def __getattr__(self, name):
+        # only reached for names Tensor lacks: say whether NumPy arrays have it
+        if not name.startswith("__") and hasattr(np.ndarray, name):
+            raise AttributeError(
+                f"numpy.ndarray.{name} is not supported on the symbolic tensor {self!r} "
+                "while tracing (autograph.runtime.numpy_ops.supported() lists what is)")
+        raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+
     def item(self, *args):
         raise_symbolic(self, "with .item()", "its value is only known when the graph runs; "
                        "keep it a tensor, or return it from the traced function")

@@ -304,3 +304,12 @@ def test_supported_lists_what_works():
                  "numpy.concatenate", "numpy.tanh"):
         assert name in names
     assert "numpy.median" not in names
+
+
+def test_missing_ndarray_methods_are_named(g):
+    x = g.placeholder("x", np.dtype(np.float64), (3,))
+    with pytest.raises(AttributeError, match=r"numpy\.ndarray\.fill is not supported"):
+        x.fill(0)
+    with pytest.raises(AttributeError, match="no attribute 'bogus'"):
+        x.bogus
+    assert not hasattr(x, "__array_namespace__")
