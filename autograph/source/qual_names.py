@@ -3,7 +3,7 @@
 A `QN` is an immutable, hashable value, so analyses are plain set algebra over symbols.
 `resolve(tree)` annotates every Name, Attribute and Subscript node whose whole expression is
 a symbol with `anno.Basic.QN`. Subscripts qualify only when the index is itself a symbol or a
-constant (`a[i]`, `a['k']`, `a[0]`); `a[i + 1]` or `f(x).y` have no QN (their parts may).
+constant (`a[i]`, `a['k']`, `a[0]`, `a[-1]`); `a[i + 1]` or `f(x).y` have no QN (their parts may).
 """
 
 import gast
@@ -183,6 +183,10 @@ def _qn_of(node):
         index = node.slice
         if isinstance(index, gast.Constant) and isinstance(index.value, (int, str, bool)):
             return QN(base, subscript=Literal(index.value))
+        if (isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub)
+                and isinstance(index.operand, gast.Constant)
+                and type(index.operand.value) is int):
+            return QN(base, subscript=Literal(-index.operand.value))  # x[-1]
         sub = _qn_of(index)
         return None if sub is None else QN(base, subscript=sub)
     return None

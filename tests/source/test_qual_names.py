@@ -22,7 +22,7 @@ def test_value_semantics_and_str():
 
 
 def test_from_str_and_ast_round_trip():
-    for text in ("a", "a.b", "a[i]", "a.b[0].c", "a['k']"):
+    for text in ("a", "a.b", "a[i]", "a.b[0].c", "a['k']", "a[-1]"):
         qn = qual_names.from_str(text)
         assert parser.unparse(qn.ast()) == text
         assert qual_names.from_str(parser.unparse(qn.ast())) == qn
