@@ -281,3 +281,15 @@ def test_a_registered_device_is_activated_around_each_run(clean_registry):
     with ag.device(dev):
         assert Counting.depth == 1
     assert Counting.entered == 4
+
+
+def test_a_composite_kernel_using_a_name_the_namespace_lacks_is_named():
+    strict = get_device("strict")
+    kernel = strict.kernel("devtest_nanmax", lambda xp, a: xp.nanmax(a))
+    with pytest.raises(UnsupportedPrimitiveError) as info:
+        kernel(strict.to_device(np.array([1.0, np.nan])))
+    text = str(info.value)
+    assert "primitive 'devtest_nanmax'" in text and "'strict'" in text and "'nanmax'" in text
+    broken = strict.kernel("devtest_broken", lambda xp, a: a.no_such_method())
+    with pytest.raises(AttributeError, match="no_such_method"):  # other errors pass through
+        broken(strict.to_device(np.ones(1)))

@@ -110,18 +110,27 @@ class Device:
         xp = self.xp
         override = self.kernels.get(primitive)
         if override is not None:
-            return lambda *arrays, **attrs: override(xp, *arrays, **attrs)
+            kernel = override
         if callable(kernel):
-            return lambda *arrays, **attrs: kernel(xp, *arrays, **attrs)
+            def run(*arrays, **attrs):
+                try:
+                    return kernel(xp, *arrays, **attrs)
+                except AttributeError as e:  # the kernel used a name the namespace lacks
+                    if getattr(e, "obj", None) is xp:
+                        raise self._unsupported(primitive, e.name) from None
+                    raise
+            return run
         fn = getattr(xp, kernel, None) if isinstance(kernel, str) else None
         if fn is None:
-            raise UnsupportedPrimitiveError(
-                f"primitive {primitive!r} cannot run on device {self.name!r}: its array namespace "
-                f"{getattr(xp, '__name__', xp)} has no {kernel!r} (it is not in the array API "
-                "standard). Run this function on the 'cpu' device, or give the device a kernel: "
-                f"register_device(..., kernels={{{primitive!r}: fn}}) with "
-                "fn(xp, *arrays, **attrs).")
+            raise self._unsupported(primitive, kernel)
         return fn
+
+    def _unsupported(self, primitive, missing):
+        return UnsupportedPrimitiveError(
+            f"primitive {primitive!r} cannot run on device {self.name!r}: its array namespace "
+            f"{getattr(self.xp, '__name__', self.xp)} has no {missing!r} (it is not in the array "
+            "API standard). Run this function on the 'cpu' device, or give the device a kernel: "
+            f"register_device(..., kernels={{{primitive!r}: fn}}) with fn(xp, *arrays, **attrs).")
 
 
 def _default_to_host(array):
