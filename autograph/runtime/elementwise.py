@@ -77,8 +77,14 @@ register("astype", _astype_infer, _astype_kernel, doc="x.astype(dtype)")
 
 
 def describe(args):
-    return ", ".join(repr(a) if isinstance(a, Tensor) else f"{type(a).__name__} {a!r}"
-                     for a in args)
+    """Operands as an error message names them (arrays by dtype and shape, not contents)."""
+    def one(a):
+        if isinstance(a, Tensor):
+            return repr(a)
+        if isinstance(a, np.ndarray):
+            return f"a {a.dtype} array of shape {a.shape}"
+        return f"{type(a).__name__} {a!r}"
+    return ", ".join(one(a) for a in args)
 
 
 # -- elementwise: NumPy ufuncs ---------------------------------------------------------------
