@@ -30,6 +30,7 @@ arguments, build the trace key, find the most specific trace.
 ConcreteFunction lives in autograph.concrete_function (re-exported here).
 """
 
+import contextlib
 import functools
 import importlib
 import inspect
@@ -419,7 +420,8 @@ class Function:
         graph = Graph(self.__name__)
         specs = iter(tt.tensor_specs(key))
         placed = {}
-        with graph.as_default(), variables.record_creations() as created:
+        with graph.as_default(), variables.record_creations() as created, \
+                _forbid_creation(self._creation_error("{name}") if self._tracing_count else None):
             for name, value in zip(names, values):
                 placed[name] = _placeholders(graph, name, value, specs)
             args, kwargs = self._sig.call_parts(placed)
@@ -437,13 +439,9 @@ class Function:
             tensor_slots = [i for i, leaf in enumerate(flat) if isinstance(leaf, Tensor)]
             outputs = graph.set_outputs([flat[i] for i in tensor_slots])
         if created:
-            if self._tracing_count > 0:
-                names_ = ", ".join(repr(getattr(v, "name", "?")) for v in created)
-                raise ValueError(
-                    f"{self.__name__} created ag.Variable {names_} while tracing again (trace "
-                    f"#{self._tracing_count + 1}). A Function may create Variables only in its first "
-                    "trace: create them outside the function, or once, guarded like "
-                    "`if self.v is None: self.v = ag.Variable(...)`.")
+            if self._tracing_count > 0:   # (normally refused at creation, see _forbid_creation)
+                raise ValueError(self._creation_error(
+                    ", ".join(repr(getattr(v, "name", "?")) for v in created)))
             self._variables.extend(created)
         self._tracing_count += 1
         log(1, "traced %s #%d for %s", self.__name__, self._tracing_count, key)
@@ -452,6 +450,12 @@ class Function:
         for i, t in zip(tensor_slots, outputs):
             flat[i] = t
         return ConcreteFunction(self, graph, names, values, key, result, flat, tensor_slots)
+
+    def _creation_error(self, what):
+        return (f"{self.__name__} created ag.Variable {what} while tracing again (trace "
+                f"#{self._tracing_count + 1}). A Function may create Variables only in its first "
+                "trace: create them outside the function, or once, guarded like "
+                "`if self.v is None: self.v = ag.Variable(...)`.")
 
     def _warn_if_retracing(self, names, key):
         if self._tracing_count <= RETRACE_WARNING_THRESHOLD or self._last_trace is None:
@@ -466,6 +470,34 @@ class Function:
             f"ag.function {self.__name__} traced {self._tracing_count} times; this trace because "
             f"{why}. Tracing is slow: keep argument types and shapes stable.",
             RetracingWarning, stacklevel=_user_stacklevel())
+
+
+class _CreationRefused(list):
+    """Sits on the runtime's Variable-creation stack while a Function traces again: a new
+    Variable appends itself here, which raises ValueError at the user's `ag.Variable(...)`."""
+
+    def __init__(self, message):
+        super().__init__()
+        self.message = message
+
+    def append(self, variable):
+        raise ValueError(self.message.format(name=repr(getattr(variable, "name", "?"))))
+
+
+@contextlib.contextmanager
+def _forbid_creation(message):
+    """Refuse Variable creation inside the block (message None: allow it). Uses the stack
+    behind variables.record_creations(); if the runtime keeps it differently, creation is
+    only refused after the trace (the check in Function._trace)."""
+    stack = getattr(getattr(variables, "_local", None), "stack", None)
+    if message is None or not isinstance(stack, list):
+        yield
+        return
+    stack.append(_CreationRefused(message))
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 def _select(runner, positions, *args):
