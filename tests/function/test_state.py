@@ -99,8 +99,11 @@ def test_creating_variables_on_a_later_trace_is_a_value_error():
     assert f(1.0) == 2.0       # the first trace may create it; the Function keeps it alive
     assert f(1.0) == 2.0
     with pytest.raises(ValueError, match=r"f created ag.Variable .* while tracing again.*first "
-                                         r"trace"):
+                                         r"trace") as err:
         f(2.0)
+    # refused at the creation itself: the report shows the user's line
+    import traceback
+    assert "v = ag.Variable(1.0)" in "".join(traceback.format_exception(err.value))
 
 
 def test_calling_a_concrete_function_after_its_variable_died_is_a_clear_error():
