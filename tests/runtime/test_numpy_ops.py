@@ -689,3 +689,5 @@ def test_basic_indexing_agrees_with_numpy(case):
     shape, key = case
     x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     check(lambda t: t[key], x)
+    hidden = tuple(None if i % 2 else d for i, d in enumerate(shape))   # some dims unknown
+    check(lambda t: t[key], x, shapes=[hidden], executors=MATRIX)
