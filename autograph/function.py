@@ -250,6 +250,11 @@ class Function:
         if self._input_signature is not None:
             values = self._check_input_signature(names, values)
         key = tuple(tt.make_key(v) for v in values)
+        if any(isinstance(v, tt.TensorSpec) or nest.is_nested(v) and any(
+                isinstance(leaf, tt.TensorSpec) for leaf in nest.flatten(v)) for v in values):
+            raise TypeError(f"{self.__name__} was called with an ag.TensorSpec; a call needs "
+                            "arrays. To trace for a spec without running, use "
+                            f"{self.__name__}.get_concrete_function(spec).")
         concrete = self._lookup(key) or self._trace_new(names, values, key)
         flat = flat_arrays(values)
         dev = choose_device(self._device, flat)

@@ -275,3 +275,16 @@ def test_the_fast_path_cache_stays_bounded():
     assert len(f._fast) <= module._FAST_PATH_ENTRIES
     assert len(f._dispatch) <= module._FAST_PATH_ENTRIES
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_calling_with_a_tensorspec_says_to_use_get_concrete_function():
+    @ag.function
+    def f(x):
+        return x
+
+    with pytest.raises(TypeError, match=r"f was called with an ag.TensorSpec.*"
+                                        r"f.get_concrete_function\(spec\)"):
+        f(ag.TensorSpec([2]))
+    with pytest.raises(TypeError, match="called with an ag.TensorSpec"):
+        f([ag.TensorSpec([2])])
+    assert f.experimental_get_tracing_count() == 0
