@@ -34,11 +34,13 @@ def expressions(draw, depth=0, loop_vars=()):
         return draw(st.sampled_from(names))
     left = draw(expressions(depth + 1, loop_vars))
     right = draw(expressions(depth + 1, loop_vars))
-    op = draw(st.sampled_from(["+", "-", "*", "//", "%", "ifexp"]))
+    op = draw(st.sampled_from(["+", "-", "*", "//", "%", "ifexp", "and", "or"]))
     if op == "*":
         return f"(({left}) * ({right})) % 1009"
     if op in ("//", "%"):
         return f"({left}) {op} {draw(st.integers(1, 7))}"
+    if op in ("and", "or"):  # on ints these give an operand, as in Python
+        return f"(({left}) {op} ({right}))"
     if op == "ifexp":
         return f"(({left}) if {draw(conditions(depth + 1, loop_vars))} else ({right}))"
     return f"({left}) {op} ({right})"

@@ -45,14 +45,22 @@ def _as_bool(x):
     return np.asarray(x, dtype=bool) if not is_tensor(x) else (x if x.dtype == np.bool_ else x != 0)
 
 
+def _rest(value, result):
+    """The value of the remaining operands, as Python gives it: the operand itself. Only
+    after a bool tensor is it made a bool too, so the staged cond's branches agree."""
+    if value.dtype == np.bool_:
+        return _as_bool(result)
+    return result
+
+
 def _tensor_and(value, fns):
-    pred = _as_bool(value)
-    return _cond(pred, lambda: _as_bool(and_(fns[0](), *fns[1:])), lambda: pred)
+    # like Python: the first falsy operand, else the last one (on bools: logical and)
+    return _cond(_as_bool(value), lambda: _rest(value, and_(fns[0](), *fns[1:])), lambda: value)
 
 
 def _tensor_or(value, fns):
-    pred = _as_bool(value)
-    return _cond(pred, lambda: pred, lambda: _as_bool(or_(fns[0](), *fns[1:])))
+    # like Python: the first truthy operand, else the last one (on bools: logical or)
+    return _cond(_as_bool(value), lambda: value, lambda: _rest(value, or_(fns[0](), *fns[1:])))
 
 
 def not_(x):

@@ -241,3 +241,12 @@ def test_builtins_staged():
     assert lengths == [3] and type(lengths[0]) is int
     assert got[1] == 3 and got[2] == -4 and got[3] == -3.0
     assert bool(got[4]) is True and got[5] == -3 and got[6] == 7.0
+
+
+@pytest.mark.parametrize("a,b", [(0, 5), (3, 5), (3, 0), (-2, 7)])
+def test_and_or_on_int_tensors_give_python_values(a, b):
+    def f(a, b):
+        return ag__.and_(a, lambda: b), ag__.or_(a, lambda: b)
+    (x, y), _ = run_traced(f, np.int64(a), np.int64(b))
+    assert x == (a and b) and y == (a or b)
+    assert x.dtype == np.int64 and y.dtype == np.int64
