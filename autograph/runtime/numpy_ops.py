@@ -24,7 +24,8 @@ from autograph.runtime.elementwise import (  # noqa: F401
     UFUNCS, Elementwise, as_tensor, cast, common, const, operand_key, ufunc)
 from autograph.runtime.indexing import getitem, take  # noqa: F401
 from autograph.runtime.reductions import (  # noqa: F401
-    allclose, count_nonzero, cumulative, isclose, norm, reduction, std, var)
+    allclose, average, count_nonzero, cumulative, isclose, median, nanmax, nanmean, nanmin,
+    nanprod, nansum, norm, reduction, std, var)
 from autograph.runtime.shape_ops import (  # noqa: F401
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, concatenate, dim,
     expand_dims, flip, hstack, ndim, ravel, repeat, reshape, roll, shape, shape_of, size,
@@ -199,6 +200,20 @@ def _sort_like(fn):
     return wrapper
 
 
+def _nan_like(fn, has_dtype):
+    def wrapper(a, axis=None, *args, out=None, keepdims=False, dtype=None, **unsupported):
+        if args:   # positional: (dtype, out, keepdims) or (out, keepdims)
+            names = ("dtype", "out", "keepdims") if has_dtype else ("out", "keepdims")
+            given = dict(zip(names, args))
+            dtype, out = given.get("dtype", dtype), given.get("out", out)
+            keepdims = given.get("keepdims", keepdims)
+        _plain(fn.__name__, out, **unsupported)
+        if has_dtype:
+            return fn(a, axis, dtype, keepdims)
+        return fn(a, axis, keepdims)
+    return wrapper
+
+
 def _cast_to(x, dtype):
     return x if dtype is None else cast(x, dtype)
 
@@ -241,6 +256,12 @@ FUNCTIONS = {
     np.atleast_1d: atleast_1d, np.atleast_2d: atleast_2d, np.atleast_3d: atleast_3d,
     np.broadcast_arrays: lambda *args, subok=False: broadcast_arrays(*args),
     np.repeat: repeat, np.tile: tile,
+    np.nansum: _nan_like(nansum, True), np.nanprod: _nan_like(nanprod, True),
+    np.nanmean: _nan_like(nanmean, True), np.nanmax: _nan_like(nanmax, False),
+    np.nanmin: _nan_like(nanmin, False),
+    np.median: lambda a, axis=None, out=None, overwrite_input=False, keepdims=False: (
+        _plain("median", out) or median(a, axis, keepdims)),
+    np.average: average,
 }
 
 

@@ -1,7 +1,8 @@
 """Reductions on symbolic tensors: sum, prod, mean, max, min, any, all, argmax, argmin,
 cumsum, cumprod, with NumPy's result dtypes (small ints and bools sum in 64 bits, the mean
 of integers is float64). Inputs are cast so the array API kernel computes in that dtype.
-var, std, count_nonzero, linalg.norm, isclose and allclose are composed from these."""
+var, std, count_nonzero, linalg.norm, isclose, allclose, the nan* reductions, median
+and average are composed from these."""
 
 import math
 
@@ -9,9 +10,11 @@ import numpy as np
 
 from autograph.runtime import dtypes, shapes
 from autograph.runtime.dtypes import BOOL, INT8, INT64
+from autograph.runtime.array_ops import sort, where
 from autograph.runtime.elementwise import as_tensor, cast, ufunc
+from autograph.runtime.indexing import getitem
 from autograph.runtime.primitives import bind1, register
-from autograph.runtime.shape_ops import reshape
+from autograph.runtime.shape_ops import ravel, reshape, squeeze
 
 
 # -- reductions ----------------------------------------------------------------------------
@@ -159,3 +162,88 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return reduction("all", isclose(a, b, rtol, atol, equal_nan))
+
+
+# -- NaN-ignoring reductions, median, average --------------------------------------------------
+
+def _nan_to(x, fill):
+    """x with NaNs replaced by `fill` (integers and bools have no NaNs)."""
+    if x.dtype.kind not in "fc":
+        return x
+    return where(ufunc(np.isnan, x), fill, x)
+
+
+def nansum(a, axis=None, dtype=None, keepdims=False):
+    return reduction("sum", _nan_to(as_tensor(a), 0), axis, keepdims, dtype)
+
+
+def nanprod(a, axis=None, dtype=None, keepdims=False):
+    return reduction("prod", _nan_to(as_tensor(a), 1), axis, keepdims, dtype)
+
+
+def _nan_extreme(name, a, axis, keepdims):
+    x = as_tensor(a)
+    if x.dtype.kind not in "fc":
+        return reduction(name, x, axis, keepdims)
+    nan = ufunc(np.isnan, x)
+    best = reduction(name, _nan_to(x, -np.inf if name == "max" else np.inf), axis, keepdims)
+    return where(reduction("all", nan, axis, keepdims), np.nan, best)   # all NaN: NaN
+
+
+def nanmax(a, axis=None, keepdims=False):
+    return _nan_extreme("max", a, axis, keepdims)
+
+
+def nanmin(a, axis=None, keepdims=False):
+    return _nan_extreme("min", a, axis, keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, keepdims=False):
+    x = as_tensor(a)
+    if x.dtype.kind not in "fc":
+        return reduction("mean", x, axis, keepdims, dtype)
+    total = reduction("sum", _nan_to(x, 0), axis, keepdims, dtype)
+    count = reduction("sum", ufunc(np.logical_not, ufunc(np.isnan, x)), axis, keepdims)
+    return ufunc(np.divide, total, cast(count, total.dtype))
+
+
+def median(a, axis=None, keepdims=False):
+    """np.median: the middle of the sorted values (the mean of the two middle ones for an
+    even count). The length of the reduced axis must be known while tracing."""
+    x = as_tensor(a)
+    ndim = len(x.shape) if x.shape is not None else None
+    if axis is None:
+        flat, ax = ravel(x), 0
+    else:
+        if ndim is None:
+            raise ValueError(f"numpy.median needs the rank of {x!r}, unknown while tracing")
+        flat, ax = x, shapes.normalize_axis(axis, ndim)
+    n = flat.shape[ax] if flat.shape is not None else None
+    if n is None:
+        raise NotImplementedError(f"numpy.median needs the length of the reduced axis of "
+                                  f"{x!r}, which is unknown while tracing")
+    ordered = sort(flat, axis=ax)
+    lead = (slice(None),) * ax
+    middle = getitem(ordered, lead + (slice((n - 1) // 2, n // 2 + 1),))
+    out = reduction("mean", middle, ax, keepdims=True)
+    if keepdims:
+        return reshape(out, (1,) * ndim) if axis is None else out
+    return squeeze(out, ax)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """np.average: the mean, or with `weights` sum(a * w) / sum(w) along `axis`."""
+    if returned:
+        raise NotImplementedError("numpy.average(..., returned=True) is not supported "
+                                  "while tracing")
+    if weights is None:
+        return reduction("mean", a, axis, keepdims)
+    x, w = as_tensor(a), as_tensor(weights)
+    if x.shape != w.shape:
+        if axis is None or w.shape is None or len(w.shape) != 1:
+            raise TypeError("numpy.average: weights of a different shape need a 1-D weights "
+                            "array and an axis")
+        ax = shapes.normalize_axis(axis, len(x.shape))
+        w = reshape(w, tuple(-1 if i == ax else 1 for i in range(len(x.shape))))
+    total = reduction("sum", ufunc(np.multiply, x, w), axis, keepdims)
+    return ufunc(np.divide, total, reduction("sum", w, axis, keepdims))

@@ -367,6 +367,28 @@ def test_statistics_match_numpy(d):
     check(lambda a, b: (np.isclose(a, b), np.allclose(a, a), np.isclose(a, 2)), x, y)
 
 
+@pytest.mark.parametrize("d", [np.int32, np.float32, np.float64])
+def test_nan_reductions_median_average_match_numpy(d):
+    x = sample(d, (3, 4))
+    if np.dtype(d).kind == "f":
+        x[0, 1] = x[2, 3] = np.nan
+    y = x.copy()
+    if np.dtype(d).kind == "f":
+        y[:, 0] = np.nan                       # an all-NaN column
+    check(lambda t: (np.nansum(t), np.nansum(t, axis=0), np.nanprod(t, 1),
+                     np.nanmean(t), np.nanmean(t, axis=1, keepdims=True),
+                     np.nanmax(t), np.nanmin(t, axis=0)), x, rtol=1e-5)
+    check(lambda t: (np.nanmax(t, axis=0), np.nanmin(t, axis=0)), y)
+    z = sample(d, (3, 4))
+    check(lambda t: (np.median(t), np.median(t, axis=0), np.median(t, axis=1),
+                     np.median(t[:, :3], axis=-1, keepdims=True), np.median(t, keepdims=True)),
+          z, rtol=1e-5)
+    w = sample(d, (4,))
+    check(lambda t, u: (np.average(t), np.average(t, axis=1, weights=u),
+                        np.average(t, weights=t), np.average(t, axis=0, weights=t)),
+          z, w, rtol=1e-5)
+
+
 def test_isclose_handles_nan_and_inf_like_numpy():
     a = np.array([1.0, np.nan, np.inf, -np.inf, 1e-9, 1.0 + 1e-6], dtype=np.float64)
     b = np.array([1.0, np.nan, np.inf, np.inf, 0.0, 1.0], dtype=np.float64)

@@ -156,8 +156,8 @@ def test_out_arguments_and_unsupported_functions_are_named():
         trace(augmented, x)
     with pytest.raises(TypeError, match=r"numpy\.sum\(\.\.\., out=\.\.\.\)"):
         trace(lambda t: np.sum(t, out=buf), x)
-    with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.median"):
-        trace(lambda t: np.median(t), x)
+    with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.percentile"):
+        trace(lambda t: np.percentile(t, 50), x)
     with pytest.raises(NotImplementedError, match=r"numpy\.linalg\.inv"):
         trace(lambda t: np.linalg.inv(t), x)
     with pytest.raises(TypeError, match=r"in place.*np\.sort"):
@@ -303,7 +303,7 @@ def test_supported_lists_what_works():
     for name in ("numpy.add", "numpy.sum", "numpy.where", "numpy.linalg.norm", "numpy.matmul",
                  "numpy.concatenate", "numpy.tanh"):
         assert name in names
-    assert "numpy.median" not in names
+    assert "numpy.percentile" not in names
 
 
 def test_missing_ndarray_methods_are_named(g):
