@@ -72,6 +72,8 @@ def _placeholder_like(value):
     """A value of the same type as `value`, standing for a return value never read."""
     def leaf(v):
         if is_tensor(v):
+            if v.shape == ():  # a Python scalar: weak, it adopts the real value's dtype
+                return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}.get(v.dtype.kind, 0)
             shape = tuple(0 if d is None else d for d in (v.shape or ()))
             from autograph.runtime import primitives
             return primitives.constant(np.zeros(shape, dtype=v.dtype))

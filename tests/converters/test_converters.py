@@ -468,3 +468,17 @@ def test_loops_over_tensors_of_unknown_length(fn):
     for x in (np.array([1.0, 2.0, 3.0]), np.array([4.0]), np.zeros(0)):
         assert f(x) == pytest.approx(fn(x))
     assert f.experimental_get_tracing_count() == 1
+
+
+def returns_float32_in_loop(x, n):
+    for i in range(n):
+        if i > 2:
+            return x * np.float32(2)
+    return x
+
+
+def test_return_value_placeholder_adopts_the_returned_dtype():
+    f = ag.function(returns_float32_in_loop)
+    got = f(np.float32(1.5), np.int64(5))
+    assert got == 3.0 and got.dtype == np.float32
+    assert f(np.float32(1.5), np.int64(1)) == 1.5
