@@ -250,3 +250,25 @@ def test_variables_and_constants_live_on_the_device(device):
         want.append(np.float64(value))
     for g, w in zip(got, want):
         assert_matches(device.to_host(g), w)
+
+
+# -- unknown dimensions: shapes read at run time on the device ------------------------------------
+
+def running_stats(x):
+    best = x[0]
+    total = np.zeros_like(x[0])
+    for i in ag.range(np.size(x)):
+        if x[i] > best:
+            best = x[i]
+        total += x[i]
+    return best, total / np.size(x)
+
+
+def test_unknown_dimensions_on_each_device(device):
+    f = ag.function(running_stats, device=device.name, outputs="host",
+                    input_signature=[ag.TensorSpec([None], np.float64)])
+    for x in (np.array([3.0, 1.0, 7.0, 2.0]), np.arange(6.0), np.array([-1.0])):
+        got, want = f(x), running_stats(x)
+        for g, w in zip(got, want):
+            assert_matches(g, w)
+    assert f.experimental_get_tracing_count() == 1
