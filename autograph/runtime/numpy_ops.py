@@ -8,7 +8,8 @@ API kernel, so one table runs on NumPy, CuPy, torch and array-api-strict):
 
   elementwise.py  ufuncs and the operand rules (NEP 50 weak scalars, loop-dtype casts)
   reductions.py   sum, mean, max, argmax, cumsum, ...
-  shape_ops.py    reshape, transpose, concatenate, stack, shapes and sizes as values
+  shape_ops.py    reshape, transpose, squeeze, flip, ..., shapes and sizes as values
+  joins.py        concatenate, stack, split, repeat, tile, ...
   array_ops.py    creation, matmul/dot/tensordot, where, clip, round
   indexing.py     x[...], np.take
 
@@ -26,10 +27,12 @@ from autograph.runtime.indexing import getitem, take  # noqa: F401
 from autograph.runtime.reductions import (  # noqa: F401
     allclose, average, count_nonzero, cumulative, isclose, median, nanmax, nanmean, nanmin,
     nanprod, nansum, norm, reduction, std, var)
+from autograph.runtime.joins import (  # noqa: F401
+    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, concatenate, hstack, repeat, split,
+    stack, tile, vstack)
 from autograph.runtime.shape_ops import (  # noqa: F401
-    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, concatenate, dim,
-    expand_dims, flip, hstack, ndim, ravel, repeat, reshape, roll, shape, shape_of, size,
-    split, squeeze, stack, tile, transpose, vstack)
+    broadcast_to, dim, expand_dims, flip, ndim, ravel, reshape, roll, shape, shape_of, size,
+    squeeze, transpose)
 
 
 # reductions reachable as ufunc methods: np.add.reduce(x) is np.sum(x, axis=0)

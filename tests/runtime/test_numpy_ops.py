@@ -671,8 +671,8 @@ def test_every_named_kernel_exists_in_every_namespace():
     layer registers must exist in NumPy, array-api-strict and (when installed) torch."""
     from autograph.runtime.primitives import PRIMITIVES
     ours = ("autograph.runtime.elementwise", "autograph.runtime.reductions",
-            "autograph.runtime.shape_ops", "autograph.runtime.array_ops",
-            "autograph.runtime.indexing")
+            "autograph.runtime.shape_ops", "autograph.runtime.joins",
+            "autograph.runtime.array_ops", "autograph.runtime.indexing")
     named = sorted(name for name, prim in PRIMITIVES.items()
                    if isinstance(prim.kernel, str) and getattr(prim.infer, "__module__", "") in ours)
     assert len(named) > 60

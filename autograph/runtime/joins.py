@@ -1,0 +1,180 @@
+"""Joining, splitting and repeating symbolic tensors: concatenate, stack, vstack, hstack,
+atleast_nd, split, broadcast_arrays, repeat, tile."""
+
+import numpy as np
+
+from autograph.runtime import shapes
+from autograph.runtime.elementwise import as_tensor, cast, common
+from autograph.runtime.primitives import bind1, register
+from autograph.runtime.shape_ops import (
+    broadcast_to, expand_dims, need_rank, reshape, static_ints)
+from autograph.runtime.tensor import Tensor
+
+
+# -- concatenate, stack ------------------------------------------------------------------------
+
+def _concat_infer(*xs, axis):
+    return [(xs[0].dtype, shapes.concat([x.shape for x in xs], axis),
+             False)]
+
+
+def _concat_kernel(xp, *xs, axis):
+    return xp.concat(list(xs), axis=axis)
+
+
+def _stack_infer(*xs, axis):
+    shape = shapes.concat([x.shape for x in xs], None)   # only checks that shapes agree
+    return [(xs[0].dtype, shape[:axis] + (len(xs),) + shape[axis:], False)]
+
+
+def _stack_kernel(xp, *xs, axis):
+    return xp.stack(list(xs), axis=axis)
+
+
+register("concat", _concat_infer, _concat_kernel, doc="numpy.concatenate")
+register("stack", _stack_infer, _stack_kernel, doc="numpy.stack")
+
+
+def _sequence(arrays, what):
+    if isinstance(arrays, Tensor):
+        raise NotImplementedError(f"numpy.{what} of a single symbolic tensor (split along "
+                                  "its first axis) is not supported; pass a list of tensors")
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError(f"need at least one array to {what}")
+    tensors, _, _ = common(arrays)
+    for t in tensors:
+        need_rank(t, what)
+    return tensors
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    tensors = _sequence(arrays, "concatenate")
+    if axis is None:
+        tensors, axis = [reshape(t, (-1,)) for t in tensors], 0
+    axis = shapes.normalize_axis(axis, len(tensors[0].shape))
+    out = bind1("concat", tensors, {"axis": axis})
+    return out if dtype is None else cast(out, dtype)
+
+
+def stack(arrays, axis=0, dtype=None):
+    tensors = _sequence(arrays, "stack")
+    axis = shapes.normalize_axis(axis, len(tensors[0].shape) + 1)
+    out = bind1("stack", tensors, {"axis": axis})
+    return out if dtype is None else cast(out, dtype)
+
+
+# -- joining and splitting, repeating --------------------------------------------------------
+
+def atleast_nd(x, n):
+    """np.atleast_1d/2d/3d for one tensor: 1s added in front (a vector becomes a row; for
+    3-d, NumPy adds one in front and one at the end)."""
+    x = as_tensor(x)
+    ndim = need_rank(x, f"atleast_{n}d")
+    if ndim >= n:
+        return x
+    if n == 3 and ndim == 2:
+        return expand_dims(x, -1)
+    if n == 3 and ndim == 1:
+        return expand_dims(x, (0, -1))
+    return expand_dims(x, tuple(range(n - ndim)))
+
+
+def _atleast(n):
+    def fn(*arys):
+        out = [atleast_nd(a, n) for a in arys]
+        return out[0] if len(out) == 1 else tuple(out)
+    fn.__name__ = f"atleast_{n}d"
+    return fn
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
+
+
+def vstack(tup):
+    return concatenate([atleast_nd(t, 2) for t in tup], axis=0)
+
+
+def hstack(tup):
+    arrays = [atleast_nd(t, 1) for t in tup]
+    return concatenate(arrays, axis=0 if len(arrays[0].shape) == 1 else 1)
+
+
+def split(ary, indices_or_sections, axis=0, equal=True):
+    """np.split (equal=True) / np.array_split: pieces of a known axis length, as slices."""
+    x = as_tensor(ary)
+    axis = shapes.normalize_axis(axis, need_rank(x, "split"))
+    n = x.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if n is None:
+            raise ValueError(f"numpy.split into {sections} sections needs the length of axis "
+                             f"{axis} of {x!r}, which is unknown while tracing")
+        if equal and n % sections:
+            raise ValueError("array split does not result in an equal division: "
+                             f"{n} elements into {sections} sections")
+        size, extra = divmod(n, sections)
+        bounds = [0]
+        for i in range(sections):
+            bounds.append(bounds[-1] + size + (i < extra))
+    else:
+        bounds = [0] + list(static_ints(indices_or_sections, "split indices")) + [n]
+    lead = (("s", None, None, None),) * axis
+    return [bind1("getitem", (x,), {"index": lead + (("s", a, b, None),)})
+            for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def broadcast_arrays(*args):
+    tensors = [as_tensor(a) for a in args]
+    shape = shapes.broadcast(*[t.shape for t in tensors])
+    if shape is None or None in shape:
+        raise ValueError("numpy.broadcast_arrays needs every dimension known while tracing, "
+                         f"got the broadcast shape {shapes.fmt(shape)}; use arithmetic, which "
+                         "broadcasts by itself")
+    return tuple(t if t.shape == shape else broadcast_to(t, shape) for t in tensors)
+
+
+def _repeat_infer(x, *, repeats, axis):
+    if axis is None:
+        n = shapes.size(x.shape)
+        return [(x.dtype, (None if n is None else n * repeats,), False)]
+    d = x.shape[axis]
+    return [(x.dtype, x.shape[:axis] + (None if d is None else d * repeats,) +
+             x.shape[axis + 1:], False)]
+
+
+def _tile_infer(x, *, reps):
+    shape = (1,) * (len(reps) - len(x.shape)) + tuple(x.shape)
+    reps = (1,) * (len(shape) - len(reps)) + reps
+    return [(x.dtype, tuple(None if d is None else d * r for d, r in zip(shape, reps)),
+             False)]
+
+
+def _repeat_kernel(xp, x, *, repeats, axis):
+    if axis is None:
+        x, axis = xp.reshape(x, (-1,)), 0
+    return xp.repeat(x, repeats, axis=axis)
+
+
+def _tile_kernel(xp, x, *, reps):
+    return xp.tile(x, reps)
+
+
+register("repeat", _repeat_infer, _repeat_kernel, doc="numpy.repeat (one count for all)")
+register("tile", _tile_infer, _tile_kernel, doc="numpy.tile")
+
+
+def repeat(a, repeats, axis=None):
+    x = as_tensor(a)
+    if not isinstance(repeats, (int, np.integer)):
+        raise NotImplementedError("numpy.repeat with per-element counts is not supported "
+                                  "while tracing; pass one int")
+    if axis is not None:
+        axis = shapes.normalize_axis(axis, need_rank(x, "repeat"))
+    return bind1("repeat", (x,), {"repeats": int(repeats), "axis": axis})
+
+
+def tile(A, reps):
+    x = as_tensor(A)
+    need_rank(x, "tile")
+    return bind1("tile", (x,), {"reps": static_ints(reps, "reps")})
