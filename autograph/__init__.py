@@ -16,7 +16,6 @@ __version__ = "0.1.0"
 # public name -> (module, attribute); the module is imported on first access
 _EXPORTS = {
     # tf.function counterpart
-    "function": ("autograph.function", "function"),
     "Function": ("autograph.function", "Function"),
     "ConcreteFunction": ("autograph.function", "ConcreteFunction"),
     "TensorSpec": ("autograph.trace_type", "TensorSpec"),
@@ -44,7 +43,15 @@ _EXPORTS = {
     "set_verbosity": ("autograph.log", "set_verbosity"),
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted([*_EXPORTS, "function"])
+
+
+# `function` is both the decorator and the name of its module. Importing the module by name
+# (`from autograph.function import ConcreteFunction`) sets the package attribute
+# `autograph.function` to the module, but only on the module's first import: importing the
+# decorator here, eagerly, makes that first import happen now and then binds the name to the
+# decorator for good. Everything else stays lazy.
+from autograph.function import function  # noqa: E402
 
 
 def __getattr__(name):

@@ -546,16 +546,3 @@ def _placeholder(graph, name, leaf, specs):
     spec = next(specs)
     label = leaf.name if isinstance(leaf, tt.TensorSpec) and leaf.name else name
     return graph.placeholder(label, spec.dtype, spec.shape)
-
-
-class _CallableModule(types.ModuleType):
-    """Importing this module by name (`from autograph.function import ConcreteFunction`)
-    makes Python set the package attribute `autograph.function` to the module, shadowing the
-    decorator that `autograph/__init__.py` exports lazily under the same name. So the module
-    forwards calls to `function`: `ag.function(f)` and `@ag.function(...)` work either way."""
-
-    def __call__(self, *args, **kwargs):
-        return function(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
