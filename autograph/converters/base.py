@@ -92,14 +92,6 @@ def skip_generators(node):
             anno.setanno(n, anno.Basic.SKIP_PROCESSING, True)
 
 
-def mark_generated(nodes):
-    for root in nodes if isinstance(nodes, (list, tuple)) else [nodes]:
-        for n in gast.walk(root):
-            if not anno.hasanno(n, anno.Basic.ORIGIN):
-                anno.setanno(n, anno.Basic.GENERATED, True)
-    return nodes
-
-
 class Transformer(gast.NodeTransformer):
     """A NodeTransformer that knows the context and visits statement blocks as lists."""
 

@@ -18,6 +18,7 @@ import sys
 import gast
 
 from autograph.converters.base import Transformer
+from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
 from autograph.source import templates
 
@@ -28,13 +29,6 @@ _LEAVE_ALONE = {"super", "locals", "globals", "vars", "eval", "exec", "print", "
                 "any", "all", "map", "filter", "round", "divmod", "pow", "hash", "format",
                 "open", "input", "issubclass", "frozenset", "bytes", "object", "slice",
                 "chr", "ord", "hex", "oct", "bin", "complex"}
-
-
-def is_library_value(value):
-    """True for objects that belong to libraries (never converted): modules and functions
-    from NumPy, the standard library, installed packages and autograph itself."""
-    from autograph import api  # the one definition of "library code"
-    return api.is_library(value)
 
 
 def _local_names(fn_node):
@@ -113,7 +107,7 @@ class _CallTrees(Transformer):
                 value = getattr(value, attr)
             else:
                 # an attribute of an object (a method): only library objects are static
-                if not is_library_value(value):
+                if not is_library(value):
                     return None, False
                 value = getattr(value, attr, None)
                 if value is None:
@@ -143,7 +137,7 @@ class _CallTrees(Transformer):
             if op_name is not None:
                 node.func = templates.replace_as_expression(f"ag__.{op_name}", origin=node)
                 return node
-            if is_library_value(value):
+            if is_library(value):
                 return node
         new = templates.replace_as_expression("ag__.converted_call(f)", origin=node, f=func)
         new.args = new.args + node.args

@@ -5,8 +5,6 @@ positive")`. With a tensor condition it stages an effectful "assert" node that r
 AssertionError with the user's message and line whenever the graph runs with a false value.
 """
 
-import numpy as np
-
 from autograph.operators.location import where
 from autograph.runtime import primitives
 from autograph.runtime.tensor import is_tensor
