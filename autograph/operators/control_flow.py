@@ -249,6 +249,16 @@ def _check_loop_exit(out, names, what):
                 f"loop body, or before the loop.")
 
 
+def _check_structures(before, after, names, what):
+    for old, new, name in zip(before, after, names):
+        if nest.structure_of(old) != nest.structure_of(new):
+            raise errors.StagingError(
+                f"'{name}' changes structure in the {what}{where()}, whose condition is a "
+                f"tensor: it enters the loop as {nest.describe(old)} and an iteration makes "
+                f"it {nest.describe(new)}. A graph loop's variables keep their structure; to "
+                f"collect values in a loop use ag.TensorArray (ta = ta.write(i, value)).")
+
+
 def _staged_while(test, body, state, names, what="`while` loop"):
     """Stage a while loop; returns the final state tuple."""
     n = len(names)
@@ -257,6 +267,7 @@ def _staged_while(test, body, state, names, what="`while` loop"):
     def body_fn(*vs):
         out = _as_tuple(body(*vs), n)
         _check_loop_exit(out, names, what)
+        _check_structures(vs, out, names, what)
         return out
 
     if any(_is_return_placeholder(v) for v in state):

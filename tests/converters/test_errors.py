@@ -220,3 +220,21 @@ def test_iterating_a_scalar_tensor():
         _trace(iterate_scalar, np.int64(3))
     assert "0-d tensor" in str(info.value)
     assert f"{HERE}:{_line_of(iterate_scalar, 'for v in x')}" in str(info.value)
+
+
+def growing_list(x):
+    out = []
+    i = 0
+    while i < x:
+        out = out + [i]
+        i += 1
+    return out
+
+
+def test_loop_variable_changing_structure_names_it():
+    with pytest.raises(errors.StagingError) as info:
+        _trace(growing_list, np.int64(3))
+    msg = str(info.value)
+    assert "'out'" in msg and "TensorArray" in msg
+    assert f"{HERE}:{_line_of(growing_list, 'while i < x')}" in msg
+    assert api.to_graph(growing_list)(3) == [0, 1, 2]
