@@ -19,7 +19,7 @@ FLOAT64 = np.dtype(np.float64)
 # so a weak bool behaves exactly like a strong one)
 WEAK_TYPE = {"b": BOOL, "i": int, "u": int, "f": float, "c": complex}
 # a representative Python value of each weak type, for np.result_type
-_WEAK_VALUE = {int: 0, float: 0.0, complex: 0j}
+WEAK_VALUE = {int: 0, float: 0.0, complex: 0j}
 _PY_SCALARS = (bool, int, float, complex)
 
 
@@ -40,7 +40,7 @@ def key_of_value(value):
 
 def default_dtype(key):
     """The dtype a weak key becomes when nothing else decides (int -> int64, ...)."""
-    return key if isinstance(key, np.dtype) else np.asarray(_WEAK_VALUE[key]).dtype
+    return key if isinstance(key, np.dtype) else np.asarray(WEAK_VALUE[key]).dtype
 
 
 _RESOLVED = {}
@@ -71,7 +71,7 @@ def result_type(keys):
     """np.result_type of operands with these dtype keys (weak keys promote like scalars)."""
     hit = _RESULT.get(keys)
     if hit is None:
-        args = [k if isinstance(k, np.dtype) else _WEAK_VALUE[k] for k in keys]
+        args = [k if isinstance(k, np.dtype) else WEAK_VALUE[k] for k in keys]
         hit = _RESULT[keys] = np.result_type(*args)
     return hit
 

@@ -18,6 +18,7 @@ Everything a layer above needs is re-exported here: `numpy_ops.reshape(x, ...)`,
 
 import numpy as np
 
+from autograph.runtime import dtypes
 from autograph.runtime.array_ops import (  # noqa: F401  (re-exported)
     arange, argsort, clip, diff, dot, full, full_like, imag, inner, matmul, ones, ones_like,
     outer, real, round_, sort, tensordot, where, zeros, zeros_like)
@@ -33,6 +34,7 @@ from autograph.runtime.joins import (  # noqa: F401
 from autograph.runtime.shape_ops import (  # noqa: F401
     broadcast_to, dim, expand_dims, flip, ndim, ravel, reshape, roll, shape, shape_of, size,
     squeeze, transpose)
+from autograph.runtime.tensor import Tensor
 
 
 # reductions reachable as ufunc methods: np.add.reduce(x) is np.sum(x, axis=0)
@@ -217,6 +219,27 @@ def _nan_like(fn, has_dtype):
     return wrapper
 
 
+def _static_dtype(x):
+    """A dtype query's view of an argument: a tensor's dtype (weak: the Python type it
+    stands for), anything else as given."""
+    if isinstance(x, Tensor):
+        return dtypes.WEAK_VALUE[dtypes.key_of(x.dtype, x.weak)] if x.weak and \
+            x.dtype.kind != "b" else x.dtype
+    return x
+
+
+def _result_type(*arrays_and_dtypes):
+    return np.result_type(*[_static_dtype(a) for a in arrays_and_dtypes])
+
+
+def _can_cast(from_, to, casting="safe"):
+    return np.can_cast(_static_dtype(from_), _static_dtype(to), casting)
+
+
+def _is_complex(x):
+    return (x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype).kind == "c"
+
+
 def _cast_to(x, dtype):
     return x if dtype is None else cast(x, dtype)
 
@@ -265,6 +288,9 @@ FUNCTIONS = {
     np.median: lambda a, axis=None, out=None, overwrite_input=False, keepdims=False: (
         _plain("median", out) or median(a, axis, keepdims)),
     np.average: average,
+    # dtype queries: answered while tracing, from the static dtypes
+    np.result_type: _result_type, np.can_cast: _can_cast,
+    np.iscomplexobj: lambda x: _is_complex(x), np.isrealobj: lambda x: not _is_complex(x),
 }
 
 

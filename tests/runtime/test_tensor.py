@@ -313,3 +313,15 @@ def test_missing_ndarray_methods_are_named(g):
     with pytest.raises(AttributeError, match="no attribute 'bogus'"):
         x.bogus
     assert not hasattr(x, "__array_namespace__")
+
+
+def test_dtype_queries_are_answered_while_tracing(g):
+    i32 = g.placeholder("i", np.dtype(np.int32), (3,))
+    f32 = g.placeholder("f", np.dtype(np.float32), (3,))
+    weak = constant(2) * 3
+    assert np.result_type(i32) == np.int32
+    assert np.result_type(i32, 1.0) == np.result_type(np.zeros(3, np.int32), 1.0)
+    assert np.result_type(f32, weak) == np.float32        # weak, like a Python int
+    assert np.result_type(i32, f32, np.float16) == np.float64
+    assert np.can_cast(i32, np.float64) and not np.can_cast(f32, np.int32)
+    assert not np.iscomplexobj(f32) and np.isrealobj(i32)
