@@ -25,6 +25,7 @@ _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 _lock = threading.RLock()
 _by_code = {}                          # (code object, filename) -> _Converted
 _by_function = weakref.WeakKeyDictionary()  # function -> converted entry point
+_unconvertible = weakref.WeakSet()     # functions without source: called as they are
 
 
 class _Converted:
@@ -211,9 +212,13 @@ def _target(f):
         cached = _by_function.get(f)
         if cached is not None:
             return cached
+        if f in _unconvertible:
+            return None
         return to_graph(f) if _should_convert(f) else None
     if isinstance(f, types.MethodType):
         func = f.__func__
+        if func in _unconvertible:
+            return None
         if isinstance(func, types.FunctionType) and _should_convert(func):
             return types.MethodType(to_graph(func), f.__self__)
         return None
@@ -239,6 +244,9 @@ def _call(f, args, kwargs):
     except errors.ConversionError as exc:
         # no source (REPL, C extension, exec'd code): run it as Python, as TensorFlow does
         log.log(1, "calling %r unconverted: %s", f, exc)
+        inner = getattr(f, "__func__", f)
+        if isinstance(inner, types.FunctionType):
+            _unconvertible.add(inner)  # remembered: later calls skip the attempt
         target = None
     if target is None:
         return f(*args, **kwargs)

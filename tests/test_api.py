@@ -197,3 +197,21 @@ def test_large_function_converts_in_linear_time():
         assert converted(3) == fn(3)
     # 4x the lines should cost about 4x the time, not 16x (generous bound for noisy machines)
     assert timings[400] < 10 * timings[100] + 0.05, timings
+
+
+def test_functions_without_source_run_unconverted_and_are_remembered():
+    import linecache
+    namespace = {"__name__": "user_code_from_exec"}
+    exec(compile("def no_source(v):\n    return v * 3\n", "<no-source-file>", "exec"), namespace)
+    no_source = namespace["no_source"]
+    linecache.cache.pop("<no-source-file>", None)
+
+    def caller(x):
+        return no_source(x) + 1
+
+    from autograph import errors
+    with pytest.raises(errors.ConversionError):
+        api.to_graph(no_source)
+    assert api.to_graph(caller)(2) == 7
+    assert no_source in api._unconvertible
+    assert api.to_graph(caller)(3) == 10
