@@ -53,6 +53,8 @@ def is_library(value):
     if isinstance(value, types.MethodType):
         value = value.__func__
     module = getattr(value, "__module__", None)
+    if isinstance(value, types.FunctionType) and not isinstance(module, str):
+        return False  # Python code exec'd without a module name: the user's
     if not isinstance(module, str):
         module = getattr(type(value), "__module__", None)
     if isinstance(value, (types.FunctionType, type)) or callable(value):
