@@ -236,6 +236,22 @@ def _can_cast(from_, to, casting="safe"):
     return np.can_cast(_static_dtype(from_), _static_dtype(to), casting)
 
 
+def _array_equal(a1, a2, equal_nan=False):
+    """np.array_equal: False when the shapes differ (decided now when they are known),
+    else whether every element is equal, as a bool tensor."""
+    x, y = as_tensor(a1), as_tensor(a2)
+    if x.shape is None or y.shape is None or None in x.shape or None in y.shape:
+        raise NotImplementedError("numpy.array_equal needs both shapes known while tracing; "
+                                  "compare with np.all(a == b) when the shapes agree")
+    if x.shape != y.shape:
+        return False
+    same = ufunc(np.equal, x, y, strong=True)
+    if equal_nan:
+        both_nan = ufunc(np.logical_and, ufunc(np.isnan, x), ufunc(np.isnan, y))
+        same = ufunc(np.logical_or, same, both_nan)
+    return reduction("all", same)
+
+
 def _is_complex(x):
     return (x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype).kind == "c"
 
@@ -263,6 +279,8 @@ FUNCTIONS = {
     np.broadcast_to: lambda array, shape, subok=False: broadcast_to(array, shape),
     np.concatenate: _concatenate, np.concat: _concatenate, np.stack: _stack,
     np.zeros_like: zeros_like, np.ones_like: ones_like, np.full_like: full_like,
+    np.empty_like: zeros_like,   # unspecified contents: zeros are as good as any
+    np.empty: _creation(zeros),
     np.zeros: _creation(zeros), np.ones: _creation(ones), np.full: _creation(full),
     np.arange: _creation(arange),
     np.dot: _dot, np.tensordot: tensordot, np.take: _take,
@@ -288,6 +306,7 @@ FUNCTIONS = {
     np.median: lambda a, axis=None, out=None, overwrite_input=False, keepdims=False: (
         _plain("median", out) or median(a, axis, keepdims)),
     np.average: average,
+    np.array_equal: _array_equal,
     # dtype queries: answered while tracing, from the static dtypes
     np.result_type: _result_type, np.can_cast: _can_cast,
     np.iscomplexobj: lambda x: _is_complex(x), np.isrealobj: lambda x: not _is_complex(x),

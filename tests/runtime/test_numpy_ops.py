@@ -389,6 +389,19 @@ def test_nan_reductions_median_average_match_numpy(d):
           z, w, rtol=1e-5)
 
 
+def test_array_equal_and_empty_like():
+    a = np.array([1.0, np.nan, 3.0])
+    b = np.array([1.0, np.nan, 3.0])
+    check(lambda x, y: (np.array_equal(x, y), np.array_equal(x, y, equal_nan=True),
+                        np.array_equal(x, x * 2), np.array_equal(x[:2], y[:2])), a, b)
+    g = Graph("shapes_differ")
+    with g.as_default():
+        x = g.placeholder("x", np.dtype(np.float64), (3,))
+        assert np.array_equal(x, x[:2]) is False      # decided while tracing
+        out = np.empty_like(x, dtype=np.int8)
+        assert out.dtype == np.int8 and out.shape == (3,)
+
+
 def test_isclose_handles_nan_and_inf_like_numpy():
     a = np.array([1.0, np.nan, np.inf, -np.inf, 1e-9, 1.0 + 1e-6], dtype=np.float64)
     b = np.array([1.0, np.nan, np.inf, np.inf, 0.0, 1.0], dtype=np.float64)
