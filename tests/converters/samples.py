@@ -45,6 +45,15 @@ def return_in_for(n):
     return 0
 
 
+def return_tuple_in_loop(n):
+    a, b = 0, 1
+    for i in range(n):
+        if a > 10:
+            return a, b
+        a, b = b, a + b
+    return -a, -b
+
+
 def nested_ifs_in_loop(n):
     s = 0
     for i in range(n):
@@ -252,6 +261,7 @@ SAMPLES = [
     (continue_in_for, [(0,), (5,), (10,)], ()),
     (return_in_while, [(0,), (5,), (30,)], ()),
     (return_in_for, [(1,), (2,), (5,), (20,)], ()),
+    (return_tuple_in_loop, [(0,), (3,), (12,)], ()),
     (nested_ifs_in_loop, [(0,), (7,), (31,)], ()),
     (loops_in_if, [(0,), (3,), (8,)], ()),
     (while_else, [(0,), (5,), (12,)], ()),
