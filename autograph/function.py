@@ -47,7 +47,7 @@ from autograph import trace_type as tt
 from autograph.concrete_function import ConcreteFunction, Signature, choose_device, flat_arrays
 from autograph.errors import ConversionError
 from autograph.log import log
-from autograph.runtime import devices, nest, variables
+from autograph.runtime import devices, nest, primitives, variables
 from autograph.runtime import graph as graph_module
 from autograph.runtime.graph import Graph, get_default_graph
 from autograph.runtime.tensor import Tensor
@@ -441,6 +441,8 @@ class Function:
             for i, leaf in enumerate(flat):
                 if tt.is_variable(leaf):   # a returned Variable is read when the graph runs
                     flat[i] = leaf.read_value()
+                elif isinstance(leaf, (np.ndarray, np.generic)):  # arrays become constants
+                    flat[i] = primitives.constant(leaf)
             tensor_slots = [i for i, leaf in enumerate(flat) if isinstance(leaf, Tensor)]
             outputs = graph.set_outputs([flat[i] for i in tensor_slots])
         if created:

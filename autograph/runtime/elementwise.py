@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from autograph.runtime import dtypes, shapes
+from autograph.runtime import dtypes, primitives, shapes
 from autograph.runtime.dtypes import BOOL, INT8
 from autograph.runtime.primitives import bind1, current_graph, register
 from autograph.runtime.tensor import Tensor
@@ -25,7 +25,7 @@ _WEAK_KEY = dtypes.WEAK_TYPE
 
 def const(value, weak=False):
     """A Const node holding `value` (a NumPy array or scalar)."""
-    return bind1("Const", (), {"value": np.asarray(value), "weak": weak}, node_name="Const")
+    return primitives.const(value, weak)
 
 
 def operand_key(x):

@@ -97,12 +97,22 @@ register("Const", _const_infer, kernel=None)  # executors bind the value, moved 
 _PY_SCALARS = (bool, int, float, complex)
 
 
+def const(value, weak=False, graph=None, name="Const", dtype=None):
+    """A Const node holding a snapshot of `value`.
+
+    The graph keeps its own read-only copy: a global or captured array that the user
+    changes after tracing does not change the traced function (values are read at trace
+    time), and nothing that runs the graph can change the constant in place."""
+    array = np.array(value, dtype=dtype, copy=True)
+    array.flags.writeable = False
+    return bind1("Const", (), {"value": array, "weak": weak}, graph, node_name=name)
+
+
 def constant(value, dtype=None, graph=None, name="Const"):
     """A Const node for a Python or NumPy value. A bare Python scalar (no dtype asked for)
     makes a weak tensor that adopts the dtype of whatever array it meets (NEP 50)."""
     weak = dtype is None and type(value) in _PY_SCALARS
-    array = np.asarray(value, dtype=dtype)
-    return bind1("Const", (), {"value": array, "weak": weak}, graph, node_name=name)
+    return const(value, weak, graph, name, dtype)
 
 
 def convert(x, dtype=None, graph=None):
