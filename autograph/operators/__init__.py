@@ -6,7 +6,9 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
 
     if_stmt(cond, if_true, if_false, state, names)      if/else statements
     while_stmt(test, body, state, names)                 while loops
-    for_stmt(iterable, body, state, names, extra_test)   for loops
+    for_stmt(iterable, body, state, names, extra_test)   for loops (extra_test: break flags)
+        (each takes in_try=True when the statement sits in a `try` block: it then refuses
+        to stage, since Python's except cannot catch errors raised when the graph runs)
     if_exp(cond, if_true, if_false)                      a if cond else b
     and_(a, *fns), or_(a, *fns), not_(a)                 logical operators
     assert_stmt(cond, message_fn)                        assert
