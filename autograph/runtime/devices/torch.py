@@ -68,7 +68,7 @@ def create(name):
             return a if a.device == where else a.to(where)
         a = np.asarray(a)
         if not a.flags.writeable or not a.flags.c_contiguous:
-            a = np.ascontiguousarray(a).copy()
+            a = np.array(a, order="C")   # a copy; np.ascontiguousarray would make 0-d 1-d
         return torch.from_numpy(a).to(where) if where.type != "cpu" else torch.from_numpy(a)
 
     def to_host(a):
