@@ -59,9 +59,9 @@ def run(g, *args, device="cpu", executor="interpreter"):
     if executor == "codegen":
         values = codegen.compile_graph(g, device)(*[dev.to_device(a) for a in arrays])
     elif executor == "optimized":   # folded, merged, pruned: still the same values
-        values = interpreter.run(optimize.optimize(g), arrays, device)
-    else:
-        values = interpreter.run(g, arrays, device)
+        values = interpreter.run(optimize.optimize(g), arrays, device, check=True)
+    else:   # check: every node's value has the dtype and shape its tensor promised
+        values = interpreter.run(g, arrays, device, check=True)
     return [dev.to_host(v) for v in values]
 
 
