@@ -20,8 +20,8 @@ import numpy as np
 
 from autograph.runtime import dtypes
 from autograph.runtime.array_ops import (  # noqa: F401  (re-exported)
-    arange, argsort, clip, diff, dot, full, full_like, imag, inner, matmul, ones, ones_like,
-    outer, real, round_, sort, tensordot, where, zeros, zeros_like)
+    arange, argsort, clip, det, diff, dot, full, full_like, imag, inner, inv, matmul, ones,
+    ones_like, outer, real, round_, solve, sort, tensordot, where, zeros, zeros_like)
 from autograph.runtime.elementwise import (  # noqa: F401
     UFUNCS, Elementwise, as_tensor, cast, common, const, operand_key, ufunc)
 from autograph.runtime.indexing import getitem, take  # noqa: F401
@@ -288,6 +288,7 @@ FUNCTIONS = {
     np.var: _var_like(var), np.std: _var_like(std),
     np.count_nonzero: lambda a, axis=None, *, keepdims=False: count_nonzero(a, axis, keepdims),
     np.linalg.norm: norm, np.isclose: isclose, np.allclose: allclose,
+    np.linalg.inv: inv, np.linalg.det: det, np.linalg.solve: solve,
     np.sort: _sort_like(sort), np.argsort: _sort_like(argsort),
     np.flip: flip, np.roll: roll, np.diff: lambda a, n=1, axis=-1: diff(a, n, axis),
     np.outer: lambda a, b, out=None: _plain("outer", out) or outer(a, b),

@@ -65,7 +65,8 @@ def run(g, *args, device="cpu", executor="interpreter"):
     return [dev.to_host(v) for v in values]
 
 
-def check(fn, *args, shapes=None, devices=DEVICES, rtol=1e-6, exact=None, executors=None):
+def check(fn, *args, shapes=None, devices=DEVICES, rtol=1e-6, atol=0, exact=None,
+          executors=None):
     """fn traced == fn eager: dtype, static shape (None matches any length) and values on
     every device. Returns the traced output tensors."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -101,7 +102,7 @@ def check(fn, *args, shapes=None, devices=DEVICES, rtol=1e-6, exact=None, execut
             assert v.dtype == e.dtype, f"{device}: ran to dtype {v.dtype}, NumPy gives {e.dtype}"
             assert v.shape == e.shape, f"{device}: ran to shape {v.shape}, NumPy gives {e.shape}"
             if e.dtype.kind in "fc":
-                np.testing.assert_allclose(v, e, rtol=rtol, err_msg=device)
+                np.testing.assert_allclose(v, e, rtol=rtol, atol=atol, err_msg=device)
             else:
                 np.testing.assert_array_equal(v, e, err_msg=device)
     return outs
@@ -544,6 +545,17 @@ def test_matmul_and_dot(sa, sb):
     check(np.dot, a, b)
     check(lambda x, y: x.T.T @ y if x.ndim < 3 else x @ y, a, b)
     check(lambda x, y: np.array(a) @ y, a, b)   # ndarray @ Tensor reaches the Tensor
+
+
+@pytest.mark.parametrize("d", [np.int64, np.float32, np.float64])
+def test_linalg_inv_det_solve(d):
+    a = (np.eye(3) * 4 + sample(np.float64, (3, 3))).astype(d)
+    batch = np.stack([a, a.T + np.eye(3, dtype=d)])
+    b = sample(d, (3,))
+    rtol = 1e-4 if d == np.float32 else 1e-9
+    check(lambda x, y: (np.linalg.inv(x), np.linalg.det(x), np.linalg.solve(x, y),
+                        np.linalg.solve(x, x)), a, b, rtol=rtol, atol=1e-6)
+    check(lambda x: (np.linalg.inv(x), np.linalg.det(x)), batch, rtol=rtol, atol=1e-6)
 
 
 def test_matmul_of_bools():

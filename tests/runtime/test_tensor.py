@@ -158,8 +158,8 @@ def test_out_arguments_and_unsupported_functions_are_named():
         trace(lambda t: np.sum(t, out=buf), x)
     with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.percentile"):
         trace(lambda t: np.percentile(t, 50), x)
-    with pytest.raises(NotImplementedError, match=r"numpy\.linalg\.inv"):
-        trace(lambda t: np.linalg.inv(t), x)
+    with pytest.raises(NotImplementedError, match=r"numpy\.linalg\.eig"):
+        trace(lambda t: np.linalg.eig(t), x)
     with pytest.raises(TypeError, match=r"in place.*np\.sort"):
         trace(lambda t: t.sort(), x)
     with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.ldexp"):
