@@ -404,7 +404,10 @@ class StagedZip(_StagedIterable):
     """zip(a, b, ...) where some are tensors: items are tuples, as long as the shortest."""
 
     def __init__(self, *iterables):
-        lengths = [first_dim(t) if is_tensor(t) else len(t) for t in iterables]
+        from autograph.runtime import primitives
+        # Python sequences zipped with a tensor become constants, so a counter can index them
+        iterables = [t if is_tensor(t) else primitives.convert(np.asarray(t)) for t in iterables]
+        lengths = [first_dim(t) for t in iterables]
         limit = lengths[0]
         for length in lengths[1:]:
             limit = np.minimum(limit, length) if (is_tensor(limit) or is_tensor(length)) else min(limit, length)

@@ -250,3 +250,13 @@ def test_and_or_on_int_tensors_give_python_values(a, b):
     (x, y), _ = run_traced(f, np.int64(a), np.int64(b))
     assert x == (a and b) and y == (a or b)
     assert x.dtype == np.int64 and y.dtype == np.int64
+
+
+def test_zip_of_tensor_and_python_list():
+    x = np.array([3.0, 4.0, 5.0])
+
+    def f(x):
+        return ag__.for_stmt(ag__.zip(x, [1.0, 10.0, 100.0, 1000.0]),
+                             lambda it, t: t + it[0] * it[1], (0.0,), ("t",))
+    got, g = run_traced(f, x)
+    assert got == 3.0 + 40.0 + 500.0 and "while_loop" in ops_of(g)
