@@ -293,12 +293,12 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, in_try=False):
     range loops with a counter, any other tensor is iterated along its first axis. Python
     iterables (lists, tuples, dicts, ranges) unroll while tracing, like the original loop."""
     n = len(names)
-    if in_try and (is_tensor(iterable) or isinstance(iterable, _StagedIterable)):
+    if in_try and (is_tensor(iterable) or isinstance(iterable, StagedIterable)):
         _refuse_in_try("for")
-    if isinstance(iterable, _StagedIterable):
+    if isinstance(iterable, StagedIterable):
         return _result(iterable.stage(body, tuple(state), tuple(names), extra_test), n)
     if is_tensor(iterable):
-        iterable = _StagedIterable.of(iterable)
+        iterable = StagedIterable.of(iterable)
         return _result(iterable.stage(body, tuple(state), tuple(names), extra_test), n)
     return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test), n)
 
@@ -326,7 +326,7 @@ def _identity(n):
     return lambda *s: _result(s, n)
 
 
-class _StagedIterable:
+class StagedIterable:
     """A tensor iterable: how many items, and item i, for a counter loop."""
 
     def __init__(self, start, limit, delta, item):
@@ -391,16 +391,16 @@ def first_dim(tensor):
     return dim(tensor, 0)
 
 
-class StagedEnumerate(_StagedIterable):
-    """enumerate(tensor): items are (index, tensor[index])."""
+class StagedEnumerate(StagedIterable):
+    """enumerate(tensor) (or of a staged zip): items are (index, item)."""
 
     def __init__(self, tensor, start=0):
-        base = _StagedIterable.of(tensor)
+        base = tensor if isinstance(tensor, StagedIterable) else StagedIterable.of(tensor)
         super().__init__(base.start, base.limit, base.delta,
                          lambda i: (i - base.start + start, base.item(i)))
 
 
-class StagedZip(_StagedIterable):
+class StagedZip(StagedIterable):
     """zip(a, b, ...) where some are tensors: items are tuples, as long as the shortest."""
 
     def __init__(self, *iterables):

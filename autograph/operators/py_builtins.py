@@ -13,7 +13,7 @@ import builtins
 
 import numpy as np
 
-from autograph.operators.control_flow import StagedEnumerate, StagedZip, first_dim
+from autograph.operators.control_flow import StagedEnumerate, StagedIterable, StagedZip, first_dim
 from autograph.runtime.tensor import is_tensor
 
 
@@ -39,7 +39,7 @@ def len_(x):
 
 
 def enumerate_(iterable, start=0):
-    if is_tensor(iterable):
+    if is_tensor(iterable) or isinstance(iterable, StagedIterable):
         return StagedEnumerate(iterable, start)
     return builtins.enumerate(iterable, start)
 

@@ -260,3 +260,15 @@ def test_zip_of_tensor_and_python_list():
                              lambda it, t: t + it[0] * it[1], (0.0,), ("t",))
     got, g = run_traced(f, x)
     assert got == 3.0 + 40.0 + 500.0 and "while_loop" in ops_of(g)
+
+
+def test_enumerate_of_zip_over_tensors():
+    x = np.array([3.0, 4.0, 5.0])
+
+    def f(x):
+        def body(it, t):
+            i, (a, b) = it
+            return t + i * a * b
+        return ag__.for_stmt(ag__.enumerate(ag__.zip(x, x)), body, (0.0,), ("t",))
+    got, _ = run_traced(f, x)
+    assert got == 0 * 9 + 1 * 16 + 2 * 25
