@@ -10,7 +10,8 @@ API kernel, so one table runs on NumPy, CuPy, torch and array-api-strict):
   reductions.py   sum, mean, max, argmax, cumsum, ...
   shape_ops.py    reshape, transpose, squeeze, flip, ..., shapes and sizes as values
   joins.py        concatenate, stack, split, repeat, tile, ...
-  array_ops.py    creation, matmul/dot/tensordot, where, clip, round
+  array_ops.py    creation, matmul/dot/tensordot, where, clip, round, sort
+  linalg.py       numpy.linalg.inv, det, solve
   indexing.py     x[...], np.take
 
 Everything a layer above needs is re-exported here: `numpy_ops.reshape(x, ...)`, ...
@@ -20,8 +21,8 @@ import numpy as np
 
 from autograph.runtime import dtypes
 from autograph.runtime.array_ops import (  # noqa: F401  (re-exported)
-    arange, argsort, clip, det, diff, dot, full, full_like, imag, inner, inv, matmul, ones,
-    ones_like, outer, real, round_, solve, sort, tensordot, where, zeros, zeros_like)
+    arange, argsort, clip, diff, dot, full, full_like, imag, inner, matmul, ones, ones_like,
+    outer, real, round_, sort, tensordot, where, zeros, zeros_like)
 from autograph.runtime.elementwise import (  # noqa: F401
     UFUNCS, Elementwise, as_tensor, cast, common, const, operand_key, ufunc)
 from autograph.runtime.indexing import getitem, take  # noqa: F401
@@ -31,6 +32,7 @@ from autograph.runtime.reductions import (  # noqa: F401
 from autograph.runtime.joins import (  # noqa: F401
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, concatenate, hstack, repeat, split,
     stack, tile, vstack)
+from autograph.runtime.linalg import det, inv, solve  # noqa: F401
 from autograph.runtime.shape_ops import (  # noqa: F401
     broadcast_to, dim, expand_dims, flip, ndim, ravel, reshape, roll, shape, shape_of, size,
     squeeze, transpose)
@@ -273,18 +275,17 @@ FUNCTIONS = {
     np.cumsum: _cum_like("cumulative_sum"), np.cumprod: _cum_like("cumulative_prod"),
     np.where: _where, np.clip: _clip, np.round: _round, np.around: _round,
     np.transpose: lambda a, axes=None: transpose(a, axes),
-    np.permute_dims: lambda a, axes=None: transpose(a, axes),
     np.reshape: _reshape, np.ravel: lambda a, order="C": ravel(a),
     np.expand_dims: expand_dims, np.squeeze: squeeze,
     np.broadcast_to: lambda array, shape, subok=False: broadcast_to(array, shape),
-    np.concatenate: _concatenate, np.concat: _concatenate, np.stack: _stack,
+    np.concatenate: _concatenate, np.stack: _stack,
     np.zeros_like: zeros_like, np.ones_like: ones_like, np.full_like: full_like,
     np.empty_like: zeros_like,   # unspecified contents: zeros are as good as any
     np.empty: _creation(zeros),
     np.zeros: _creation(zeros), np.ones: _creation(ones), np.full: _creation(full),
     np.arange: _creation(arange),
     np.dot: _dot, np.tensordot: tensordot, np.take: _take,
-    np.shape: shape, np.size: size, np.ndim: ndim, np.astype: _astype, np.copy: _copy,
+    np.shape: shape, np.size: size, np.ndim: ndim, np.copy: _copy,
     np.var: _var_like(var), np.std: _var_like(std),
     np.count_nonzero: lambda a, axis=None, *, keepdims=False: count_nonzero(a, axis, keepdims),
     np.linalg.norm: norm, np.isclose: isclose, np.allclose: allclose,
@@ -312,6 +313,13 @@ FUNCTIONS = {
     np.result_type: _result_type, np.can_cast: _can_cast,
     np.iscomplexobj: lambda x: _is_complex(x), np.isrealobj: lambda x: not _is_complex(x),
 }
+
+
+# NumPy 2 names of the array API standard (absent from NumPy 1.x)
+for _name, _impl in (("permute_dims", lambda a, axes=None: transpose(a, axes)),
+                     ("concat", _concatenate), ("astype", _astype)):
+    if hasattr(np, _name):
+        FUNCTIONS[getattr(np, _name)] = _impl
 
 
 def supported():

@@ -354,7 +354,8 @@ _ACCEPTED = (Tensor,) + _OPERANDS
 
 
 def _shape_str(shape):
-    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    dims = ", ".join("None" if d is None else str(d) for d in shape)
+    return f"({dims},)" if len(shape) == 1 else f"({dims})"
 
 
 class SymbolicTensorError(TypeError):

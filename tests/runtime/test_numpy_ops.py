@@ -17,7 +17,8 @@ from autograph.runtime.devices import get_device, list_devices
 from autograph.runtime.graph import Graph
 from autograph.runtime.tensor import Tensor
 
-DEVICES = tuple(d.name for d in list_devices() if d.available and d.name in ("cpu", "strict", "torch"))
+DEVICES = tuple(d.name for d in list_devices()
+                if d.available and d.name in ("cpu", "strict", "torch"))
 RNG = np.random.default_rng(0)
 
 
@@ -697,9 +698,11 @@ def test_every_named_kernel_exists_in_every_namespace():
     from autograph.runtime.primitives import PRIMITIVES
     ours = ("autograph.runtime.elementwise", "autograph.runtime.reductions",
             "autograph.runtime.shape_ops", "autograph.runtime.joins",
-            "autograph.runtime.array_ops", "autograph.runtime.indexing")
+            "autograph.runtime.array_ops", "autograph.runtime.indexing",
+            "autograph.runtime.linalg")
     named = sorted(name for name, prim in PRIMITIVES.items()
-                   if isinstance(prim.kernel, str) and getattr(prim.infer, "__module__", "") in ours)
+                   if isinstance(prim.kernel, str)
+                   and getattr(prim.infer, "__module__", "") in ours)
     assert len(named) > 60
     for device in DEVICES:
         xp = get_device(device).xp
