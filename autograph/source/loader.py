@@ -27,6 +27,7 @@ node's anno.Basic.ORIGIN; it is registered with autograph.source.origin.
 import ast
 import itertools
 import os
+import re
 import textwrap
 import threading
 import types
@@ -116,10 +117,15 @@ def build_origin_map(converted, module_text):
     return expr_lines
 
 
-def _mangling_class(fn, node):
+_PRIVATE_HINT = re.compile(r"(?<!\w)__\w*?[^\W_]_?(?!\w)")
+
+
+def _mangling_class(fn, node, source_text):
     """The name of the class whose body `fn` was defined in (directly or nested in one of
     its methods) when the converted code uses private names (`self.__x`): compiling inside
     a class of that name makes the compiler mangle them as it did for the original."""
+    if not _PRIVATE_HINT.search(source_text):
+        return None  # no `__x` token in the text at all: the tree walk cannot find one
     private = any(
         (isinstance(n, gast.Name) and n.id.startswith("__") and not n.id.endswith("__")) or
         (isinstance(n, gast.Attribute) and n.attr.startswith("__") and not n.attr.endswith("__"))
@@ -182,7 +188,7 @@ def load(node, original_fn, extra=None, name=None):
     if is_lambda:
         body = "    return (\n" + textwrap.indent(source_text, "        ") + "\n    )"
     module_text = "\n".join(header + [body] + ([footer] if footer else [])) + "\n"
-    cls = _mangling_class(fn, node)
+    cls = _mangling_class(fn, node, source_text)
     if cls is not None:
         module_text = f"class {cls}:\n" + textwrap.indent(module_text, "    ")
 
@@ -212,7 +218,9 @@ def load(node, original_fn, extra=None, name=None):
     new_fn.__dict__.update({k: v for k, v in fn.__dict__.items() if k != "__wrapped__"})
     new_fn.__autograph_original__ = fn
 
-    origin.register(filename, module_text, build_origin_map(node, module_text))
+    # built on first use (most converted functions never raise): the tree is not changed
+    # after loading, so the map built later is the same
+    origin.register(filename, module_text, lambda: build_origin_map(node, module_text))
     if bound_self is not None:
         new_fn = types.MethodType(new_fn, bound_self)
     return new_fn, source_text, filename

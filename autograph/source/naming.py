@@ -28,35 +28,43 @@ def identifiers(node):
     return names
 
 
-class Namer:
-    """Hands out names not in `reserved_names` and not handed out before."""
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
-    def __init__(self, reserved_names=()):
+
+class Namer:
+    """Hands out names not in `reserved_names`, not in any of the containers of
+    `reserved_in` (checked when a name is asked for, so a module's globals need no copy),
+    and not handed out before."""
+
+    def __init__(self, reserved_names=(), reserved_in=()):
         self._used = set(reserved_names)
+        self._reserved_in = tuple(reserved_in)
         self.generated = set()
 
     @classmethod
     def for_function(cls, node, global_namespace=None, extra_reserved=()):
         """A Namer that avoids the names of `node` (a gast tree), the keys of the global
         namespace the function runs in, builtins, and `extra_reserved`."""
-        reserved = identifiers(node) | set(dir(builtins)) | set(extra_reserved)
+        reserved = identifiers(node)
+        reserved.update(extra_reserved)
+        reserved_in = [_BUILTIN_NAMES]
         if global_namespace:
-            reserved |= set(global_namespace)
-        return cls(reserved)
+            reserved_in.append(global_namespace)
+        return cls(reserved, reserved_in)
 
     def reserve(self, *names):
         """Mark names as taken (e.g. names a converter is about to introduce itself)."""
         self._used.update(str(n) for n in names)
 
     def is_used(self, name):
-        return name in self._used
+        return name in self._used or any(name in r for r in self._reserved_in)
 
     def new_symbol(self, base, reserved_locals=()):
         """`base` if it is free, else `base_1`, `base_2`, ...; never a reserved name."""
         base = str(base)
-        taken = self._used | set(str(n) for n in reserved_locals)
+        local = {str(n) for n in reserved_locals} if reserved_locals else ()
         name, i = base, 0
-        while name in taken:
+        while self.is_used(name) or name in local:
             i += 1
             name = f"{base}_{i}"
         self._used.add(name)

@@ -41,12 +41,27 @@ class LineLocation(collections.namedtuple(
 
 
 class OriginMap:
-    """The origin map of one generated file: its text and generated line -> LineLocation."""
+    """The origin map of one generated file: its text and generated line -> LineLocation.
+
+    `lines` may be a callable that builds the mapping: it is then built on first use (an
+    error, a traceback, `user_location()`), not when the file is loaded, since most
+    converted functions never need it and building it is a sizable part of conversion."""
 
     def __init__(self, filename, source, lines):
         self.filename = filename
         self.source = source
-        self.lines = dict(lines)
+        self._build = lines if callable(lines) else None
+        self._lines = None if callable(lines) else dict(lines)
+
+    @property
+    def lines(self):
+        if self._lines is None:
+            build, self._build = self._build, None
+            try:
+                self._lines = dict(build()) if build is not None else {}
+            except Exception:  # never let a mapping failure hide the user's error
+                self._lines = {}
+        return self._lines
 
     def __getitem__(self, lineno):
         return self.lines[lineno]
@@ -55,7 +70,8 @@ class OriginMap:
         return self.lines.get(lineno, default)
 
     def __repr__(self):
-        return f"OriginMap({self.filename!r}, {len(self.lines)} lines)"
+        state = f"{len(self._lines)} lines" if self._lines is not None else "not built yet"
+        return f"OriginMap({self.filename!r}, {state})"
 
 
 _registry = {}
@@ -68,7 +84,8 @@ HIDE_INTERNAL_FRAMES = os.environ.get("AUTOGRAPH_FULL_TRACEBACKS", "") in ("", "
 
 def register(filename, source, line_map):
     """Record the generated `source` under `filename`: in linecache (so tracebacks,
-    inspect.getsource and pdb show it) and with its origin map. Returns the OriginMap."""
+    inspect.getsource and pdb show it) and with its origin map (a dict, or a callable
+    returning one, called on first use). Returns the OriginMap."""
     omap = OriginMap(filename, source, line_map)
     with _lock:
         _registry[filename] = omap

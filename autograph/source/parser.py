@@ -19,7 +19,7 @@ import types
 import gast
 
 from autograph import errors
-from autograph.source import anno
+from autograph.source import anno, bridge
 from autograph.source.origin import LineLocation
 
 
@@ -40,7 +40,7 @@ class EntityInfo:
 
 def parse_str(code):
     """Parse (dedented) source text into a gast.Module."""
-    return gast.ast_to_gast(ast.parse(textwrap.dedent(code)))
+    return bridge.to_gast(ast.parse(textwrap.dedent(code)))
 
 
 def parse_expression(code):
@@ -55,12 +55,12 @@ def unparse(node):
     """Source text of a gast node, or of a list of nodes (joined by newlines)."""
     if isinstance(node, (list, tuple)):
         return "\n".join(unparse(n) for n in node)
+    if hasattr(ast, "unparse"):
+        return ast.unparse(bridge.to_ast(node))  # ast.unparse reads no positions
+    import astunparse  # Python 3.8 (setup.cfg installs it there)
     tree = gast.gast_to_ast(node)
     if isinstance(tree, ast.AST) and not isinstance(tree, ast.mod):
         ast.fix_missing_locations(tree)
-    if hasattr(ast, "unparse"):
-        return ast.unparse(tree)
-    import astunparse  # Python 3.8 (setup.cfg installs it there)
     return astunparse.unparse(tree).strip()
 
 
@@ -287,11 +287,11 @@ def parse_entity(fn):
         source = ast.get_source_segment("".join(lines), py_node, padded=False) or ""
     else:
         source = textwrap.dedent("".join(lines[py_node.lineno - 1:py_node.end_lineno]))
-    node = gast.ast_to_gast(py_node)  # a fresh tree: the cached file tree stays intact
+    # a fresh tree (the cached file tree stays intact), ORIGIN set in the same pass
+    node = bridge.to_gast(py_node, (code.co_filename, lines, fn.__name__))
     if not isinstance(node, gast.Lambda):
         node.decorator_list = []
     info = EntityInfo(name=fn.__name__, qualname=fn.__qualname__, filename=code.co_filename,
                       lineno=py_node.lineno, col_offset=py_node.col_offset, source_lines=lines,
                       future_flags=code.co_flags & _FUTURE_MASK)
-    annotate_origins(node, code.co_filename, lines, fn.__name__)
     return node, source, info
