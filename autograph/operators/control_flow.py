@@ -21,6 +21,7 @@ is the statement staged, as one `cond` or `while_loop` node of the graph being t
 import numpy as np
 
 from autograph import errors
+from autograph.operators.iterables import StagedIterable
 from autograph.operators.location import where
 from autograph.operators.variables import Undefined, UndefinedReturnValue
 from autograph.runtime import nest
@@ -295,11 +296,10 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, in_try=False):
     n = len(names)
     if in_try and (is_tensor(iterable) or isinstance(iterable, StagedIterable)):
         _refuse_in_try("for")
-    if isinstance(iterable, StagedIterable):
-        return _result(iterable.stage(body, tuple(state), tuple(names), extra_test), n)
     if is_tensor(iterable):
         iterable = StagedIterable.of(iterable)
-        return _result(iterable.stage(body, tuple(state), tuple(names), extra_test), n)
+    if isinstance(iterable, StagedIterable):
+        return _result(_staged_for(iterable, body, tuple(state), tuple(names), extra_test), n)
     return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test), n)
 
 
@@ -326,89 +326,20 @@ def _identity(n):
     return lambda *s: _result(s, n)
 
 
-class StagedIterable:
-    """A tensor iterable: how many items, and item i, for a counter loop."""
+def _staged_for(iterable, body, state, names, extra_test):
+    """A counter loop over a staged iterable; returns the final state tuple."""
+    n = len(names)
 
-    def __init__(self, start, limit, delta, item):
-        self.start, self.limit, self.delta, self.item = start, limit, delta, item
+    def test(i, *s):
+        go = iterable.test(i)
+        if extra_test is not None:
+            go = np.logical_and(go, extra_test(*s))
+        return go
 
-    @classmethod
-    def of(cls, tensor):
-        node = tensor.node
-        if node.op == "range":  # never materialise a range: loop over its counter
-            start, limit, delta = node.inputs
-            return cls(start, limit, delta, lambda i: i)
-        return cls(0, first_dim(tensor), 1, lambda i: tensor[i])
+    def loop_body(i, *s):
+        out = _as_tuple(body(iterable.item(i), *s), n)
+        return _result((i + iterable.delta, *out), n + 1)
 
-    def _test(self, i):
-        delta = _const_value(self.delta)
-        if delta is not None:
-            return i < self.limit if delta > 0 else i > self.limit
-        return np.where(self.delta > 0, i < self.limit, i > self.limit)
-
-    def stage(self, body, state, names, extra_test):
-        n = len(names)
-
-        def test(i, *s):
-            go = self._test(i)
-            if extra_test is not None:
-                more = extra_test(*s)
-                go = np.logical_and(go, more)
-            return go
-
-        def loop_body(i, *s):
-            out = _as_tuple(body(self.item(i), *s), n)
-            return _result((i + self.delta, *out), n + 1)
-
-        out = _staged_while(test, loop_body, (self.start, *state), ("<loop counter>",) + names,
-                            what="`for` loop")
-        return out[1:]
-
-
-def _const_value(x):
-    """The value of a Python number or a Const tensor; None when only known at run time."""
-    if is_tensor(x):
-        if x.node.op == "Const":
-            return x.node.attrs["value"].item() if x.node.attrs["value"].ndim == 0 else None
-        return None
-    return x
-
-
-def first_dim(tensor):
-    """The length of a tensor's first axis: a Python int when static, else a tensor."""
-    if tensor.shape is not None and tensor.shape and tensor.shape[0] is not None:
-        return tensor.shape[0]
-    if tensor.shape is None:
-        raise errors.StagingError(
-            f"Cannot iterate over {tensor!r}{where()}: its rank is unknown while tracing, so "
-            f"it has no first axis to loop over. Give the argument a TensorSpec with a known "
-            f"rank (dimensions may still be None).")
-    if not tensor.shape:
-        raise errors.StagingError(
-            f"Cannot iterate over the 0-d tensor {tensor!r}{where()}: iteration goes along "
-            f"the first axis, and a scalar has none.")
-    from autograph.runtime.numpy_ops import dim   # np.shape is static: None when unknown
-    return dim(tensor, 0)
-
-
-class StagedEnumerate(StagedIterable):
-    """enumerate(tensor) (or of a staged zip): items are (index, item)."""
-
-    def __init__(self, tensor, start=0):
-        base = tensor if isinstance(tensor, StagedIterable) else StagedIterable.of(tensor)
-        super().__init__(base.start, base.limit, base.delta,
-                         lambda i: (i - base.start + start, base.item(i)))
-
-
-class StagedZip(StagedIterable):
-    """zip(a, b, ...) where some are tensors: items are tuples, as long as the shortest."""
-
-    def __init__(self, *iterables):
-        from autograph.runtime import primitives
-        # Python sequences zipped with a tensor become constants, so a counter can index them
-        iterables = [t if is_tensor(t) else primitives.convert(np.asarray(t)) for t in iterables]
-        lengths = [first_dim(t) for t in iterables]
-        limit = lengths[0]
-        for length in lengths[1:]:
-            limit = np.minimum(limit, length) if (is_tensor(limit) or is_tensor(length)) else min(limit, length)
-        super().__init__(0, limit, 1, lambda i: tuple(t[i] for t in iterables))
+    out = _staged_while(test, loop_body, (iterable.start, *state), ("<loop counter>",) + names,
+                        what="`for` loop")
+    return out[1:]

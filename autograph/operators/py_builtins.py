@@ -13,7 +13,7 @@ import builtins
 
 import numpy as np
 
-from autograph.operators.control_flow import StagedEnumerate, StagedIterable, StagedZip, first_dim
+from autograph.operators.iterables import StagedEnumerate, StagedIterable, StagedZip, first_dim
 from autograph.runtime.tensor import is_tensor
 
 
