@@ -59,8 +59,9 @@ class _CallTrees(Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.locals = set()
-        self.free_names = set(ctx.closure)
         code = getattr(ctx.fn, "__code__", None)
+        # closure variables are looked up when called (their cells may change or be empty)
+        self.free_names = set(code.co_freevars) if code is not None else set(ctx.closure)
         uses_class_cell = code is not None and "__class__" in code.co_freevars
         params = code.co_varnames[:code.co_argcount] if code is not None else ()
         self.first_param = params[0] if uses_class_cell and params else None
