@@ -1,11 +1,29 @@
 """The fast executor: a graph becomes the source of one straight-line Python function.
 
-Each node becomes one line (`add = k_add(x, y)`), a `cond` node an `if`/`else` block with
-its branch graphs inlined, a `while_loop` node a `while` loop whose condition graph is
-evaluated in place at the top of every iteration. Kernels (taken from the device's array
-namespace), constants (moved to the device once) and attribute values are bound as globals
-of the generated module, so a call does no per-node dispatch and no interpretation: for a
-traced `a + b` it costs one Python call more than NumPy's add.
+Each node becomes one line, a `cond` node an `if`/`else` block with its branch graphs
+inlined, a `while_loop` node a `while` loop whose condition graph is evaluated in place at
+the top of every iteration. Kernels (taken from the device's array namespace), constants
+(moved to the device once) and attribute values are bound as globals of the generated
+module, so a call does no per-node dispatch and no interpretation: for a traced `a + b` it
+costs one Python call more than NumPy's add.
+
+Scalar loops are where per-node cost shows, so the code is shaped for them:
+
+- arithmetic, comparison and bitwise primitives without attrs become Python operators
+  (`add = x + y`, not `k_add(x, y)`). The array API standard defines these operators on
+  every namespace's arrays as the same functions, and the graph already gives both operands
+  the same dtype, so the result is the kernel's. On NumPy scalars an operator takes NumPy's
+  scalar fast path, ~20x cheaper than a ufunc call.
+- on the NumPy device a 0-d constant is bound as a NumPy scalar (`value[()]`, same dtype),
+  so loop values stay scalars and keep that fast path (a 0-d array operand would send every
+  operator back through a ufunc call). Results are the same values and dtypes; the one
+  visible difference is NumPy's: integer overflow in scalar arithmetic warns where array
+  arithmetic wraps silently (it wraps in both).
+- a counter loop (`while i < limit: ...; i = i + step`, which is what `for i in range(n)`
+  stages) becomes a Python `for` over the counter's values (`numpy.arange` on NumPy): no
+  compare, no increment, no condition check per iteration. See `_counter_loop`.
+- a condition graph of one node is the `while` test itself (`while n != Const:`);
+  `x[i]` with ints, None and ... is a Python subscript on NumPy.
 
 The source is kept on the function (`fn.__source__`) and registered with `linecache`, so
 tracebacks through generated code show the line that failed. Compiled functions are cached
@@ -21,12 +39,25 @@ import weakref
 import numpy as np
 
 from autograph.runtime import primitives
+from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.devices import get_device
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
-_RESERVED = {"bool", "int", "xp", "to_host", "truth"}   # names the generated code uses
+_RESERVED = {"bool", "int", "xp", "to_host", "truth", "counter_values"}
 _LITERALS = (int, float, bool, str, type(None))
+
+# primitives that are Python operators on every array API array (same function, same dtypes)
+_BINARY = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "floor_divide": "//",
+           "remainder": "%", "pow": "**", "matmul": "@",
+           "equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=",
+           "greater": ">", "greater_equal": ">=",
+           "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+           "bitwise_left_shift": "<<", "bitwise_right_shift": ">>",
+           "logical_and": "&", "logical_or": "|", "logical_xor": "^"}   # on bools
+_UNARY = {"negative": "-", "positive": "+", "bitwise_invert": "~", "logical_not": "~"}
+_ASSIGN = re.compile(r"^(\w+) = (.*)$")
+_CHUNK = 1 << 16    # counter values made at once by counter_values on NumPy
 
 
 def compile_graph(graph, device=None):
@@ -44,6 +75,48 @@ def source_of(graph, device=None):
     return compile_graph(graph, device).__source__
 
 
+# -- run-time helpers of counter loops --------------------------------------------------------
+
+def _numpy_counter_values(start, limit, delta, dtype, shift=0):
+    """The values of `range(start, limit + shift, delta)` as NumPy scalars of `dtype`,
+    made in chunks (a loop of 10^9 steps does not allocate 8 GB)."""
+    start, limit = int(start), int(limit) + shift
+    span = delta * _CHUNK
+    if (limit - start) // span < 1:        # one chunk (the common case): the array itself
+        return np.arange(start, limit, delta, dtype=dtype)
+    stops = range(start + span, limit + span, span)
+    clamp = min if delta > 0 else max
+    return itertools.chain.from_iterable(
+        np.arange(stop - span, clamp(stop, limit), delta, dtype=dtype) for stop in stops)
+
+
+def _counter_values_on(device):
+    if device.xp is np:
+        return _numpy_counter_values
+    xp, to_host = device.xp, device.to_host
+
+    def counter_values(start, limit, delta, dtype, shift=0):
+        start, limit = int(to_host(start)), int(to_host(limit)) + shift
+        return (xp.asarray(v, dtype=dtype) for v in range(start, limit, delta))
+    return counter_values
+
+
+def _counter_end_on(device, np_dtype):
+    """counter_end(start, limit, delta, dtype): the counter's value after the loop (the
+    first value failing the test, wrapped to the dtype as the while loop's adds would)."""
+    info = np.iinfo(np_dtype)
+    xp, to_host, scalar = device.xp, device.to_host, device.xp is np
+
+    def counter_end(start, limit, delta, dtype, shift=0):
+        start = int(to_host(start))
+        end = start + len(range(start, int(to_host(limit)) + shift, delta)) * delta
+        end = (end - info.min) % (info.max - info.min + 1) + info.min
+        return np_dtype.type(end) if scalar else xp.asarray(end, dtype=dtype)
+    return counter_end
+
+
+# -- the compiler -----------------------------------------------------------------------------
+
 class _Compiler:
     def __init__(self, graph, device):
         self.graph, self.device = graph, device
@@ -52,6 +125,8 @@ class _Compiler:
         self.namespace = {"xp": device.xp, "to_host": device.to_host}
         self.kernels = {}          # op -> (global name, takes_xp)
         self.on_host = device.name == "cpu"
+        self.numpy = device.xp is np
+        self.consts = {}           # id(tensor) -> its constant value (NumPy), where known
 
     # -- names -------------------------------------------------------------------------------
 
@@ -99,30 +174,48 @@ class _Compiler:
         weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
         return fn
 
-    def graph_body(self, graph, env, depth, then=None):
-        """Emit the nodes of `graph`, then `then()` if given (the block's last lines);
-        `env` maps the graph's input tensors to expressions."""
+    def graph_body(self, graph, env, depth, then=None, skip=(), block=True):
+        """Emit the nodes of `graph` (but those in `skip`), then `then()` if given (the
+        block's last lines); `env` maps the graph's input tensors to expressions. `block`:
+        the lines are a block of their own (`pass` when there are none)."""
         start = len(self.lines)
         for node in graph.nodes:
             op = node.op
-            if op == "Placeholder":
+            if op == "Placeholder" or node in skip:
                 continue
             ins = [env[id(t)] for t in node.inputs]
             if op == "Const":
-                env[id(node.outputs[0])] = self.bind(
-                    node.name, self.device.to_device(node.attrs["value"]))
+                self.const(node, env)
             elif op == "Identity":
                 env[id(node.outputs[0])] = ins[0]
             elif op == "cond":
                 self.cond(node, ins, env, depth)
             elif op == "while_loop":
-                self.while_loop(node, ins, env, depth)
+                self.while_loop(node, ins, env, depth, graph)
             else:
                 self.call(node, ins, env, depth)
         if then is not None:
             then()
-        if len(self.lines) == start:
+        if block and len(self.lines) == start:
             self.emit(depth, "pass")
+
+    def const(self, node, env):
+        value = node.attrs["value"]
+        out = node.outputs[0]
+        self.consts[id(out)] = value
+        if self.numpy and value.ndim == 0 and value.dtype != object:
+            bound = value[()]          # a NumPy scalar: operators on it take the fast path
+        else:
+            bound = self.device.to_device(value)
+        env[id(out)] = self.bind(node.name, bound)
+
+    def enter(self, graph, outer_tensors, exprs):
+        """The env of subgraph `graph` whose inputs receive `exprs` (computed from the outer
+        `outer_tensors`, whose constant values the inner placeholders inherit)."""
+        for t, o in zip(graph.inputs, outer_tensors):
+            if id(o) in self.consts:
+                self.consts[id(t)] = self.consts[id(o)]
+        return {id(t): e for t, e in zip(graph.inputs, exprs)}
 
     def outputs(self, node, env):
         names = [self.fresh(node.name if i == 0 else f"{node.name}_{i}")
@@ -132,6 +225,55 @@ class _Compiler:
         return names
 
     def call(self, node, ins, env, depth):
+        expr = self.operator(node, ins)
+        if expr is None:
+            expr = self.kernel_call(node, ins)
+        outs = self.outputs(node, env)
+        if not outs:
+            self.emit(depth, expr)
+        elif len(outs) == 1:
+            self.emit(depth, f"{outs[0]} = {expr}")
+        else:
+            self.emit(depth, f"{', '.join(outs)} = {expr}")
+
+    def operator(self, node, ins):
+        """The node as a Python operator expression, or None when it needs its kernel."""
+        op = node.op
+        if len(node.outputs) != 1 or op in self.device.kernels:
+            return None
+        if op == "getitem":
+            return self.subscript(node, ins)
+        if node.attrs or primitives.lookup(op).kernel != op:
+            return None
+        if len(ins) == 2 and op in _BINARY:
+            return f"{ins[0]} {_BINARY[op]} {ins[1]}"
+        if len(ins) == 1 and op in _UNARY:
+            return f"{_UNARY[op]}{ins[0]}"
+        return None
+
+    def subscript(self, node, ins):
+        """`x[i, None, ...]` on NumPy, whose basic indexing is what the getitem kernel
+        reproduces with array API calls (ints and integer scalars; no slices here)."""
+        if not self.numpy:
+            return None
+        key = []
+        for item in node.attrs["index"]:
+            tag = item[0]
+            if tag == "i":
+                key.append(repr(item[1]))
+            elif tag == "d":
+                key.append(ins[1 + item[1]])
+            elif tag == "n":
+                key.append("None")
+            elif tag == "e":
+                key.append("...")
+            else:
+                return None
+        if not key:
+            return None
+        return f"{ins[0]}[{', '.join(key)}]"
+
+    def kernel_call(self, node, ins):
         fn, takes_xp = self.kernel(node.op)
         args = (["xp"] if takes_xp else []) + ins
         for key, value in node.attrs.items():
@@ -141,14 +283,7 @@ class _Compiler:
                 args.append(f"{key}={value!r}")
             else:
                 args.append(f"{key}={self.bind(f'{node.name}_{key}', value)}")
-        call = f"{fn}({', '.join(args)})"
-        outs = self.outputs(node, env)
-        if not outs:
-            self.emit(depth, call)
-        elif len(outs) == 1:
-            self.emit(depth, f"{outs[0]} = {call}")
-        else:
-            self.emit(depth, f"{', '.join(outs)} = {call}")
+        return f"{fn}({', '.join(args)})"
 
     def kernel(self, op):
         found = self.kernels.get(op)
@@ -177,12 +312,12 @@ class _Compiler:
         for key, keyword_ in (("true_graph", "if"), ("false_graph", "else")):
             branch = node.attrs[key]
             self.emit(depth, f"if {self.truth(ins[0])}:" if keyword_ == "if" else "else:")
-            inner = {id(t): e for t, e in zip(branch.inputs, ins[1:])}
+            inner = self.enter(branch, node.inputs[1:], ins[1:])
             self.graph_body(branch, inner, depth + 1, then=lambda: self.assign(
                 depth + 1, outs, [inner[id(t)] for t in branch.outputs]))
         self.need_truth()
 
-    def while_loop(self, node, ins, env, depth):
+    def while_loop(self, node, ins, env, depth, graph):
         n = len(node.outputs)
         limit = node.attrs["maximum_iterations"]
         if limit == "input":
@@ -192,31 +327,148 @@ class _Compiler:
         loop_vars = [self.fresh(t.node.name) for t in bg.inputs[:n]]   # the user's names
         for t, name in zip(node.outputs, loop_vars):
             env[id(t)] = name
-        captured = ins[n:]
+        outer = node.inputs[:len(ins)]
         self.assign(depth, loop_vars, ins[:n])
+        if limit is None:
+            counter = _counter_loop(node, self.consts)
+            if counter is not None:
+                self.counter_loop(node, counter, loop_vars, ins[n:], outer, depth,
+                                  used_after=_uses(graph, node.outputs[counter.k]))
+                return
         counter = None
         if limit is not None:
             counter = self.fresh(f"{node.name}_iteration")
             self.emit(depth, f"{counter} = 0")
-        self.emit(depth, "while True:")
-        if counter is not None:
-            self.emit(depth + 1, f"if {counter} >= {limit}:")
+        inner = self.enter(cg, outer, loop_vars + ins[n:])
+        test = self.lines_of(lambda: self.graph_body(cg, inner, depth + 1))
+        test_expr = inner[id(cg.outputs[0])]
+        single = _ASSIGN.match(test[0].strip()) if len(test) == 1 else None
+        if counter is None and single and single.group(1) == test_expr:
+            self.emit(depth, f"while {self.truth(single.group(2))}:")   # the test is one node
+        else:
+            self.emit(depth, "while True:")
+            if counter is not None:
+                self.emit(depth + 1, f"if {counter} >= {limit}:")
+                self.emit(depth + 2, "break")
+            self.lines.extend(test)
+            self.emit(depth + 1, f"if not {self.truth(test_expr)}:")
             self.emit(depth + 2, "break")
-        inner = {id(t): e for t, e in zip(cg.inputs, loop_vars + captured)}
-        self.graph_body(cg, inner, depth + 1)
-        self.emit(depth + 1, f"if not {self.truth(inner[id(cg.outputs[0])])}:")
-        self.emit(depth + 2, "break")
-        if counter is not None:
-            self.emit(depth + 1, f"{counter} += 1")
-        inner = {id(t): e for t, e in zip(bg.inputs, loop_vars + captured)}
+            if counter is not None:
+                self.emit(depth + 1, f"{counter} += 1")
+        inner = self.enter(bg, outer, loop_vars + ins[n:])
         self.graph_body(bg, inner, depth + 1, then=lambda: self.assign(
             depth + 1, loop_vars, [inner[id(t)] for t in bg.outputs]))
         self.need_truth()
+
+    def counter_loop(self, node, c, loop_vars, captured, outer, depth, used_after):
+        """`for counter in counter_values(start, limit, step, dtype):` (see _counter_loop)."""
+        cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
+        inner = self.enter(cg, outer, loop_vars + captured)
+        self.graph_body(cg, inner, depth, skip={c.test}, block=False)   # invariant: once
+        limit = inner[id(c.limit)]
+        if "counter_values" not in self.namespace:
+            self.namespace["counter_values"] = _counter_values_on(self.device)
+        dtype = self.bind("counter_dtype", self.device.dtype(c.dtype))
+        var = loop_vars[c.k]
+        start = var
+        if used_after:
+            start = self.fresh(f"{var}_start")
+            self.emit(depth, f"{start} = {var}")
+        args = f"{start}, {limit}, {c.step}, {dtype}" + (f", {c.shift}" if c.shift else "")
+        self.emit(depth, f"for {var} in counter_values({args}):")
+        inner = self.enter(bg, outer, loop_vars + captured)
+        others = [k for k in range(len(loop_vars)) if k != c.k]
+        self.graph_body(bg, inner, depth + 1, skip=c.skip, then=lambda: self.assign(
+            depth + 1, [loop_vars[k] for k in others],
+            [inner[id(bg.outputs[k])] for k in others]))
+        if used_after:
+            end = self.bind("counter_end", _counter_end_on(self.device, c.dtype))
+            self.emit(depth, f"{var} = {end}({args})")
+
+    def lines_of(self, emit):
+        """The lines `emit()` adds, taken out of the output."""
+        start = len(self.lines)
+        emit()
+        taken = self.lines[start:]
+        del self.lines[start:]
+        return taken
 
     def need_truth(self):
         if "truth" not in self.namespace:
             to_host = self.device.to_host
             self.namespace["truth"] = lambda value: bool(to_host(value))
+
+
+class _Counter:
+    """A while_loop that counts: loop variable `k` (an integer `dtype`) starts anywhere, the
+    test is `k < limit` (`>` for a negative step, `<=` / `>=` too) with a limit the loop does
+    not change, and the body's next `k` is `k + step` with a constant step."""
+    __slots__ = ("k", "dtype", "limit", "step", "shift", "test", "skip")
+
+    def __init__(self, k, dtype, limit, step, shift, test, skip):
+        self.k, self.dtype, self.limit, self.step = k, dtype, limit, step
+        self.shift, self.test, self.skip = shift, test, skip
+
+
+_TESTS = {"less": (1, 0), "less_equal": (1, 1), "greater": (-1, 0), "greater_equal": (-1, -1)}
+
+
+def _counter_loop(node, consts):
+    """The _Counter of a while_loop node, or None when it is not a counter loop.
+
+    Such a loop runs as `for k in range(start, limit, step)` computed in the counter's
+    dtype: the values and the number of iterations are the while loop's whenever the last
+    `k + step` does not overflow the dtype (the while loop would wrap around there; the
+    `for` stops, as Python's range and eager NumPy do)."""
+    n = len(node.outputs)
+    cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
+    test = cg.outputs[0].node
+    if test.op not in _TESTS or test.attrs or len(test.inputs) != 2:
+        return None
+    ph, limit = test.inputs
+    k = next((j for j, t in enumerate(cg.inputs[:n]) if t is ph), None)
+    if k is None or ph.dtype.kind not in "iu" or limit is ph:
+        return None
+    # the limit and everything else the test computes must be loop-invariant and effect-free
+    unchanged = {j for j in range(n) if bg.outputs[j] is bg.inputs[j]}
+    varying = {id(cg.inputs[j]) for j in range(n) if j not in unchanged}
+    for nd in cg.nodes:
+        if nd.op == "Placeholder" or nd is test:
+            continue
+        if is_effectful(nd) or any(id(t) in varying for t in nd.inputs):
+            return None
+    if id(limit) in varying:
+        return None
+    # the body steps the counter by a constant of the test's sign
+    step_node = bg.outputs[k].node
+    if step_node.op != "add" or step_node.attrs:
+        return None
+    a, b = step_node.inputs
+    step = b if a is bg.inputs[k] else a if b is bg.inputs[k] else None
+    if step is None:
+        return None
+    if step.node.op == "Const":
+        value = step.node.attrs["value"]
+    else:   # a captured constant: the outer tensor's value
+        j = next((j for j, t in enumerate(bg.inputs) if t is step), None)
+        value = consts.get(id(node.inputs[j])) if j is not None and j >= n else None
+    if value is None or np.ndim(value) != 0:
+        return None
+    step_value = int(value)
+    sign, shift = _TESTS[test.op]
+    if step_value * sign <= 0:
+        return None
+    skip = set()
+    if not any(step_node.outputs[0] is t for nd in bg.nodes for t in nd.inputs) and \
+            sum(t is step_node.outputs[0] for t in bg.outputs) == 1:
+        skip.add(step_node)     # the increment feeds only the next k: the for loop does it
+    return _Counter(k, ph.dtype, limit, step_value, shift, test, skip)
+
+
+def _uses(graph, tensor):
+    """True when a node of `graph` or its outputs read `tensor`."""
+    return any(t is tensor for t in graph.outputs) or any(
+        t is tensor for nd in graph.nodes for t in nd.inputs)
 
 
 def _is_literal(value):

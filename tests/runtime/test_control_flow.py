@@ -269,8 +269,19 @@ def test_loop_graph_size_does_not_depend_on_trip_count():
 
 
 def test_while_loop_codegen_source_has_one_while():
+    def f(x):
+        return ag.while_loop(lambda x: x < 1000.0, lambda x: x * 2.0, (x,))[0]
+    graph, _ = trace(f, np.float64(3.0))
+    src = codegen.compile_graph(graph).__source__
+    # a condition of one node is the while test itself; no break, no kernel calls
+    assert src.count("while ") == 1 and "break" not in src and "k_" not in src
+    assert codegen.compile_graph(graph)(np.float64(3.0))[0] == 1536.0
+
+
+def test_counter_loop_codegen_source_is_a_for_loop():
     def f(n):
-        return ag.while_loop(lambda i: i < n, lambda i: i + 1, (0,))[0]
+        return ag.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + i), (0, 0))[1]
     graph, _ = trace(f, np.int64(3))
     src = codegen.compile_graph(graph).__source__
-    assert src.count("while True:") == 1 and src.count("break") == 1
+    assert "while" not in src and src.count("for ") == 1 and "counter_values(" in src
+    assert int(codegen.compile_graph(graph)(np.int64(10))[0]) == 45
