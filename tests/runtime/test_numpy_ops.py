@@ -11,8 +11,11 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
 
 from autograph.runtime import codegen, interpreter, numpy_ops, optimize
+from autograph.runtime import shapes as shape_rules
 from autograph.runtime.devices import get_device, list_devices
 from autograph.runtime.graph import Graph
 from autograph.runtime.tensor import Tensor
@@ -711,12 +714,6 @@ def test_every_named_kernel_exists_in_every_namespace():
 
 
 # -- property tests: static shapes agree with NumPy on random shapes and indices ---------------
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
-from hypothesis.extra import numpy as hnp  # noqa: E402
-
-from autograph.runtime import shapes as shape_rules  # noqa: E402
-
 
 @settings(max_examples=80, deadline=None)
 @given(hnp.mutually_broadcastable_shapes(num_shapes=3, min_side=0, max_side=4),
