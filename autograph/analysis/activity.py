@@ -24,7 +24,7 @@ variables. `global`/`nonlocal` declarations are recorded on the function's scope
 
 import gast
 
-from autograph.source import anno
+from autograph.source import anno, traversal
 from autograph.source import qual_names
 from autograph.source.qual_names import QN
 
@@ -82,7 +82,7 @@ def _function_scope(scope):
     return scope
 
 
-class _Activity(gast.NodeVisitor):
+class _Activity(traversal.NodeVisitor):
     def __init__(self):
         self.scope = None
 

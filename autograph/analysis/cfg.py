@@ -27,7 +27,7 @@ compound statements.
 import gast
 
 from autograph.analysis.activity import Scope
-from autograph.source import anno, parser
+from autograph.source import anno, parser, traversal
 from autograph.source.qual_names import QN
 
 
@@ -139,7 +139,7 @@ class _Handlers:
     handler edges are added when the handlers are built)."""
 
 
-class _Builder(gast.NodeVisitor):
+class _Builder(traversal.NodeVisitor):
     def __init__(self, fn_node):
         self.graph = Graph(fn_node)
         self.leaves = set()
@@ -349,7 +349,7 @@ def build_all(fn_node):
     """{function node: Graph} for `fn_node` and every function and lambda nested in it,
     outer functions first."""
     graphs = {}
-    for node in gast.walk(fn_node):
+    for node in traversal.walk(fn_node):  # parents before the functions nested in them
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
             graphs[node] = build(node)
     return graphs

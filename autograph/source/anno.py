@@ -12,6 +12,8 @@ documents it.
 
 import enum
 
+from autograph.source import traversal
+
 _FIELD = "___autograph_anno"
 
 
@@ -110,7 +112,7 @@ def dup(node, copy_map):
     """Copy annotations onto themselves under new keys: `copy_map` maps old key -> new key,
     for every node of the tree under `node`."""
     import gast
-    for n in gast.walk(node):
+    for n in traversal.walk(node):
         for old, new in copy_map.items():
             if hasanno(n, old):
                 setanno(n, new, getanno(n, old))
@@ -121,7 +123,7 @@ def clear(node, *which):
     given (e.g. `clear(tree, Static)` drops all static-analysis results, so the analyses
     can be re-run after a transformation)."""
     import gast
-    for n in gast.walk(node):
+    for n in traversal.walk(node):
         annos = _annos(n)
         if not annos:
             continue
@@ -140,19 +142,25 @@ def copy_tree(node):
     annotations: each node's annotation dict is copied, the values are shared (they are
     immutable facts: QNs, LineLocations, analysis results). Several times faster than
     copy.deepcopy, which matters because templates copy every replacement."""
-    if isinstance(node, list):
+    if node.__class__ is list:
         return [copy_tree(n) for n in node]
-    if not hasattr(node, "_fields"):
+    fields = getattr(node, "_fields", None)
+    if fields is None:
         return node  # str, int, None, ...
-    new = type(node)()
-    for field in node._fields:
-        setattr(new, field, copy_tree(getattr(node, field, None)))
+    new = node.__class__()
+    src = node.__dict__
+    d = new.__dict__
+    for field in fields:
+        v = src.get(field)
+        if v is not None and (v.__class__ is list or hasattr(v, "_fields")):
+            v = copy_tree(v)
+        d[field] = v
     for attr in node._attributes:
-        if hasattr(node, attr):
-            setattr(new, attr, getattr(node, attr))
-    annos = getattr(node, _FIELD, None)
+        if attr in src:
+            d[attr] = src[attr]
+    annos = src.get(_FIELD)
     if annos:
-        setattr(new, _FIELD, dict(annos))
+        d[_FIELD] = dict(annos)
     return new
 
 
@@ -168,6 +176,6 @@ def copy_origin(from_node, to_nodes, overwrite=False):
     if not isinstance(to_nodes, (list, tuple)):
         to_nodes = [to_nodes]
     for root in to_nodes:
-        for n in gast.walk(root):
+        for n in traversal.walk(root):
             if overwrite or not hasanno(n, Basic.ORIGIN):
                 setanno(n, Basic.ORIGIN, origin)

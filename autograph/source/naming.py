@@ -12,11 +12,13 @@ import builtins
 
 import gast
 
+from autograph.source import traversal
+
 
 def identifiers(node):
     """Every identifier that names a variable, parameter, function or class under `node`."""
     names = set()
-    for n in gast.walk(node):
+    for n in traversal.walk(node):
         if isinstance(n, gast.Name):
             names.add(n.id)
         elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):

@@ -8,7 +8,7 @@ constant (`a[i]`, `a['k']`, `a[0]`, `a[-1]`); `a[i + 1]` or `f(x).y` have no QN 
 
 import gast
 
-from autograph.source import anno
+from autograph.source import anno, traversal
 
 
 class Literal:
@@ -192,7 +192,7 @@ def _qn_of(node):
     return None
 
 
-class _Resolver(gast.NodeTransformer):
+class _Resolver(traversal.NodeTransformer):
     def generic_visit(self, node):
         node = super().generic_visit(node)
         if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):

@@ -190,6 +190,64 @@ def fix_contexts(nodes):
     return nodes
 
 
+# where a node stands as a target: (node class, field) -> the context it gets
+_TARGET_FIELDS = {
+    gast.Assign: (("targets", gast.Store),),
+    gast.AugAssign: (("target", gast.Store),), gast.AnnAssign: (("target", gast.Store),),
+    gast.For: (("target", gast.Store),), gast.AsyncFor: (("target", gast.Store),),
+    gast.comprehension: (("target", gast.Store),), gast.NamedExpr: (("target", gast.Store),),
+    gast.withitem: (("optional_vars", gast.Store),),
+    gast.ExceptHandler: (("name", gast.Store),),
+    gast.Delete: (("targets", gast.Del),),
+    gast.arguments: (("posonlyargs", gast.Param), ("args", gast.Param),
+                     ("kwonlyargs", gast.Param), ("vararg", gast.Param), ("kwarg", gast.Param)),
+}
+_PROPAGATE = {gast.Tuple: "elts", gast.List: "elts", gast.Starred: "value"}
+_ORIGIN = anno.Basic.ORIGIN
+_ANNO = anno._FIELD
+
+
+def _finish(roots, loc):
+    """fix_contexts and copy_origin(loc) in one walk (operator and context leaves get no
+    ORIGIN: they have no line of their own)."""
+    todo = [(r, None) for r in roots]
+    pop, push = todo.pop, todo.append
+    load = gast.Load
+    while todo:
+        node, ctx = pop()
+        cls = node.__class__
+        d = node.__dict__
+        if loc is not None:
+            annos = d.get(_ANNO)
+            if annos is None:
+                d[_ANNO] = {_ORIGIN: loc}
+            elif _ORIGIN not in annos:
+                annos[_ORIGIN] = loc
+        if cls in _CTX_CLASSES:
+            d["ctx"] = (ctx or load)()
+        targets = _TARGET_FIELDS.get(cls)
+        inherit = _PROPAGATE.get(cls) if ctx is not None else None
+        for f in node._fields:
+            v = d.get(f)
+            if v is None or f == "ctx":
+                continue
+            child_ctx = ctx if f == inherit else None
+            if targets is not None:
+                for tf, tctx in targets:
+                    if tf == f:
+                        child_ctx = tctx
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, gast.AST) and not isinstance(x, _LEAVES):
+                        push((x, child_ctx))
+            elif isinstance(v, gast.AST) and not isinstance(v, _LEAVES):
+                push((v, child_ctx))
+
+
+_CTX_CLASSES = frozenset(_CTX_NODES)
+_LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+
+
 @functools.lru_cache(maxsize=512)
 def _parsed(template):
     return parser.parse_str(template)
@@ -200,9 +258,8 @@ def replace(template, origin=None, **replacements):
     Returns a list of gast statements."""
     module = anno.copy_tree(_parsed(template))  # templates are parsed once, copied per use
     body = _Replacer(replacements)._visit_list(module, "body", module.body)
-    fix_contexts(body)
-    if origin is not None:
-        anno.copy_origin(origin, body)
+    loc = None if origin is None else anno.getanno(origin, _ORIGIN, None)
+    _finish(body, loc)
     return body
 
 

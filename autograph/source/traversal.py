@@ -1,0 +1,120 @@
+"""Fast tree walks for the compiler's passes.
+
+`ast.NodeVisitor` finds each node's method with a string concatenation and a getattr, walks
+fields through two generators, and visits every context/operator leaf (`Load()`, `Add()`,
+...) although no pass has anything to do there; conversion of a small function visits a
+few hundred nodes per pass, so this is most of the front end's cost. The classes here keep
+the `ast.NodeVisitor` / `ast.NodeTransformer` contract (visit_<Class> methods, generic_visit,
+a transformer's visit may return None, a node or a list of nodes) with:
+
+- the method for each node class looked up once per visitor class;
+- children read straight from the node's fields;
+- context/operator leaves skipped unless the visitor has a method for their class.
+
+`walk(node)` yields every node under `node` (itself first, then depth first in field order),
+like `gast.walk` but in source order and faster.
+"""
+
+import ast
+
+_AST = ast.AST
+LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+_MISSING = object()
+
+
+def walk(node):
+    """Every node under `node` (a node or a list of nodes), depth first in field order."""
+    todo = list(reversed(node)) if isinstance(node, list) else [node]
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    while todo:
+        n = pop()
+        yield n
+        d = n.__dict__
+        for f in reversed(n._fields):
+            v = d.get(f)
+            if v is None:
+                continue
+            if v.__class__ is list:
+                extend([x for x in reversed(v) if isinstance(x, _AST)])
+            elif isinstance(v, _AST):
+                push(v)
+
+
+def _dispatch_table(visitor_cls):
+    table = visitor_cls.__dict__.get("_ag_dispatch")
+    if table is None:
+        table = {}
+        visitor_cls._ag_dispatch = table
+    return table
+
+
+class NodeVisitor:
+    """ast.NodeVisitor, faster (see the module docstring)."""
+
+    def visit(self, node):
+        cls = node.__class__
+        table = _dispatch_table(self.__class__)
+        method = table.get(cls, _MISSING)
+        if method is _MISSING:
+            method = getattr(self.__class__, "visit_" + cls.__name__, None)
+            if method is None and issubclass(cls, LEAVES):
+                method = False  # nothing to do for a leaf
+            table[cls] = method
+        if method is None:
+            return self.generic_visit(node)
+        if method is False:
+            return node if isinstance(self, NodeTransformer) else None
+        return method(self, node)
+
+    def generic_visit(self, node):
+        d = node.__dict__
+        visit = self.visit
+        for f in node._fields:
+            v = d.get(f)
+            if v is None:
+                continue
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, _AST):
+                        visit(x)
+            elif isinstance(v, _AST):
+                visit(v)
+
+
+class NodeTransformer(NodeVisitor):
+    """ast.NodeTransformer, faster: a visit returning None removes the node (from a list;
+    a single field is deleted), a list (or other non-node iterable) is spliced into a list
+    field, a node replaces the old one."""
+
+    def generic_visit(self, node):
+        d = node.__dict__
+        visit = self.visit
+        for f in node._fields:
+            v = d.get(f)
+            if v is None:
+                continue
+            if v.__class__ is list:
+                new_values = []
+                changed = False
+                for x in v:
+                    if isinstance(x, _AST):
+                        r = visit(x)
+                        if r is not x:
+                            changed = True
+                        if r is None:
+                            continue
+                        if not isinstance(r, _AST):
+                            new_values.extend(r)
+                            continue
+                        new_values.append(r)
+                    else:
+                        new_values.append(x)
+                if changed:
+                    v[:] = new_values
+            elif isinstance(v, _AST):
+                r = visit(v)
+                if r is None:
+                    delattr(node, f)
+                elif r is not v:
+                    setattr(node, f, r)
+        return node
