@@ -178,3 +178,27 @@ def tile(A, reps):
     x = as_tensor(A)
     need_rank(x, "tile")
     return bind1("tile", (x,), {"reps": static_ints(reps, "reps")})
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """np.meshgrid of 1-D tensors: each input broadcast along the other axes ('xy': the
+    first two axes swapped, as for plotting). Lengths must be known while tracing."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("numpy.meshgrid: indexing must be 'xy' or 'ij'")
+    vectors = [reshape(as_tensor(x), (-1,)) for x in xi]
+    lengths = [v.shape[0] for v in vectors]
+    if None in lengths:
+        raise NotImplementedError("numpy.meshgrid needs the lengths of its inputs while "
+                                  f"tracing, got {lengths}")
+    axes = list(range(len(vectors)))
+    if indexing == "xy" and len(vectors) > 1:
+        axes[0], axes[1] = 1, 0
+    full_shape = [0] * len(vectors)
+    for v_axis, n in zip(axes, lengths):
+        full_shape[v_axis] = n
+    out = []
+    for v, axis in zip(vectors, axes):
+        shape = tuple(-1 if a == axis else 1 for a in range(len(vectors)))
+        grid = reshape(v, shape)
+        out.append(grid if sparse else broadcast_to(grid, tuple(full_shape)))
+    return tuple(out)

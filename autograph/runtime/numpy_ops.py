@@ -30,8 +30,8 @@ from autograph.runtime.reductions import (  # noqa: F401
     allclose, average, count_nonzero, cumulative, isclose, median, nanmax, nanmean, nanmin,
     nanprod, nansum, norm, reduction, std, var)
 from autograph.runtime.joins import (  # noqa: F401
-    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, concatenate, hstack, repeat, split,
-    stack, tile, vstack)
+    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, concatenate, hstack, meshgrid,
+    repeat, split, stack, tile, vstack)
 from autograph.runtime.linalg import det, inv, solve  # noqa: F401
 from autograph.runtime.shape_ops import (  # noqa: F401
     broadcast_to, dim, expand_dims, flip, ndim, ravel, reshape, roll, shape, shape_of, size,
@@ -301,7 +301,7 @@ FUNCTIONS = {
     np.hstack: lambda tup, *, dtype=None, casting="same_kind": _cast_to(hstack(tup), dtype),
     np.atleast_1d: atleast_1d, np.atleast_2d: atleast_2d, np.atleast_3d: atleast_3d,
     np.broadcast_arrays: lambda *args, subok=False: broadcast_arrays(*args),
-    np.repeat: repeat, np.tile: tile,
+    np.repeat: repeat, np.tile: tile, np.meshgrid: meshgrid,
     np.nansum: _nan_like(nansum, True), np.nanprod: _nan_like(nanprod, True),
     np.nanmean: _nan_like(nanmean, True), np.nanmax: _nan_like(nanmax, False),
     np.nanmin: _nan_like(nanmin, False),

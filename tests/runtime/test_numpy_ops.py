@@ -442,6 +442,14 @@ def test_joining_splitting_repeating_match_numpy(d):
         check(lambda a, b: (np.inner(a, b), np.inner(b, b), np.inner(a, 2)), x, v)
 
 
+def test_meshgrid_matches_numpy():
+    x, y, z = sample(np.float64, (4,)), sample(np.int32, (3,)), sample(np.float32, (2,))
+    check(lambda a, b: np.meshgrid(a, b), x, y)
+    check(lambda a, b, c: np.meshgrid(a, b, c), x, y, z)
+    check(lambda a, b: np.meshgrid(a, b, indexing="ij"), x, y)
+    check(lambda a, b: np.meshgrid(a, b, sparse=True), x, y)
+
+
 def test_real_and_imag():
     z = (sample(np.float64, (3,)) + 1j * sample(np.float64, (3,))).astype(np.complex128)
     check(lambda t: (np.real(t), np.imag(t), np.conjugate(t), np.abs(t)), z)
