@@ -435,7 +435,8 @@ class Function:
             except Exception as e:
                 # say which trace failed: the traceback shows where, this says for what
                 params = ", ".join(f"{n}: {tt.describe_key(k)}" for n, k in zip(names, key))
-                e.add_note(f"(raised while ag.function traced {self.__name__}({params}))")
+                if hasattr(e, "add_note"):   # Python 3.11+
+                    e.add_note(f"(raised while ag.function traced {self.__name__}({params}))")
                 raise
             flat = nest.flatten(result)
             for i, leaf in enumerate(flat):
