@@ -9,7 +9,8 @@ a transformer's visit may return None, a node or a list of nodes) with:
 
 - the method for each node class looked up once per visitor class;
 - children read straight from the node's fields;
-- context/operator leaves skipped unless the visitor has a method for their class.
+- context/operator leaves (no children, nothing to rewrite) not visited by generic_visit
+  unless the visitor class has a visit_<Leaf> method.
 
 `walk(node)` yields every node under `node` (itself first, then depth first in field order),
 like `gast.walk` but in source order and faster.
@@ -40,12 +41,35 @@ def walk(node):
                 push(v)
 
 
+def _leaf_names():
+    import gast
+    names = set()
+    for module in (ast, gast):
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, LEAVES):
+                names.add(value.__name__)
+    return frozenset(names)
+
+
+_LEAF_NAMES = _leaf_names()
+
+
 def _dispatch_table(visitor_cls):
     table = visitor_cls.__dict__.get("_ag_dispatch")
     if table is None:
         table = {}
         visitor_cls._ag_dispatch = table
+        # leaves are skipped by generic_visit unless the visitor has a method for one
+        visitor_cls._ag_skip_leaves = not any(
+            hasattr(visitor_cls, "visit_" + n) for n in _LEAF_NAMES)
     return table
+
+
+def _skip_leaves(visitor):
+    cls = visitor.__class__
+    if "_ag_dispatch" not in cls.__dict__:
+        _dispatch_table(cls)
+    return cls._ag_skip_leaves
 
 
 class NodeVisitor:
@@ -53,7 +77,10 @@ class NodeVisitor:
 
     def visit(self, node):
         cls = node.__class__
-        table = _dispatch_table(self.__class__)
+        vcls = self.__class__
+        table = vcls.__dict__.get("_ag_dispatch")
+        if table is None:
+            table = _dispatch_table(vcls)
         method = table.get(cls, _MISSING)
         if method is _MISSING:
             method = getattr(self.__class__, "visit_" + cls.__name__, None)
@@ -69,15 +96,16 @@ class NodeVisitor:
     def generic_visit(self, node):
         d = node.__dict__
         visit = self.visit
+        skip = LEAVES if _skip_leaves(self) else ()
         for f in node._fields:
             v = d.get(f)
             if v is None:
                 continue
             if v.__class__ is list:
                 for x in v:
-                    if isinstance(x, _AST):
+                    if isinstance(x, _AST) and not isinstance(x, skip):
                         visit(x)
-            elif isinstance(v, _AST):
+            elif isinstance(v, _AST) and not isinstance(v, skip):
                 visit(v)
 
 
@@ -89,15 +117,16 @@ class NodeTransformer(NodeVisitor):
     def generic_visit(self, node):
         d = node.__dict__
         visit = self.visit
+        skip = LEAVES if _skip_leaves(self) else ()
         for f in node._fields:
             v = d.get(f)
-            if v is None:
+            if v is None or isinstance(v, skip):
                 continue
             if v.__class__ is list:
                 new_values = []
                 changed = False
                 for x in v:
-                    if isinstance(x, _AST):
+                    if isinstance(x, _AST) and not isinstance(x, skip):
                         r = visit(x)
                         if r is not x:
                             changed = True
