@@ -20,11 +20,14 @@ The facts come from the analyses (autograph.analysis): activity (modified symbol
 liveness (what is used afterwards) and reaching definitions (what may be defined before).
 """
 
+import re
+
 import gast
 
 from autograph.converters.base import Conv, Transformer, name, walk_scope
-from autograph.source import anno, templates
+from autograph.source import anno, parser, templates
 from autograph.source.anno import Static
+from autograph.source.qual_names import Literal
 
 
 def _simple(symbols):
@@ -36,17 +39,24 @@ def _scope_modified(node, key):
     return set() if scope is None else _simple(scope.modified)
 
 
+def _fixed_composite(q):
+    """True for `a.b`, `a['k']`, `a.b[0]`: attributes and constant subscripts only (the
+    symbol denotes the same place on every iteration)."""
+    if q.is_simple():
+        return False
+    while not q.is_simple():
+        if q.has_subscript() and not isinstance(q.subscript, Literal):
+            return False
+        q = q.parent
+    return True
+
+
 def _scope_modified_attrs(node, key):
-    """Attribute symbols (`self.total`, `a.b.c`) the block modifies, as strings."""
+    """Composite symbols (`self.total`, `d['k']`) the block modifies, as strings."""
     scope = anno.getanno(node, key, None)
     if scope is None:
         return set()
-    out = set()
-    for q in scope.modified:
-        text = str(q)
-        if not q.is_simple() and all(part.isidentifier() for part in text.split(".")):
-            out.add(text)
-    return out
+    return {str(q) for q in scope.modified if _fixed_composite(q)}
 
 
 def _order(names, stmts):
@@ -59,13 +69,13 @@ def _order(names, stmts):
     return seen + sorted(set(names) - set(seen))
 
 
-def _expr(dotted, ctx=None):
-    """A Name or Attribute node for 'x' or 'self.total'."""
-    parts = dotted.split(".")
-    node = name(parts[0], gast.Load() if len(parts) > 1 else ctx)
-    for i, attr in enumerate(parts[1:], 2):
-        node = gast.Attribute(value=node, attr=attr,
-                              ctx=(ctx or gast.Load()) if i == len(parts) else gast.Load())
+def _expr(symbol, ctx=None):
+    """The node for a state symbol: a Name ('x'), or an Attribute/Subscript ('self.total',
+    "d['k']") whose outermost node gets `ctx` (Store for assignment targets)."""
+    if symbol.isidentifier():
+        return name(symbol, ctx)
+    node = parser.parse_expression(symbol)
+    node.ctx = ctx or gast.Load()
     return node
 
 
@@ -103,7 +113,8 @@ class _ControlFlow(Transformer):
         (`self.total += i` in a loop): state too, so a tensor loop carries them. Attributes
         only written stay plain Python side effects (reading them first could fail)."""
         live_in = {str(q) for q in anno.getanno(node, Static.LIVE_VARS_IN, frozenset())}
-        return sorted(a for a in attrs if a in live_in and a.split(".")[0] not in modified)
+        return sorted(a for a in attrs
+                      if a in live_in and re.match(r"\w+", a).group() not in modified)
 
     def _maybe_in(self, node):
         return _simple(anno.getanno(node, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
@@ -147,7 +158,8 @@ class _ControlFlow(Transformer):
 
     def _params(self, state):
         """Parameter names for state variables: attributes get a plain name (self_total)."""
-        return [n if "." not in n else self.ctx.namer.new_symbol(n.replace(".", "_"))
+        return [n if n.isidentifier() else
+                self.ctx.namer.new_symbol(re.sub(r"\W+", "_", n).strip("_") or "state")
                 for n in state]
 
     def _function(self, fn_name, params, body, returns, origin, modified=()):

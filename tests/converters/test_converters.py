@@ -482,3 +482,20 @@ def test_return_value_placeholder_adopts_the_returned_dtype():
     got = f(np.float32(1.5), np.int64(5))
     assert got == 3.0 and got.dtype == np.float32
     assert f(np.float32(1.5), np.int64(1)) == 1.5
+
+
+def dict_entries_as_state(n):
+    d = {"total": 0, "count": 0}
+    for i in range(n):
+        d["total"] += i
+        if i % 2 == 0:
+            d["count"] += 1
+    return d["total"], d["count"]
+
+
+def test_constant_subscripts_read_and_written_are_state():
+    code = code_of(dict_entries_as_state)
+    assert "d['count'], d['total'] = ag__.for_stmt(" in code
+    check_same(dict_entries_as_state, (0,), (5,))
+    got = ag.function(dict_entries_as_state)(np.int64(5))
+    assert [int(v) for v in got] == [10, 3]
