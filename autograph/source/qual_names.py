@@ -192,19 +192,18 @@ def _qn_of(node):
     return None
 
 
-class _Resolver(traversal.NodeTransformer):
-    def generic_visit(self, node):
-        node = super().generic_visit(node)
-        if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript)):
-            qn = _qn_of(node)
-            if qn is not None:
-                anno.setanno(node, anno.Basic.QN, qn)
-            else:
-                anno.delanno(node, anno.Basic.QN)
-        return node
+_SYMBOL_NODES = (gast.Name, gast.Attribute, gast.Subscript)
 
 
 def resolve(node):
     """Annotate `anno.Basic.QN` on every Name/Attribute/Subscript under `node` that denotes
-    a symbol. Returns `node` (the tree is annotated in place)."""
-    return _Resolver().visit(node)
+    a symbol (and remove a stale one from those that no longer do). Returns `node` (the
+    tree is annotated in place)."""
+    for n in traversal.walk(node):
+        if isinstance(n, _SYMBOL_NODES):
+            qn = _qn_of(n)
+            if qn is not None:
+                anno.setanno(n, anno.Basic.QN, qn)
+            else:
+                anno.delanno(n, anno.Basic.QN)
+    return node

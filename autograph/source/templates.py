@@ -115,9 +115,13 @@ class _Replacer:
             if not names:
                 return []
             node.names = names
-        for field, value in gast.iter_fields(node):
-            if isinstance(value, list):
-                setattr(node, field, self._visit_list(node, field, value))
+        d = node.__dict__
+        for field in node._fields:
+            value = d.get(field)
+            if value is None or isinstance(value, _LEAVES):
+                continue
+            if value.__class__ is list:
+                d[field] = self._visit_list(node, field, value)
             elif isinstance(value, gast.AST):
                 new = self.visit(value)
                 if isinstance(new, list):
@@ -130,7 +134,7 @@ class _Replacer:
         splice = (type(parent), field) in _SPLICE_FIELDS
         out = []
         for item in items:
-            if not isinstance(item, gast.AST):
+            if not isinstance(item, gast.AST) or isinstance(item, _LEAVES):
                 out.append(item)
                 continue
             name = self._placeholder(item)

@@ -60,16 +60,19 @@ def _dispatch_table(visitor_cls):
         table = {}
         visitor_cls._ag_dispatch = table
         # leaves are skipped by generic_visit unless the visitor has a method for one
-        visitor_cls._ag_skip_leaves = not any(
-            hasattr(visitor_cls, "visit_" + n) for n in _LEAF_NAMES)
+        skip = not any(hasattr(visitor_cls, "visit_" + n) for n in _LEAF_NAMES)
+        visitor_cls._ag_skip = LEAVES if skip else ()
     return table
 
 
-def _skip_leaves(visitor):
+def _skip(visitor):
+    """The node classes generic_visit does not visit for this visitor."""
     cls = visitor.__class__
-    if "_ag_dispatch" not in cls.__dict__:
+    skip = cls.__dict__.get("_ag_skip")
+    if skip is None:
         _dispatch_table(cls)
-    return cls._ag_skip_leaves
+        skip = cls._ag_skip
+    return skip
 
 
 class NodeVisitor:
@@ -96,7 +99,7 @@ class NodeVisitor:
     def generic_visit(self, node):
         d = node.__dict__
         visit = self.visit
-        skip = LEAVES if _skip_leaves(self) else ()
+        skip = _skip(self)
         for f in node._fields:
             v = d.get(f)
             if v is None:
@@ -117,7 +120,7 @@ class NodeTransformer(NodeVisitor):
     def generic_visit(self, node):
         d = node.__dict__
         visit = self.visit
-        skip = LEAVES if _skip_leaves(self) else ()
+        skip = _skip(self)
         for f in node._fields:
             v = d.get(f)
             if v is None or isinstance(v, skip):
