@@ -34,6 +34,9 @@ def parse_args(argv):
     p.add_argument("--no-tf", action="store_true", help="leave TensorFlow out")
     p.add_argument("--no-jax", action="store_true", help="leave JAX out")
     p.add_argument("--list", action="store_true", help="list the case ids and exit")
+    p.add_argument("--render", default=None, metavar="JSON",
+                   help="run nothing: print (and with --update-readme, install) the table of "
+                        "an earlier results file")
     return p.parse_args(argv)
 
 
@@ -43,6 +46,13 @@ def main(argv=None):
         os.environ["AUTOGRAPH_BENCH_NO_TF"] = "1"
     if args.no_jax:
         os.environ["AUTOGRAPH_BENCH_NO_JAX"] = "1"
+    baseline = json.loads(Path(args.baseline).read_text()) if args.baseline else None
+    if args.render:
+        text = report.table(json.loads(Path(args.render).read_text()), baseline)
+        print(text)
+        if args.update_readme:
+            report.update_readme(HERE / "README.md", text)
+        return 0
     cases = all_cases(args.quick)
     if args.list:
         for c in cases:
@@ -62,7 +72,6 @@ def main(argv=None):
               "target_sample_ns": target_ns, "budget_ns": budget_ns, "machine": report.machine_info(),
               "cases": results}
     record["exponents"] = report.exponents(results)
-    baseline = json.loads(Path(args.baseline).read_text()) if args.baseline else None
     text = report.table(record, baseline)
     print(text)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")

@@ -20,8 +20,13 @@ STATUSES = {OK, SKIPPED, ERROR, WRONG}
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bench") / "quick.json"
+def quick_json(tmp_path_factory):
+    return tmp_path_factory.mktemp("bench") / "quick.json"
+
+
+@pytest.fixture(scope="module")
+def quick_run(quick_json):
+    out = quick_json
     proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -204,6 +209,13 @@ def test_baseline_ratios_appear_in_the_note_column(quick_run):
     text = report.table(record, baseline=record)
     for (case_id, name), r in ratios.items():
         assert f"| {case_id} | {name} |" in text and f"| was {r:.2f}x |" in text
+
+
+def test_render_reprints_the_table_of_a_results_file(quick_run, quick_json, capsys):
+    from benchmarks.__main__ import main
+    _, record = quick_run
+    assert main(["--render", str(quick_json)]) == 0
+    assert capsys.readouterr().out == report.table(record) + "\n"
 
 
 def test_readme_table_block_is_replaced(tmp_path):
