@@ -1,8 +1,9 @@
 """python -m benchmarks.codegen_variants: what other generated code would cost (cases 3, 4).
 
-The profile of cases 3 and 4 (README) shows nearly all of autograph's time inside the
-generated loop, one NumPy ufunc call per node per iteration. This script times hand-edited
-variants of that generated code, so a proposed codegen change is measured before it is made:
+The first profiles of cases 3 and 4 (README) showed nearly all of autograph's time inside
+the generated loop, one NumPy ufunc call per node per iteration. This script times
+hand-edited variants of the code codegen emitted then (before commit 0ee5815, which adopted
+the last two variants), so a codegen change can be measured before it is made:
 
 - as generated: `k_add(x, y)` ufunc calls, constants bound as 0-d arrays;
 - operators: `x + y` on the same values (NumPy's scalar fast path when both are scalars);
@@ -18,7 +19,7 @@ import timeit
 
 import numpy as np
 
-# the code autograph's codegen emitted for collatz (benchmarks/programs.py), kernels renamed
+# the code autograph's codegen emitted for collatz (benchmarks/programs.py) before 0ee5815
 COLLATZ_GENERATED = """
 def collatz(n):
     n_1, steps, = n, Const_1,
