@@ -349,7 +349,7 @@ def build_all(fn_node):
     """{function node: Graph} for `fn_node` and every function and lambda nested in it,
     outer functions first."""
     graphs = {}
-    for node in traversal.walk(fn_node):  # parents before the functions nested in them
+    for node in traversal.walk(fn_node, leaves=False):  # parents before the functions nested in them
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
             graphs[node] = build(node)
     return graphs

@@ -18,7 +18,7 @@ the locals it reads (calling it reads them): `g = lambda: a` ... `g()` keeps `a`
 
 import gast
 
-from autograph.source import anno
+from autograph.source import anno, traversal
 from autograph.source.qual_names import QN
 
 
@@ -95,7 +95,7 @@ def closure_reads(graph):
         if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda)
                 and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)):
             add(node.targets[0].id, node.value)
-        todo.extend(gast.iter_child_nodes(node))
+        todo.extend(traversal.children(node))
     return {k: frozenset(v) for k, v in reads.items() if v}
 
 

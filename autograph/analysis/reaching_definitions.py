@@ -16,7 +16,7 @@ variables that are undefined on some path (e.g. assigned in only one branch of a
 
 import gast
 
-from autograph.source import anno
+from autograph.source import anno, traversal
 from autograph.source.qual_names import QN
 
 
@@ -84,7 +84,7 @@ def _enclosing_statements(fn_node):
     owners = {}
 
     def visit(node, stmt):
-        for child in gast.iter_child_nodes(node):
+        for child in traversal.children(node):
             child_stmt = child if isinstance(child, gast.stmt) else stmt
             if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
                 owners[child] = stmt if not isinstance(child, gast.stmt) else child

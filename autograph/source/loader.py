@@ -129,7 +129,7 @@ def _mangling_class(fn, node, source_text):
     private = any(
         (isinstance(n, gast.Name) and n.id.startswith("__") and not n.id.endswith("__")) or
         (isinstance(n, gast.Attribute) and n.attr.startswith("__") and not n.attr.endswith("__"))
-        for n in traversal.walk(node))
+        for n in traversal.walk(node, leaves=False))
     if not private:
         return None
     parts = fn.__qualname__.split(".")[:-1]

@@ -18,7 +18,7 @@ from autograph.source import traversal
 def identifiers(node):
     """Every identifier that names a variable, parameter, function or class under `node`."""
     names = set()
-    for n in traversal.walk(node):
+    for n in traversal.walk(node, leaves=False):
         if isinstance(n, gast.Name):
             names.add(n.id)
         elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):

@@ -199,7 +199,7 @@ def resolve(node):
     """Annotate `anno.Basic.QN` on every Name/Attribute/Subscript under `node` that denotes
     a symbol (and remove a stale one from those that no longer do). Returns `node` (the
     tree is annotated in place)."""
-    for n in traversal.walk(node):
+    for n in traversal.walk(node, leaves=False):
         if isinstance(n, _SYMBOL_NODES):
             qn = _qn_of(n)
             if qn is not None:

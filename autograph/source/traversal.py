@@ -23,10 +23,12 @@ LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 _MISSING = object()
 
 
-def walk(node):
-    """Every node under `node` (a node or a list of nodes), depth first in field order."""
+def walk(node, leaves=True):
+    """Every node under `node` (a node or a list of nodes), depth first in field order;
+    without the context/operator leaves when `leaves` is False."""
     todo = list(reversed(node)) if isinstance(node, list) else [node]
     pop, push, extend = todo.pop, todo.append, todo.extend
+    skip = () if leaves else LEAVES
     while todo:
         n = pop()
         yield n
@@ -36,9 +38,25 @@ def walk(node):
             if v is None:
                 continue
             if v.__class__ is list:
-                extend([x for x in reversed(v) if isinstance(x, _AST)])
-            elif isinstance(v, _AST):
+                if v:
+                    extend([x for x in reversed(v) if isinstance(x, _AST) and not isinstance(x, skip)])
+            elif isinstance(v, _AST) and not isinstance(v, skip):
                 push(v)
+
+
+def children(node):
+    """The child nodes of `node` in field order, without context/operator leaves."""
+    out = []
+    d = node.__dict__
+    for f in node._fields:
+        v = d.get(f)
+        if v is None:
+            continue
+        if v.__class__ is list:
+            out.extend([x for x in v if isinstance(x, _AST) and not isinstance(x, LEAVES)])
+        elif isinstance(v, _AST) and not isinstance(v, LEAVES):
+            out.append(v)
+    return out
 
 
 def _leaf_names():
