@@ -74,13 +74,15 @@ def blocks(draw, indent, depth, in_loop, loop_vars=()):
 @st.composite
 def statements(draw, indent, depth, in_loop, loop_vars=()):
     pad = "    " * indent
-    choices = ["assign", "assign"]
+    choices = ["assign", "assign", "box"]
     if depth < 2:
         choices += ["if", "if", "for", "while"]
     if in_loop:
         choices += ["break", "continue"]
     choices.append("return")
     kind = draw(st.sampled_from(choices))
+    if kind == "box":  # a constant subscript as loop/branch state
+        return [f"{pad}box[0] += {draw(expressions(1, loop_vars))}"]
     if kind == "assign":
         var = draw(st.sampled_from(VARS))
         aug = draw(st.sampled_from(["=", "+="]))
@@ -117,9 +119,9 @@ def statements(draw, indent, depth, in_loop, loop_vars=()):
 
 @st.composite
 def programs(draw):
-    body = ["    a = x", "    b = 1", "    c = 0"]
+    body = ["    a = x", "    b = 1", "    c = 0", "    box = [0]"]
     body += draw(blocks(1, 0, False))
-    body.append("    return a, b, c")
+    body.append("    return a, b, c + box[0]")
     return "def generated(x, n):\n" + "\n".join(body) + "\n"
 
 

@@ -162,18 +162,13 @@ class _ControlFlow(Transformer):
                 self.ctx.namer.new_symbol(re.sub(r"\W+", "_", n).strip("_") or "state")
                 for n in state]
 
-    def _function(self, fn_name, params, body, returns, origin, modified=()):
+    def _function(self, fn_name, params, body, returns, origin, state=()):
         """def fn_name(params): body; return returns
 
-        An attribute in `returns` whose parameter has another name is set from it first:
-        `self.total = self_total`."""
-        body = list(body)
-        if returns:
-            setters = []
-            for param, state_name in zip(params[len(params) - len(returns):], returns):
-                if param != state_name:
-                    setters += templates.replace(f"{state_name} = {param}", origin=origin)
-            body = setters + body
+        A composite state symbol (`self.total`, `d['k']`) comes in under a plain parameter
+        name and is set from it first (`self.total = self_total`): the object is shared, so
+        each branch or iteration must start from the value the statement started with."""
+        body = self._setters(params[len(params) - len(state):], state, origin) + list(body)
         if returns is not None:
             body = body + self._return(returns, origin)
         if not body:
@@ -256,8 +251,8 @@ class _ControlFlow(Transformer):
         state += self._attr_state(node, attrs, modified)
         params = self._params(state)
         outputs = None if returns_value else state
-        out += self._function(t_name, params, node.body, outputs, node, modified)
-        out += self._function(f_name, params, node.orelse, outputs, node, modified)
+        out += self._function(t_name, params, node.body, outputs, node, state)
+        out += self._function(f_name, params, node.orelse, outputs, node, state)
         if returns_value:
             call = "ag__.if_stmt(test, t, f, state)" if state else "ag__.if_stmt(test, t, f)"
             values, _ = self._state_args(state)
@@ -291,9 +286,8 @@ class _ControlFlow(Transformer):
         state += self._attr_state(node, _scope_modified_attrs(node, Static.BODY_SCOPE), modified)
         params = self._params(state)
         test_ret = templates.replace("return test", origin=node, test=node.test)
-        out += self._function(test_name, params, self._setters(params, state, node) + test_ret,
-                              None, node)
-        out += self._function(body_name, params, node.body, state, node, modified)
+        out += self._function(test_name, params, test_ret, None, node, state)
+        out += self._function(body_name, params, node.body, state, node, state)
         if state:
             values, names = self._state_args(state)
             out += self._assign_call(state, "ag__.while_stmt(test, body, values, names)", node,
@@ -333,14 +327,14 @@ class _ControlFlow(Transformer):
         out = self._undefined_inits(node, state, loop=True)
         state += self._attr_state(node, _scope_modified_attrs(node, Static.BODY_SCOPE), modified)
         params = self._params(state)
-        out += self._function(body_name, [item] + params, body, state, node, modified - targets)
+        out += self._function(body_name, [item] + params, body, state, node, state)
         extra_kw = ""
         repl = {}
         if extra is not None:
             test_name = namer.new_symbol("loop_test")
             out += self._function(test_name, params,
                                   templates.replace("return test", origin=node, test=extra),
-                                  None, node)
+                                  None, node, state)
             extra_kw = ", extra_test=loop_test"
             repl["loop_test"] = test_name
         if state:
