@@ -92,9 +92,26 @@ def _unwrap_callable(fn):
     return fn
 
 
+class _FileIndex:
+    """A parsed file with its functions and lambdas indexed by line, so that finding one
+    entity does not walk the whole module (parsed and indexed once per file text)."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.defs = {}     # first line (of the def or of its first decorator) -> [nodes]
+        self.lambdas = {}  # line of the `lambda` keyword -> [nodes]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda):
+                self.lambdas.setdefault(node.lineno, []).append(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                for line in {first, node.lineno}:
+                    self.defs.setdefault(line, []).append(node)
+
+
 @functools.lru_cache(maxsize=64)
 def _parse_file_text(text):
-    return ast.parse(text)
+    return _FileIndex(ast.parse(text))
 
 
 def _source_lines(fn):
@@ -148,10 +165,9 @@ def _body_positions(code):
     return out
 
 
-def _find_lambda(tree, fn):
+def _find_lambda(index, fn):
     code = fn.__code__
-    candidates = [n for n in ast.walk(tree)
-                  if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+    candidates = list(index.lambdas.get(code.co_firstlineno, ()))
     params = _code_param_names(code)
     matching = [n for n in candidates if _param_names(n.args) == params]
     if len(matching) > 1:
@@ -174,13 +190,11 @@ def _find_lambda(tree, fn):
     return matching[0], len(candidates)
 
 
-def _find_def(tree, fn):
+def _find_def(index, fn):
     code = fn.__code__
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            if code.co_firstlineno in (first, node.lineno):
-                return node
+    for node in index.defs.get(code.co_firstlineno, ()):
+        if node.name == code.co_name:
+            return node
     return None
 
 
@@ -204,14 +218,14 @@ def _parse_block(lines, fn):
 def _locate(fn, lines):
     text = "".join(lines)
     try:
-        tree = _parse_file_text(text)
+        index = _parse_file_text(text)
     except SyntaxError:
-        tree = _parse_block(lines, fn)
+        index = _FileIndex(_parse_block(lines, fn))
     is_lambda = fn.__code__.co_name == "<lambda>"
     if is_lambda:
-        node, seen = _find_lambda(tree, fn)
+        node, seen = _find_lambda(index, fn)
     else:
-        node = _find_def(tree, fn)
+        node = _find_def(index, fn)
     if node is None:
         raise errors.ConversionError(
             f"cannot convert {_describe(fn)}: no matching {'lambda' if is_lambda else 'def'} "
