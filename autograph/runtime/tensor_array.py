@@ -24,15 +24,96 @@ _INT = np.dtype(np.int64)
 
 
 class _Storage:
-    """The run-time value of a handle: the element list, and whether it may grow."""
-    __slots__ = ("items", "dynamic")
+    """The run-time value of a handle: the elements, and whether the array may grow.
+
+    A fixed-size array puts its elements into one preallocated device array at the first
+    write (`buffer[i] = value`, as a hand-written loop fills its output), so `stack` returns
+    that array without copying and the per-step values are not all kept alive. A growing
+    array, one whose elements differ in shape or dtype, or one filled by `unstack`, keeps a
+    Python list (`items`). `stack` shares the buffer with its result; a later write copies
+    it first, so values stay immutable."""
+    __slots__ = ("_items", "dynamic", "fresh", "buffer", "written", "shared", "ready",
+                 "eshape", "edtype")
 
     def __init__(self, size, dynamic):
-        self.items = [None] * size
+        self._items = [None] * size
         self.dynamic = dynamic
+        self.fresh = True       # nothing stored yet: the first write may start buffer mode
+        self.buffer = None      # the elements, stacked (buffer mode), or None (list mode)
+        self.written = None     # buffer mode: bytearray, 1 where an element was written
+        self.shared = False     # buffer mode: `stack` returned the buffer
+        self.ready = False      # a NumPy buffer that writes may go straight into
+        self.eshape = self.edtype = None   # buffer mode: the elements' shape and dtype
 
     def __repr__(self):
-        return f"<TensorArray storage, {len(self.items)} elements>"
+        return f"<TensorArray storage, {len(self)} elements>"
+
+    def __len__(self):
+        return len(self._items) if self.buffer is None else len(self.written)
+
+    @property
+    def items(self):
+        """The elements as a list (None where never written); leaves buffer mode."""
+        self.to_list()
+        return self._items
+
+    def to_list(self):
+        self.fresh = self.ready = False
+        buf = self.buffer
+        if buf is not None:   # the old buffer is never written again: views of it are safe
+            self._items = [buf[i, ...] if w else None for i, w in enumerate(self.written)]
+            self.buffer = self.written = None
+
+    def write(self, xp, i, value):
+        buf = self.buffer
+        if self.fresh:
+            self.fresh = False
+            if not self.dynamic and self._items:
+                buf = self._allocate(xp, value)
+        if buf is not None:
+            if value.shape == buf.shape[1:] and value.dtype == buf.dtype:
+                if self.shared:
+                    buf = self.buffer = _copy(xp, buf)
+                    self.shared = False
+                    self.ready = xp is np
+                buf[i, ...] = value   # (the array API wants every axis indexed)
+                self.written[i] = 1
+                return
+            self.to_list()
+        self._items[i] = value
+
+    def _allocate(self, xp, value):
+        shape = (len(self._items),) + tuple(value.shape)
+        if xp is np:
+            buf = np.empty(shape, dtype=value.dtype)
+        else:
+            device = getattr(value, "device", None)
+            kw = {} if device is None else {"device": device}
+            try:
+                buf = xp.empty(shape, dtype=value.dtype, **kw)
+            except (TypeError, ValueError, AttributeError):
+                return None
+        self.buffer, self.written, self.shared = buf, bytearray(len(self._items)), False
+        self.ready, self.eshape, self.edtype = xp is np, buf.shape[1:], buf.dtype
+        self._items = None
+        return buf
+
+    def read(self, xp, i):
+        """Element i (a copy in buffer mode: a later write must not change it); None when
+        never written."""
+        buf = self.buffer
+        if buf is None:
+            return self._items[i]
+        return _copy(xp, buf[i, ...]) if self.written[i] else None
+
+    def missing(self):
+        if self.buffer is None:
+            return [i for i, v in enumerate(self._items) if v is None]
+        return [i for i, w in enumerate(self.written) if not w] if 0 in self.written else []
+
+
+def _copy(xp, array):
+    return array.copy() if xp is np else xp.asarray(array, copy=True)
 
 
 def _index(i, size, dynamic, grow):
@@ -51,34 +132,48 @@ def _new_kernel(xp, size, *, dynamic_size, **_):
 
 
 def _write_kernel(xp, handle, index, value, **_):
-    items = handle.items
-    i = _index(index, len(items), handle.dynamic, grow=True)
-    if i >= len(items):
-        items.extend([None] * (i + 1 - len(items)))
-    items[i] = value
+    # the per-step fast path of a loop filling a NumPy buffer (one element-sized copy)
+    if handle.ready and value.shape == handle.eshape and value.dtype is handle.edtype \
+            and index >= 0:
+        try:
+            handle.buffer[index] = value
+        except IndexError:   # past the end: the general path says it in our words
+            pass
+        else:
+            handle.written[index] = 1
+            return handle
+    size = len(handle)
+    i = _index(index, size, handle.dynamic, grow=True)
+    if i >= size:
+        items = handle.items
+        items.extend([None] * (i + 1 - size))
+    handle.write(xp, i, value)
     return handle
 
 
 def _read_kernel(xp, handle, index, **_):
-    i = _index(index, len(handle.items), False, grow=False)
-    value = handle.items[i]
+    i = _index(index, len(handle), False, grow=False)
+    value = handle.read(xp, i)
     if value is None:
         raise ValueError(f"TensorArray element {i} was read before it was written")
     return value
 
 
 def _stack_kernel(xp, handle, *, dtype, element_shape, **_):
-    items = handle.items
-    if not items:
+    n = len(handle)
+    if not n:
         if element_shape is None or None in element_shape:
             raise ValueError("cannot stack an empty TensorArray whose element shape is "
                              "unknown; pass element_shape= when you create it")
         return xp.zeros((0,) + tuple(element_shape), dtype=dtype)
-    missing = [i for i, v in enumerate(items) if v is None]
+    missing = handle.missing()
     if missing:
-        raise ValueError(f"TensorArray.stack(): element(s) {missing[:5]} of {len(items)} were "
+        raise ValueError(f"TensorArray.stack(): element(s) {missing[:5]} of {n} were "
                          "never written")
-    return xp.stack(items)
+    if handle.buffer is not None:
+        handle.shared, handle.ready = True, False
+        return handle.buffer
+    return xp.stack(handle.items)
 
 
 def _gather_kernel(xp, handle, indices, *, dtype, element_shape):
@@ -89,8 +184,8 @@ def _gather_kernel(xp, handle, indices, *, dtype, element_shape):
 
 
 def _concat_kernel(xp, handle, *, dtype, element_shape):
+    missing = handle.missing()
     items = handle.items
-    missing = [i for i, v in enumerate(items) if v is None]
     if missing:
         raise ValueError(f"TensorArray.concat(): element(s) {missing[:5]} of {len(items)} were "
                          "never written")
@@ -100,14 +195,15 @@ def _concat_kernel(xp, handle, *, dtype, element_shape):
 
 
 def _size_kernel(xp, handle, *, dtype):
-    return xp.asarray(len(handle.items), dtype=dtype)
+    return xp.asarray(len(handle), dtype=dtype)
 
 
 def _unstack_kernel(xp, handle, value, **_):
     n = value.shape[0]
-    if n > len(handle.items) and not handle.dynamic and handle.items:
-        _index(n - 1, len(handle.items), False, grow=True)
-    handle.items[:] = [value[i] for i in range(n)] + handle.items[n:]
+    items = handle.items
+    if n > len(items) and not handle.dynamic and items:
+        _index(n - 1, len(items), False, grow=True)
+    items[:] = [value[i] for i in range(n)] + items[n:]
     return handle
 
 

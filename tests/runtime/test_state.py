@@ -128,7 +128,7 @@ def test_tensor_array_writes_store_in_place_so_cost_is_linear():
             super().__init__(*args)
 
     storage = tensor_array._new_kernel(np, np.int64(0), dynamic_size=True)
-    storage.items = CountingList()
+    storage._items = CountingList()
     copies.clear()
     h = storage
     for i in range(1000):
@@ -138,6 +138,59 @@ def test_tensor_array_writes_store_in_place_so_cost_is_linear():
     stacked = tensor_array._stack_kernel(np, h, dtype=np.float64, element_shape=())
     np.testing.assert_array_equal(stacked, np.arange(1000.0))
 
+
+
+def test_fixed_size_tensor_array_fills_one_buffer_and_stack_shares_it_safely():
+    """A fixed-size array writes into one preallocated array (stack returns it, no copy);
+    values stay immutable: a read is a copy, a write after stack copies the buffer first,
+    and elements of another shape fall back to a list."""
+    from autograph.runtime import tensor_array as tam
+    h = tam._new_kernel(np, np.int64(3), dynamic_size=False)
+    rows = [np.full(2, float(k)) for k in range(3)]
+    for k in (2, 0, 1):
+        h = tam._write_kernel(np, h, np.int64(k), rows[k])
+    assert h.buffer is not None
+    first = tam._read_kernel(np, h, np.int64(0))
+    stacked = tam._stack_kernel(np, h, dtype=np.float64, element_shape=(2,))
+    assert stacked is h.buffer                        # no copy
+    np.testing.assert_array_equal(stacked, np.stack(rows))
+    h = tam._write_kernel(np, h, np.int64(0), np.full(2, 9.0))
+    np.testing.assert_array_equal(stacked, np.stack(rows))     # the result did not change
+    np.testing.assert_array_equal(first, rows[0])
+    np.testing.assert_array_equal(tam._read_kernel(np, h, np.int64(0)), [9.0, 9.0])
+    h = tam._write_kernel(np, h, np.int64(1), np.zeros(5))     # another shape: a list now
+    assert h.buffer is None and h.items[1].shape == (5,)
+    np.testing.assert_array_equal(h.items[0], [9.0, 9.0])
+    np.testing.assert_array_equal(h.items[2], rows[2])
+    empty = tam._new_kernel(np, np.int64(2), dynamic_size=False)
+    empty = tam._write_kernel(np, empty, np.int64(1), rows[1])
+    with pytest.raises(ValueError, match=r"element\(s\) \[0\] of 2 were never written"):
+        tam._stack_kernel(np, empty, dtype=np.float64, element_shape=(2,))
+    with pytest.raises(ValueError, match="element 0 was read before it was written"):
+        tam._read_kernel(np, empty, np.int64(0))
+    for bad in (2, -1):      # the fast path refuses these too, with the general message
+        with pytest.raises(IndexError, match=f"index {bad} is out of range for its size 2"):
+            tam._write_kernel(np, empty, np.int64(bad), rows[0])
+    np.testing.assert_array_equal(empty.buffer[1], rows[1])
+
+
+def test_tensor_array_in_a_graph_read_after_overwrite_and_stack_twice():
+    def f(x):
+        ta = ag.TensorArray(np.float64, size=2)
+        ta = ta.write(0, x).write(1, x * 2.0)
+        before = ta.stack()
+        old = ta.read(0)
+        ta = ta.write(0, x * 10.0)
+        return before, old, ta.stack(), ta.read(0)
+    x = np.arange(3.0)
+    want = f(x)
+    graph, _ = trace(f, x)
+    for mode in MODES:
+        got = run(graph, [x], mode)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(want[0], [x, 2 * x])
+    np.testing.assert_array_equal(want[2], [10 * x, 2 * x])
 
 # -- Variable -------------------------------------------------------------------------------------
 
