@@ -16,6 +16,8 @@ defined; and wherever a local name bound to a nested function or lambda is live,
 the locals it reads (calling it reads them): `g = lambda: a` ... `g()` keeps `a` live.
 """
 
+import collections
+
 import gast
 
 from autograph.source import anno, traversal
@@ -46,10 +48,10 @@ def analyze(graph):
         gen_kill[n] = (_with_closures(gen, closures), kill)
     live_in = {n: frozenset() for n in graph.nodes}
     live_out = {n: frozenset() for n in graph.nodes}
-    worklist = list(reversed(graph.nodes))
+    worklist = collections.deque(reversed(graph.nodes))
     queued = set(worklist)
     while worklist:
-        n = worklist.pop(0)
+        n = worklist.popleft()
         queued.discard(n)
         out = frozenset().union(*(live_in[s] for s in n.next)) if n.next else frozenset()
         out = _with_closures(out, closures)

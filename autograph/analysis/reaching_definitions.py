@@ -14,6 +14,8 @@ enclosing function are in neither set inside it, like globals (it may run much l
 variables that are undefined on some path (e.g. assigned in only one branch of an if).
 """
 
+import collections
+
 import gast
 
 from autograph.source import anno, traversal
@@ -45,10 +47,10 @@ def analyze(graph, initial=frozenset()):
     may_out = {n: frozenset() for n in graph.nodes}
     must_in = {n: frozenset() for n in graph.nodes}
     may_in = {n: frozenset() for n in graph.nodes}
-    worklist = list(graph.nodes)
+    worklist = collections.deque(graph.nodes)
     queued = set(worklist)
     while worklist:
-        n = worklist.pop(0)
+        n = worklist.popleft()
         queued.discard(n)
         if n is graph.entry:
             m_in = y_in = frozenset(initial)

@@ -85,6 +85,10 @@ def _identifier(value, placeholder):
 
 
 class _Replacer:
+    """Builds a new tree from a (cached, never modified) template tree: template nodes are
+    copied as they are visited, placeholders are replaced, so the template needs no copy
+    of its own first."""
+
     def __init__(self, replacements):
         self.replacements = replacements
 
@@ -94,7 +98,8 @@ class _Replacer:
         return None
 
     def visit(self, node):
-        """Visit one node; returns a node or a list of nodes (statement splices)."""
+        """Visit one template node; returns a new node or a list of nodes (statement
+        splices)."""
         if isinstance(node, gast.Expr):
             name = self._placeholder(node.value)
             if name is not None:
@@ -104,38 +109,55 @@ class _Replacer:
         name = self._placeholder(node)
         if name is not None:
             return _to_expr(self.replacements[name], name)
+        new = node.__class__()
+        src = node.__dict__
+        d = new.__dict__
+        for attr in node._attributes:
+            if attr in src:
+                d[attr] = src[attr]
+        annos = src.get(anno._FIELD)
+        if annos:
+            d[anno._FIELD] = dict(annos)
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name in self.replacements:
-            node.name = _identifier(self.replacements[node.name], node.name)
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            d["name"] = _identifier(self.replacements[node.name], node.name)
+        for field in node._fields:
+            if field in d:
+                continue  # set above (a renamed function)
+            value = src.get(field)
+            if value is None:
+                d[field] = None
+            elif value.__class__ is list:
+                d[field] = self._visit_list(node, field, value)
+            elif isinstance(value, _LEAVES):
+                d[field] = value.__class__()
+            elif isinstance(value, gast.AST):
+                r = self.visit(value)
+                if isinstance(r, list):
+                    raise ValueError(f"template: statements cannot replace the {field} of a "
+                                     f"{type(node).__name__}")
+                d[field] = r
+            else:
+                d[field] = value
+        if isinstance(new, (gast.Global, gast.Nonlocal)):
             names = []
-            for n in node.names:
+            for n in new.names:
                 value = self.replacements.get(n, n)
                 values = value if isinstance(value, (list, tuple)) else [value]
                 names.extend(_identifier(v, n) for v in values)
             if not names:
                 return []
-            node.names = names
-        d = node.__dict__
-        for field in node._fields:
-            value = d.get(field)
-            if value is None or isinstance(value, _LEAVES):
-                continue
-            if value.__class__ is list:
-                d[field] = self._visit_list(node, field, value)
-            elif isinstance(value, gast.AST):
-                new = self.visit(value)
-                if isinstance(new, list):
-                    raise ValueError(f"template: statements cannot replace the {field} of a "
-                                     f"{type(node).__name__}")
-                setattr(node, field, new)
-        return node
+            new.names = names
+        return new
 
     def _visit_list(self, parent, field, items):
         splice = (type(parent), field) in _SPLICE_FIELDS
         out = []
         for item in items:
-            if not isinstance(item, gast.AST) or isinstance(item, _LEAVES):
+            if not isinstance(item, gast.AST):
                 out.append(item)
+                continue
+            if isinstance(item, _LEAVES):
+                out.append(item.__class__())
                 continue
             name = self._placeholder(item)
             value = self.replacements.get(name) if name else None
@@ -260,7 +282,7 @@ def _parsed(template):
 def replace(template, origin=None, **replacements):
     """The statements of `template` with placeholders replaced (see the module docstring).
     Returns a list of gast statements."""
-    module = anno.copy_tree(_parsed(template))  # templates are parsed once, copied per use
+    module = _parsed(template)  # parsed once; the replacer builds a new tree from it
     body = _Replacer(replacements)._visit_list(module, "body", module.body)
     loc = None if origin is None else anno.getanno(origin, _ORIGIN, None)
     _finish(body, loc)
