@@ -114,6 +114,8 @@ def statements(draw, indent, depth, in_loop, loop_vars=()):
     bound = draw(st.sampled_from(["n", "x % 5", "4"]))
     out = [f"{pad}{var} = 0", f"{pad}while {var} < {bound}:", f"{pad}    {var} += 1"]
     out += draw(blocks(indent + 1, depth + 1, True, loop_vars + (var,)))
+    if draw(st.integers(0, 3)) == 0:
+        out += [f"{pad}else:", f"{pad}    b = b + {var}"]
     return out
 
 
