@@ -203,7 +203,7 @@ class _Compiler:
         value = node.attrs["value"]
         out = node.outputs[0]
         self.consts[id(out)] = value
-        if self.numpy and value.ndim == 0 and value.dtype != object:
+        if self.numpy and value.ndim == 0 and value.dtype.kind in "biufc":
             bound = value[()]          # a NumPy scalar: operators on it take the fast path
         else:
             bound = self.device.to_device(value)
