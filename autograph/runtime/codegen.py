@@ -57,6 +57,7 @@ _BINARY = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "floor_d
            "logical_and": "&", "logical_or": "|", "logical_xor": "^"}   # on bools
 _UNARY = {"negative": "-", "positive": "+", "bitwise_invert": "~", "logical_not": "~"}
 _ASSIGN = re.compile(r"^(\w+) = (.*)$")
+_NON_WORD = re.compile(r"\W")
 _CHUNK = 1 << 16    # counter values made at once by counter_values on NumPy
 
 
@@ -131,9 +132,11 @@ class _Compiler:
     # -- names -------------------------------------------------------------------------------
 
     def fresh(self, base):
-        base = re.sub(r"\W", "_", str(base)) or "v"
-        if base[0].isdigit():
-            base = "_" + base
+        base = str(base)
+        if not base.isidentifier():
+            base = _NON_WORD.sub("_", base) or "v"
+            if base[0].isdigit():
+                base = "_" + base
         if keyword.iskeyword(base):
             base += "_"
         name, i = base, 1

@@ -65,6 +65,8 @@ def is_effectful(node):
     reordered."""
     if primitives.lookup(node.op).effectful:
         return True
+    if node.op not in CONTROL_FLOW_OPS and not node.attrs:
+        return False
     for value in node.attrs.values():
         if isinstance(value, Graph) and graph_is_effectful(value):
             return True
