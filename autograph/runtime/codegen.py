@@ -128,6 +128,7 @@ class _Compiler:
         self.on_host = device.name == "cpu"
         self.numpy = device.xp is np
         self.consts = {}           # id(tensor) -> its constant value (NumPy), where known
+        self.preferred = {}        # id(tensor) -> the name its producing node assigns
 
     # -- names -------------------------------------------------------------------------------
 
@@ -221,8 +222,9 @@ class _Compiler:
         return {id(t): e for t, e in zip(graph.inputs, exprs)}
 
     def outputs(self, node, env):
-        names = [self.fresh(node.name if i == 0 else f"{node.name}_{i}")
-                 for i in range(len(node.outputs))]
+        names = [self.preferred.pop(id(t), None) or
+                 self.fresh(node.name if i == 0 else f"{node.name}_{i}")
+                 for i, t in enumerate(node.outputs)]
         for t, n in zip(node.outputs, names):
             env[id(t)] = n
         return names
@@ -359,6 +361,7 @@ class _Compiler:
             if counter is not None:
                 self.emit(depth + 1, f"{counter} += 1")
         inner = self.enter(bg, outer, loop_vars + ins[n:])
+        self.prefer_loop_var_names(bg, loop_vars)
         self.graph_body(bg, inner, depth + 1, then=lambda: self.assign(
             depth + 1, loop_vars, [inner[id(t)] for t in bg.outputs]))
         self.need_truth()
@@ -380,6 +383,7 @@ class _Compiler:
         args = f"{start}, {limit}, {c.step}, {dtype}" + (f", {c.shift}" if c.shift else "")
         self.emit(depth, f"for {var} in counter_values({args}):")
         inner = self.enter(bg, outer, loop_vars + captured)
+        self.prefer_loop_var_names(bg, loop_vars, exclude=c.k)
         others = [k for k in range(len(loop_vars)) if k != c.k]
         self.graph_body(bg, inner, depth + 1, skip=c.skip, then=lambda: self.assign(
             depth + 1, [loop_vars[k] for k in others],
@@ -387,6 +391,26 @@ class _Compiler:
         if used_after:
             end = self.bind("counter_end", _counter_end_on(self.device, c.dtype))
             self.emit(depth, f"{var} = {end}({args})")
+
+    def prefer_loop_var_names(self, bg, loop_vars, exclude=None):
+        """Let a body node assign its result straight to the loop variable it becomes
+        (`s = s + x`, not `add = s + x` ... `s = add`) where that is safe: the value is that
+        variable's next value only, and nothing after the node reads the variable's old
+        value (no later node, and no other next value passes it on)."""
+        n = len(loop_vars)
+        position = {id(nd): p for p, nd in enumerate(bg.nodes)}
+        outputs = [id(t) for t in bg.outputs]
+        for j, t in enumerate(bg.outputs):
+            p = position.get(id(t.node))
+            if j == exclude or p is None or t.node.op in ("Const", "Identity", "while_loop") \
+                    or outputs.count(id(t)) != 1:
+                continue
+            old = bg.inputs[j]
+            if any(o is old for k, o in enumerate(bg.outputs[:n]) if k != j):
+                continue
+            if any(u is old for nd in bg.nodes[p + 1:] for u in nd.inputs):
+                continue
+            self.preferred[id(t)] = loop_vars[j]
 
     def lines_of(self, emit):
         """The lines `emit()` adds, taken out of the output."""

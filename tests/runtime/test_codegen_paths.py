@@ -314,3 +314,31 @@ def test_random_counter_loops(dtype, start, limit, step, down, test, chunk):
     same(i, want_i)
     same(s, want_s)
     assert "counter_values(" in sources[1]
+
+
+# -- next values assigned in place ------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["fibonacci", "swap", "old_read_later", "same_value_twice",
+                                  "in_place"])
+def test_loop_variables_assigned_in_place_only_when_safe(case):
+    """A body node may write a loop variable directly, unless the old value is still needed
+    (another variable takes it, or a later node reads it)."""
+    bodies = {
+        "fibonacci": lambda a, b, i: (b, a + b, i + 1),
+        "swap": lambda a, b, i: (b * 1.0, a * 1.0, i + 1),
+        "old_read_later": lambda a, b, i: (a + b, a * 2.0 + b, i + 1),
+        "same_value_twice": lambda a, b, i: (a + b, a + b, i + 1),
+        "in_place": lambda a, b, i: (a * 0.5, b + 1.0, i + 1),
+    }
+
+    def f(a, b, n):
+        return ag.while_loop(lambda a, b, i: i < n, bodies[case], (a, b, 0))
+    args = (np.float64(1.0), np.float64(2.0), np.int64(9))
+    got, sources = run_all(f, *args)
+    a, b = args[0], args[1]
+    for _ in range(9):
+        a, b, _i = bodies[case](a, b, 0)
+    same(got[0], a)
+    same(got[1], b)
+    if case == "in_place":
+        assert "loop_var_0 = loop_var_0 * " in sources[1]
