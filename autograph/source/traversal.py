@@ -10,7 +10,11 @@ a transformer's visit may return None, a node or a list of nodes) with:
 - the method for each node class looked up once per visitor class;
 - children read straight from the node's fields;
 - context/operator leaves (no children, nothing to rewrite) not visited by generic_visit
-  unless the visitor class has a visit_<Leaf> method.
+  unless the visitor class has a visit_<Leaf> method;
+- expressions not entered by generic_visit when every visit_<Class> method of the visitor
+  is for a statement (or except handler, match case, module): no statement can stand
+  inside an expression, so such a pass (asserts, jumps, control flow) has nothing to find
+  there. A visitor with its own generic_visit is not narrowed: it may act on any node.
 
 `walk(node)` yields every node under `node` (itself first, then depth first in field order),
 like `gast.walk` but in source order and faster.
@@ -77,10 +81,36 @@ def _dispatch_table(visitor_cls):
     if table is None:
         table = {}
         visitor_cls._ag_dispatch = table
-        # leaves are skipped by generic_visit unless the visitor has a method for one
-        skip = not any(hasattr(visitor_cls, "visit_" + n) for n in _LEAF_NAMES)
-        visitor_cls._ag_skip = LEAVES if skip else ()
+        visitor_cls._ag_skip = _skipped_classes(visitor_cls)
     return table
+
+
+def _skipped_classes(visitor_cls):
+    """What generic_visit need not enter for this visitor: the leaves unless it has a
+    method for one, and expressions too when all its methods are for statements
+    (statements never stand inside an expression, so such a visitor finds nothing there)."""
+    import gast
+    skip = ()
+    if not any(hasattr(visitor_cls, "visit_" + n) for n in _LEAF_NAMES):
+        skip = LEAVES
+    # a visitor with its own generic_visit may act on any node: it sees them all
+    statement_only = visitor_cls.generic_visit in (NodeVisitor.generic_visit,
+                                                   NodeTransformer.generic_visit)
+    for attr in dir(visitor_cls) if statement_only else ():
+        if not attr.startswith("visit_"):
+            continue
+        node_cls = getattr(gast, attr[len("visit_"):], None)
+        if not isinstance(node_cls, type) or not issubclass(node_cls, ast.AST):
+            continue  # a helper (visit_block), not a node method
+        if not issubclass(node_cls, _STATEMENT_LEVEL):
+            statement_only = False
+            break
+    if statement_only:
+        skip = skip + (gast.expr,)
+    return skip
+
+
+_STATEMENT_LEVEL = (ast.stmt, ast.excepthandler, ast.mod, ast.match_case)
 
 
 def _skip(visitor):
