@@ -22,8 +22,10 @@ Scalar loops are where per-node cost shows, so the code is shaped for them:
 - a counter loop (`while i < limit: ...; i = i + step`, which is what `for i in range(n)`
   stages) becomes a Python `for` over the counter's values (`numpy.arange` on NumPy): no
   compare, no increment, no condition check per iteration. See `_counter_loop`.
-- a condition graph of one node is the `while` test itself (`while n != Const:`);
-  `x[i]` with ints, None and ... is a Python subscript on NumPy.
+- a condition graph of one node is the `while` test itself (`while n != Const:`); a body
+  node whose value is only a loop variable's next value assigns that variable directly
+  (`s = s + x`) when nothing after it needs the old value; `x[i]` with ints, None and ...
+  is a Python subscript on NumPy.
 
 The source is kept on the function (`fn.__source__`) and registered with `linecache`, so
 tracebacks through generated code show the line that failed. Compiled functions are cached
