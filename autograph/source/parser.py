@@ -9,6 +9,7 @@ text surgery. Every parsed node carries `anno.Basic.ORIGIN`: its place in the us
 """
 
 import ast
+import collections
 import dataclasses
 import functools
 import inspect
@@ -93,20 +94,34 @@ def _unwrap_callable(fn):
 
 
 class _FileIndex:
-    """A parsed file with its functions and lambdas indexed by line, so that finding one
-    entity does not walk the whole module (parsed and indexed once per file text)."""
+    """A parsed file with its functions (and, when first asked for, its lambdas) indexed by
+    line, so that finding one entity does not walk the whole module each time. Functions
+    are statements: finding them needs no walk through expressions."""
 
     def __init__(self, tree):
         self.tree = tree
-        self.defs = {}     # first line (of the def or of its first decorator) -> [nodes]
-        self.lambdas = {}  # line of the `lambda` keyword -> [nodes]
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Lambda):
-                self.lambdas.setdefault(node.lineno, []).append(node)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        self.defs = {}        # first line (of the def or of its first decorator) -> [nodes]
+        self._lambdas = None  # line of the `lambda` keyword -> [nodes]
+        todo = collections.deque([tree])
+        while todo:  # breadth first, as ast.walk: the same node wins when names repeat
+            node = todo.popleft()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])
                 for line in {first, node.lineno}:
                     self.defs.setdefault(line, []).append(node)
+            for child in ast.iter_child_nodes(node):
+                if not isinstance(child, ast.expr):
+                    todo.append(child)
+
+    @property
+    def lambdas(self):
+        if self._lambdas is None:
+            lambdas = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Lambda):
+                    lambdas.setdefault(node.lineno, []).append(node)
+            self._lambdas = lambdas
+        return self._lambdas
 
 
 @functools.lru_cache(maxsize=64)
