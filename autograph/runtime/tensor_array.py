@@ -131,7 +131,7 @@ def _new_kernel(xp, size, *, dynamic_size, **_):
     return _Storage(int(size), dynamic_size)
 
 
-def _write_kernel(xp, handle, index, value, **_):
+def _write_kernel(xp, handle, index, value):
     # the per-step fast path of a loop filling a NumPy buffer (one element-sized copy)
     if handle.ready and value.shape == handle.eshape and value.dtype is handle.edtype \
             and index >= 0:
