@@ -29,6 +29,18 @@ origin       LineLocation(filename, lineno, col_offset, source_line, function_na
              rewrite_traceback(exc), `with origin.user_frames(): ...` and the decorator
              @origin.boundary (re-raise with the user's frames in a note, autograph's own
              frames dropped; AUTOGRAPH_FULL_TRACEBACKS=1 keeps them).
+traversal    NodeVisitor / NodeTransformer: drop-in for gast's (visit_<Class>, generic_visit,
+             a transformer's visit returns None / a node / a list), several times faster:
+             method lookup cached per class, fields read directly, context/operator leaves
+             not entered; a visitor whose visit_ methods are all for statements (and which
+             keeps the default generic_visit) does not enter expressions at all.
+             walk(node_or_list, leaves=True) (source order), children(node).
+bridge       to_gast(ast_node, origin=(filename, lines, fn_name)) / to_ast(gast_node): the
+             trees gast.ast_to_gast / gast_to_ast build, faster; to_gast sets ORIGIN too.
+             (parser.parse_entity / parse_str / unparse use them.)
+
+Speed notes: the origin map of a generated file is built on its first lookup (errors,
+tracebacks), not at load; templates are parsed once and instantiated without copying.
 
 Note: Python's default excepthook reads source files from disk, so it prints no text for
 generated frames ('<autograph: f at file.py:12>'); the note carries the user's lines.

@@ -209,3 +209,39 @@ same_a, same_b = lambda x: x, lambda x: x
 def test_identical_lambdas_on_one_line_by_column():
     assert parser.parse_entity(same_a)[2].col_offset == 17
     assert parser.parse_entity(same_b)[2].col_offset == 30
+
+
+def test_defs_in_compound_statements_and_lambdas_found_by_line():
+    code = textwrap.dedent('''
+        class Box:
+            if True:
+                def in_if(self, v):
+                    return v + 1
+        try:
+            def in_try(v):
+                with open(__file__) as fh:
+                    def in_with(w):
+                        return w * 2
+                return in_with
+        except ValueError:
+            pass
+        match 1:
+            case 1:
+                def in_case(v):
+                    return (lambda u: u - 1)(v)
+        pair = [lambda a: a + 1, lambda a, b: a + b]
+        ''')
+    filename = "<exec test_defs_in_compound_statements>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    ns = {"__file__": __file__}
+    exec(compile(code, filename, "exec"), ns)
+    fns = [ns["Box"].in_if, ns["in_try"], ns["in_try"](0), ns["in_case"], *ns["pair"]]
+    names = ["in_if", "in_try", "in_with", "in_case", "<lambda>", "<lambda>"]
+    for fn, name in zip(fns, names):
+        node, _, info = parser.parse_entity(fn)
+        assert info.name == name and info.lineno == fn.__code__.co_firstlineno
+        if name == "<lambda>":
+            assert isinstance(node, gast.Lambda)
+            assert [a.id for a in node.args.args] == list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+        else:
+            assert node.name == name
