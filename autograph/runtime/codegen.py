@@ -32,6 +32,7 @@ tracebacks through generated code show the line that failed. Compiled functions 
 per graph and device.
 """
 
+import collections
 import itertools
 import keyword
 import linecache
@@ -400,18 +401,20 @@ class _Compiler:
         variable's next value only, and nothing after the node reads the variable's old
         value (no later node, and no other next value passes it on)."""
         n = len(loop_vars)
-        position = {id(nd): p for p, nd in enumerate(bg.nodes)}
-        outputs = [id(t) for t in bg.outputs]
-        for j, t in enumerate(bg.outputs):
+        position, last_read = {}, {}     # node -> its place; tensor -> its last reader's
+        for p, nd in enumerate(bg.nodes):
+            position[id(nd)] = p
+            for u in nd.inputs:
+                last_read[id(u)] = p
+        times = collections.Counter(id(t) for t in bg.outputs)
+        for j, t in enumerate(bg.outputs[:n]):
             p = position.get(id(t.node))
             if j == exclude or p is None or t.node.op in ("Const", "Identity", "while_loop") \
-                    or outputs.count(id(t)) != 1:
+                    or times[id(t)] != 1:
                 continue
             old = bg.inputs[j]
-            if any(o is old for k, o in enumerate(bg.outputs[:n]) if k != j):
-                continue
-            if any(u is old for nd in bg.nodes[p + 1:] for u in nd.inputs):
-                continue
+            if times[id(old)] or last_read.get(id(old), -1) > p:
+                continue     # another next value, or a later node, needs the old value
             self.preferred[id(t)] = loop_vars[j]
 
     def lines_of(self, emit):
