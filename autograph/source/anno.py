@@ -23,6 +23,10 @@ class NoValue(enum.Enum):
     def __repr__(self):
         return self.name
 
+    # Members are singletons compared by identity: hash them by identity too, in C
+    # (Enum's own __hash__ is Python code, and annotation lookups hash a key each time).
+    __hash__ = object.__hash__
+
 
 class Basic(NoValue):
     """Facts about a node that do not come from static analysis."""
@@ -62,7 +66,10 @@ class Static(NoValue):
 
 
 def _annos(node, create=False):
-    annos = getattr(node, _FIELD, None)
+    try:
+        annos = node.__dict__.get(_FIELD)  # much faster than getattr on a missing name
+    except AttributeError:  # an object without a __dict__
+        annos = getattr(node, _FIELD, None)
     if annos is None and create:
         annos = {}
         setattr(node, _FIELD, annos)
@@ -75,8 +82,10 @@ _MISSING = object()
 def getanno(node, key, default=_MISSING):
     """The annotation `key` of `node`; `default` if given and absent, else KeyError."""
     annos = _annos(node)
-    if annos is not None and key in annos:
-        return annos[key]
+    if annos is not None:
+        value = annos.get(key, _MISSING)
+        if value is not _MISSING:
+            return value
     if default is _MISSING:
         raise KeyError(f"{type(node).__name__} node has no annotation {key!r}")
     return default
