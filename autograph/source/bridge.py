@@ -67,6 +67,7 @@ class _ToGast:
             self.filename, self.lines, name = origin
             self.names = [name]
             self.location = LineLocation
+            self.texts = {}  # line number -> its text, stripped once per line
 
     def node(self, node, loc):
         cls = node.__class__
@@ -83,8 +84,11 @@ class _ToGast:
         if self.annotate:
             lineno = src.get("lineno")
             if lineno is not None:
-                lines = self.lines
-                line = lines[lineno - 1].rstrip("\r\n") if 0 < lineno <= len(lines) else ""
+                line = self.texts.get(lineno)
+                if line is None:
+                    lines = self.lines
+                    line = lines[lineno - 1].rstrip("\r\n") if 0 < lineno <= len(lines) else ""
+                    self.texts[lineno] = line
                 loc = self.location(self.filename, lineno, src.get("col_offset", 0), line,
                                     self.names[-1])
             if loc is not None:
