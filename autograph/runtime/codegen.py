@@ -21,7 +21,8 @@ Scalar loops are where per-node cost shows, so the code is shaped for them:
   arithmetic wraps silently (it wraps in both).
 - a counter loop (`while i < limit: ...; i = i + step`, which is what `for i in range(n)`
   stages) becomes a Python `for` over the counter's values (`numpy.arange` on NumPy): no
-  compare, no increment, no condition check per iteration. See `_counter_loop`.
+  compare, no increment, no condition check per iteration (a converted `break` keeps its
+  flag check: `if not flag: break`). See `_counter_loop`.
 - a condition graph of one node is the `while` test itself (`while n != Const:`); a body
   node whose value is only a loop variable's next value assigns that variable directly
   (`s = s + x`) when nothing after it needs the old value; `x[i]` with ints, None and ...
@@ -339,9 +340,10 @@ class _Compiler:
         self.assign(depth, loop_vars, ins[:n])
         if limit is None:
             counter = _counter_loop(node, self.consts)
-            if counter is not None:
-                self.counter_loop(node, counter, loop_vars, ins[n:], outer, depth,
-                                  used_after=_uses(graph, node.outputs[counter.k]))
+            used_after = counter is not None and _uses(graph, node.outputs[counter.k])
+            if counter is not None and not (used_after and counter.extra is not None):
+                # (after an early stop the counter's value is not the range's end)
+                self.counter_loop(node, counter, loop_vars, ins[n:], outer, depth, used_after)
                 return
         counter = None
         if limit is not None:
@@ -373,7 +375,8 @@ class _Compiler:
         """`for counter in counter_values(start, limit, step, dtype):` (see _counter_loop)."""
         cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
         inner = self.enter(cg, outer, loop_vars + captured)
-        self.graph_body(cg, inner, depth, skip={c.test}, block=False)   # invariant: once
+        test_nodes = {c.test, c.out} | c.per_iteration
+        self.graph_body(cg, inner, depth, skip=test_nodes, block=False)   # invariant: once
         limit = inner[id(c.limit)]
         if "counter_values" not in self.namespace:
             self.namespace["counter_values"] = _counter_values_on(self.device)
@@ -385,6 +388,12 @@ class _Compiler:
             self.emit(depth, f"{start} = {var}")
         args = f"{start}, {limit}, {c.step}, {dtype}" + (f", {c.shift}" if c.shift else "")
         self.emit(depth, f"for {var} in counter_values({args}):")
+        if c.extra is not None:
+            self.graph_body(cg, inner, depth + 1, block=False,
+                            skip={nd for nd in cg.nodes if nd not in c.per_iteration})
+            self.emit(depth + 1, f"if not {self.truth(inner[id(c.extra)])}:")
+            self.emit(depth + 2, "break")
+            self.need_truth()
         inner = self.enter(bg, outer, loop_vars + captured)
         self.prefer_loop_var_names(bg, loop_vars, exclude=c.k)
         others = [k for k in range(len(loop_vars)) if k != c.k]
@@ -435,11 +444,15 @@ class _Counter:
     """A while_loop that counts: loop variable `k` (an integer `dtype`) starts anywhere, the
     test is `k < limit` (`>` for a negative step, `<=` / `>=` too) with a limit the loop does
     not change, and the body's next `k` is `k + step` with a constant step."""
-    __slots__ = ("k", "dtype", "limit", "step", "shift", "test", "skip")
+    __slots__ = ("k", "dtype", "limit", "step", "shift", "test", "skip", "out", "extra",
+                 "per_iteration")
 
-    def __init__(self, k, dtype, limit, step, shift, test, skip):
+    def __init__(self, k, dtype, limit, step, shift, test, skip, out, extra, per_iteration):
         self.k, self.dtype, self.limit, self.step = k, dtype, limit, step
         self.shift, self.test, self.skip = shift, test, skip
+        # `test & extra` when the loop may stop early: `extra` is checked in the loop, after
+        # the test's nodes that depend on other loop variables (`per_iteration`)
+        self.out, self.extra, self.per_iteration = out, extra, per_iteration
 
 
 _TESTS = {"less": (1, 0), "less_equal": (1, 1), "greater": (-1, 0), "greater_equal": (-1, -1)}
@@ -454,22 +467,32 @@ def _counter_loop(node, consts):
     `for` stops, as Python's range and eager NumPy do)."""
     n = len(node.outputs)
     cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
-    test = cg.outputs[0].node
+    out = test = cg.outputs[0].node
+    extra = None            # `counter test & extra` (a converted `break` adds one)
+    if out.op == "logical_and" and not out.attrs and len(out.inputs) == 2:
+        a, b = out.inputs
+        test, extra = (a.node, b) if a.node.op in _TESTS else (b.node, a)
     if test.op not in _TESTS or test.attrs or len(test.inputs) != 2:
         return None
     ph, limit = test.inputs
     k = next((j for j, t in enumerate(cg.inputs[:n]) if t is ph), None)
-    if k is None or ph.dtype.kind not in "iu" or limit is ph:
+    if k is None or ph.dtype.kind not in "iu" or limit is ph or extra is ph:
         return None
-    # the limit and everything else the test computes must be loop-invariant and effect-free
+    # the limit must be loop-invariant; so is every other node of the test, but those
+    # computing `extra` from other loop variables (run per iteration); none reads the
+    # counter or has an effect
     unchanged = {j for j in range(n) if bg.outputs[j] is bg.inputs[j]}
-    varying = {id(cg.inputs[j]) for j in range(n) if j not in unchanged}
+    varying = {id(cg.inputs[j]) for j in range(n) if j not in unchanged and j != k}
+    per_iteration = set()
     for nd in cg.nodes:
-        if nd.op == "Placeholder" or nd is test:
+        if nd.op == "Placeholder" or nd is test or nd is out:
             continue
-        if is_effectful(nd) or any(id(t) in varying for t in nd.inputs):
+        if is_effectful(nd) or any(t is ph for t in nd.inputs):
             return None
-    if id(limit) in varying:
+        if any(id(t) in varying for t in nd.inputs):
+            per_iteration.add(nd)
+            varying.update(id(t) for t in nd.outputs)
+    if id(limit) in varying or limit is ph:
         return None
     # the body steps the counter by a constant of the test's sign
     step_node = bg.outputs[k].node
@@ -494,7 +517,8 @@ def _counter_loop(node, consts):
     if not any(step_node.outputs[0] is t for nd in bg.nodes for t in nd.inputs) and \
             sum(t is step_node.outputs[0] for t in bg.outputs) == 1:
         skip.add(step_node)     # the increment feeds only the next k: the for loop does it
-    return _Counter(k, ph.dtype, limit, step_value, shift, test, skip)
+    return _Counter(k, ph.dtype, limit, step_value, shift, test, skip, out, extra,
+                    per_iteration)
 
 
 def _uses(graph, tensor):

@@ -342,3 +342,58 @@ def test_loop_variables_assigned_in_place_only_when_safe(case):
     same(got[1], b)
     if case == "in_place":
         assert "loop_var_0 = loop_var_0 * " in sources[1]
+
+
+# -- counter loops that may stop early ---------------------------------------------------------------
+
+def test_range_loop_with_break_is_a_for_loop_with_the_same_results():
+    def f(n, x):
+        s = 0.0
+        for i in range(n):
+            if s > x:
+                break
+            s += i * 0.5
+        return s
+
+    def g(n, k):
+        found = -1
+        for i in range(3, n, 2):
+            if i % k == 0:
+                found = i
+                break
+        return found
+    for fn, cases in [(f, [(100, 20.0), (100, -1.0), (0, 5.0), (10, 1000.0)]),
+                      (g, [(50, 7), (50, 97), (3, 5), (100, 9)])]:
+        h = ag.function(fn)
+        for n, v in cases:
+            args = (np.int64(n), np.float64(v) if fn is f else np.int64(v))
+            same(h(*args), fn(*args))
+            graph = h.get_concrete_function(*args).graph
+            interp = interpreter.run(graph, list(args))[0]
+            same(interp, fn(*args))
+        src = codegen.source_of(optimize.optimize(graph))
+        assert "counter_values(" in src and "break" in src and "while" not in src
+
+
+def test_early_stop_with_the_counter_used_after_stays_a_while_loop():
+    def f(n):
+        def cond(i, s):
+            return np.logical_and(i < n, s < 20)
+        return ag.while_loop(cond, lambda i, s: (i + 1, s + i), (0, 0))
+    for n in (3, 100):
+        got, sources = run_all(f, np.int64(n))
+        want = f(np.int64(n))
+        same(got[0], want[0])
+        same(got[1], want[1])
+    assert "while" in sources[1]
+
+
+def test_early_stop_test_reading_the_counter_stays_a_while_loop():
+    def f(n, x):
+        def cond(i, s):
+            return np.logical_and(i < n, x[np.minimum(i, 4)] > 0)
+        return ag.while_loop(cond, lambda i, s: (i + 1, s + i), (0, 0))[1]
+    x = np.array([1.0, 2.0, -1.0, 3.0, 4.0])
+    (got,), sources = run_all(f, np.int64(10), x)
+    same(got, f(np.int64(10), x))
+    assert "while" in sources[1]
