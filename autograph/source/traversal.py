@@ -79,9 +79,10 @@ _LEAF_NAMES = _leaf_names()
 def _dispatch_table(visitor_cls):
     table = visitor_cls.__dict__.get("_ag_dispatch")
     if table is None:
+        # the skip set first: a thread that sees the table finds the skip set too
+        visitor_cls._ag_skip = _skipped_classes(visitor_cls)
         table = {}
         visitor_cls._ag_dispatch = table
-        visitor_cls._ag_skip = _skipped_classes(visitor_cls)
     return table
 
 
@@ -119,7 +120,7 @@ def _skip(visitor):
     skip = cls.__dict__.get("_ag_skip")
     if skip is None:
         _dispatch_table(cls)
-        skip = cls._ag_skip
+        skip = cls.__dict__["_ag_skip"]
     return skip
 
 
