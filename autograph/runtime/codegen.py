@@ -62,7 +62,9 @@ _BINARY = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "floor_d
 _UNARY = {"negative": "-", "positive": "+", "bitwise_invert": "~", "logical_not": "~"}
 _ASSIGN = re.compile(r"^(\w+) = (.*)$")
 _NON_WORD = re.compile(r"\W")
-_CHUNK = 1 << 16    # counter values made at once by counter_values on NumPy
+_CHUNK = 1 << 20    # counter values made at once by counter_values on NumPy
+_SHORT = 32         # a counter loop known to run fewer times stays a while loop: making
+                    # the counter's values costs ~1 us, a step of the while loop's test ~50 ns
 
 
 def compile_graph(graph, device=None):
@@ -513,12 +515,25 @@ def _counter_loop(node, consts):
     sign, shift = _TESTS[test.op]
     if step_value * sign <= 0:
         return None
+    start_value, limit_value = consts.get(id(node.inputs[k])), _constant_of(node, cg, limit, consts)
+    if start_value is not None and limit_value is not None and len(range(
+            int(start_value), int(limit_value) + shift, step_value)) < _SHORT:
+        return None
     skip = set()
     if not any(step_node.outputs[0] is t for nd in bg.nodes for t in nd.inputs) and \
             sum(t is step_node.outputs[0] for t in bg.outputs) == 1:
         skip.add(step_node)     # the increment feeds only the next k: the for loop does it
     return _Counter(k, ph.dtype, limit, step_value, shift, test, skip, out, extra,
                     per_iteration)
+
+
+def _constant_of(node, cg, tensor, consts):
+    """The value of a test-graph tensor when it is a constant (its own or captured)."""
+    if tensor.node.op == "Const":
+        return tensor.node.attrs["value"]
+    j = next((j for j, t in enumerate(cg.inputs) if t is tensor), None)
+    n = len(node.outputs)
+    return consts.get(id(node.inputs[j])) if j is not None and j >= n else None
 
 
 def _uses(graph, tensor):

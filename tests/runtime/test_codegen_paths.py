@@ -397,3 +397,14 @@ def test_early_stop_test_reading_the_counter_stays_a_while_loop():
     (got,), sources = run_all(f, np.int64(10), x)
     same(got, f(np.int64(10), x))
     assert "while" in sources[1]
+
+
+@pytest.mark.parametrize("count,lowered", [(3, False), (31, False), (32, True), (500, True)])
+def test_short_constant_counter_loops_stay_while_loops(count, lowered):
+    """Making the counter's values costs about as much as 20-30 steps of the while loop's
+    own test, so a loop known to be that short keeps it (same results either way)."""
+    def f(x):
+        return ag.while_loop(lambda i, s: i < count, lambda i, s: (i + 1, s + x * i), (0, x))[1]
+    (got,), sources = run_all(f, np.float64(0.5))
+    same(got, np.float64(0.5) + sum(0.5 * i for i in range(count)))
+    assert ("counter_values(" in sources[1]) == lowered
