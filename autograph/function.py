@@ -68,6 +68,13 @@ _FAST_PATH = isinstance(_SCOPES, threading.local) and isinstance(_GRAPHS, thread
 _FAST_PATH_ENTRIES = 1024   # per Function
 
 
+# Functions passed as arguments (the seed's `dynamic_rnn(rnn_step, ...)`) are keyed by
+# identity like any object, and may take the fast path too. The fast path's key then holds
+# the function strongly, so its trace lives as long as the key (at most _FAST_PATH_ENTRIES
+# keys per Function); other objects stay weakly held and never enter the fast path.
+_PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+
+
 def _fast_key(args):
     """The fast path's key: per argument its type, then dtype and shape for an array or the
     value and None for a Python value. Only keys of arrays and Python primitives are ever
@@ -268,14 +275,15 @@ class Function:
     def _remember_fast(self, args, kwargs, names, values, flat, runner, on_numpy):
         """Let later calls with the same argument types, dtypes and shapes (and the same
         Python values) go straight to the compiled graph. Only when every argument is an
-        array or a Python primitive (parameters left out too), outside device scopes, and
-        for NumPy arrays or an explicit device: then the arguments' types pin the device."""
+        array, a Python primitive or a plain function (parameters left out too), outside
+        device scopes, and for NumPy arrays or an explicit device: then the arguments'
+        types pin the device."""
         given = args + tuple(kwargs.values())
         where = {name: len(args) + i for i, name in enumerate(kwargs)}
         where.update((name, i) for i, name in enumerate(names[:len(args)]))
         positions = []   # for each array parameter, in placeholder order: its place in `given`
         for name, value in zip(names, values):
-            if type(value) in tt._PRIMITIVES:
+            if type(value) in tt._PRIMITIVES or type(value) in _PLAIN_CALLABLES:
                 continue
             i = where.get(name)
             if i is None or not tt.is_array(given[i]) or given[i] is not value:
