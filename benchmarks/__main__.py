@@ -28,7 +28,7 @@ def parse_args(argv):
     p.add_argument("--json", default=None, metavar="PATH",
                    help="where to write the JSON (default benchmarks/results/<date>-<mode>.json)")
     p.add_argument("--update-readme", action="store_true",
-                   help="replace the table in benchmarks/README.md with this run's")
+                   help="replace the table in benchmarks/README.md and the project README with this run's")
     p.add_argument("--baseline", default=None, metavar="JSON",
                    help="an earlier results file: show each row's earlier 'vs floor' ratio")
     p.add_argument("--no-tf", action="store_true", help="leave TensorFlow out")
@@ -51,7 +51,7 @@ def main(argv=None):
         text = report.table(json.loads(Path(args.render).read_text()), baseline)
         print(text)
         if args.update_readme:
-            report.update_readme(HERE / "README.md", text)
+            _update_readmes(text)
         return 0
     cases = all_cases(args.quick)
     if args.list:
@@ -78,9 +78,16 @@ def main(argv=None):
     path = args.json or HERE / "results" / f"{stamp}-{record['mode']}.json"
     print(f"JSON written to {report.write_json(record, path)}", file=sys.stderr)
     if args.update_readme:
-        report.update_readme(HERE / "README.md", text)
-        print("benchmarks/README.md updated", file=sys.stderr)
+        _update_readmes(text)
     return 0
+
+
+def _update_readmes(text):
+    """The table lives in benchmarks/README.md and, between the same markers, in the
+    project's README."""
+    for path in (HERE / "README.md", HERE.parent / "README.md"):
+        report.update_readme(path, text)
+        print(f"{path.relative_to(HERE.parent)} updated", file=sys.stderr)
 
 
 if __name__ == "__main__":
