@@ -8,7 +8,7 @@ names that never shadow the user's, and the user's name for messages.
 
 import gast
 
-from autograph.source import anno
+from autograph.source import anno, traversal
 from autograph.source.naming import Namer
 
 class Conv(anno.NoValue):
@@ -92,8 +92,11 @@ def skip_generators(node):
             anno.setanno(n, anno.Basic.SKIP_PROCESSING, True)
 
 
-class Transformer(gast.NodeTransformer):
-    """A NodeTransformer that knows the context and visits statement blocks as lists."""
+class Transformer(traversal.NodeTransformer):
+    """A NodeTransformer that knows the context and visits statement blocks as lists.
+
+    Built on autograph.source.traversal.NodeTransformer (gast's contract, faster): a pass
+    whose visit_ methods are all for statements does not walk into expressions."""
 
     def __init__(self, ctx):
         self.ctx = ctx

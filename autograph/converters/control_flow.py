@@ -364,9 +364,7 @@ def transform(node, ctx):
 
 def run_analyses(node, ctx):
     from autograph.analysis import activity, cfg, liveness, reaching_definitions
-    from autograph.source import qual_names
-    qual_names.resolve(node)
-    activity.resolve(node)
+    activity.resolve(node)  # runs qual_names.resolve first
     cfgs = cfg.build_all(node)
     liveness.resolve(node, cfgs)
     reaching_definitions.resolve(node, cfgs)

@@ -13,7 +13,7 @@ Requires reaching definitions (DEFINED_VARS_IN / MAYBE_DEFINED_VARS_IN on statem
 import gast
 
 from autograph.converters.base import SCOPE_NODES, Transformer
-from autograph.source import anno, templates
+from autograph.source import anno, templates, traversal
 from autograph.source.anno import Static
 
 _HEADERS = {gast.If: ["test"], gast.While: ["test"], gast.For: ["iter"],
@@ -24,7 +24,7 @@ def _simple(symbols):
     return {str(s) for s in symbols if s.is_simple()}
 
 
-class _Loads(gast.NodeTransformer):
+class _Loads(traversal.NodeTransformer):
     """Wrap loads of `names` in one statement's expressions (not inside nested scopes)."""
 
     def __init__(self, names):
