@@ -56,13 +56,14 @@ def name(id_, ctx=None):
 
 
 def walk_scope(node):
-    """Like gast.walk over `node`'s children, but not into nested functions/classes/lambdas."""
-    todo = list(gast.iter_child_nodes(node))
+    """Like gast.walk over `node`'s children, but not into nested functions/classes/lambdas
+    (and without context/operator leaves such as Load or Add)."""
+    todo = traversal.children(node)
     while todo:
         n = todo.pop()
         yield n
         if not isinstance(n, SCOPE_NODES):
-            todo.extend(gast.iter_child_nodes(n))
+            todo.extend(traversal.children(n))
 
 
 def contains(stmts, types):
@@ -87,7 +88,7 @@ def is_generator(fn_node):
 def skip_generators(node):
     """Mark nested generator functions: converting their control flow would move their
     `yield`s into other functions, so they run as plain Python."""
-    for n in gast.walk(node):
+    for n in traversal.walk(node, leaves=False):
         if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)) and n is not node and is_generator(n):
             anno.setanno(n, anno.Basic.SKIP_PROCESSING, True)
 
