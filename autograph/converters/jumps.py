@@ -31,11 +31,21 @@ def blocks_of(node, into_loops):
     return []
 
 
-def _inner_blocks(node, into_loops):
-    blocks = [getattr(node, f) for f in blocks_of(node, into_loops)]
+_MATCH = getattr(gast, "Match", ())   # `match` statements exist from Python 3.10
+
+
+def clauses(node):
+    """The handlers of a `try` and the cases of a `match`: nodes that each hold a body."""
     if isinstance(node, gast.Try):
-        blocks += [h.body for h in node.handlers]
-    return blocks
+        return node.handlers
+    if isinstance(node, _MATCH):
+        return node.cases
+    return []
+
+
+def _inner_blocks(node, into_loops):
+    return ([getattr(node, f) for f in blocks_of(node, into_loops)]
+            + [clause.body for clause in clauses(node)])
 
 
 def has_jump(stmts, kinds, into_loops):
@@ -84,9 +94,9 @@ def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
         for field in blocks_of(s, into_loops):
             new = lower(getattr(s, field), kinds, replace_jump, flag, into_loops, after_loop)
             setattr(s, field, new or (_pass() if field == "body" else []))
-        if isinstance(s, gast.Try):
-            for h in s.handlers:
-                h.body = lower(h.body, kinds, replace_jump, flag, into_loops, after_loop) or _pass()
+        for clause in clauses(s):
+            clause.body = (lower(clause.body, kinds, replace_jump, flag, into_loops, after_loop)
+                           or _pass())
         out.append(s)
         if isinstance(s, LOOPS) and after_loop is not None:
             out.extend(after_loop(s))

@@ -153,8 +153,8 @@ class _FlagLowering:
             block = getattr(s, field, None)
             if block:
                 setattr(s, field, self.lower(block) or ([gast.Pass()] if field == "body" else []))
-        for h in getattr(s, "handlers", ()) or ():
-            h.body = self.lower(h.body) or [gast.Pass()]
+        for clause in jumps.clauses(s):   # except handlers, match cases
+            clause.body = self.lower(clause.body) or [gast.Pass()]
 
     def _stop_loop(self, loop):
         """A loop that may return stops when it does: `not do_return` joins its test, and
