@@ -127,11 +127,18 @@ def _unify_dtypes(a, b, ga, gb, what):
     if a.weak and b.weak:
         dtype = np.result_type(a.dtype, b.dtype)
         return _cast(a, dtype, ga, weak=True), _cast(b, dtype, gb, weak=True)
-    if a.weak:
-        return _cast(a, b.dtype, ga), b
-    if b.weak:
-        return a, _cast(b, a.dtype, gb)
+    if a.weak or b.weak:
+        # NEP 50: a Python scalar adopts the array's dtype within its kind (an int meeting
+        # int32 stays int32), and promotes it across kinds (a float meeting int64 gives
+        # float64, as `x + 1.5` does in NumPy), so nothing is truncated
+        weak, strong = (a, b) if a.weak else (b, a)
+        dtype = np.result_type(strong.dtype, _WEAK_EXAMPLE[weak.dtype.kind])
+        return _cast(a, dtype, ga), _cast(b, dtype, gb)
     raise StagingError(what(a, b))
+
+
+# a Python scalar of each dtype kind, for NumPy's weak-scalar promotion rules
+_WEAK_EXAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 def _name_of(names, i, default):

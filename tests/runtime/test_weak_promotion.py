@@ -1,0 +1,22 @@
+"""A Python number meeting an array in the other branch of a cond follows NEP 50, as NumPy's
+own `array + number` does: same kind -> the array's dtype, other kind -> promoted."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("number", [7, 1.5, True, 2j])
+@pytest.mark.parametrize("positive", [True, False])
+def test_branch_dtype_matches_numpy_weak_promotion(dtype, number, positive):
+    def pick(x):
+        return ag.cond(x > 0, lambda: x * 2, lambda: number)
+
+    x = dtype(3 if positive else 0)
+    expected_dtype = (x + number).dtype if not isinstance(number, bool) else np.result_type(x, number)
+    out = ag.function(pick, autograph=False)(x)
+    assert np.asarray(out).dtype == expected_dtype
+    expected = x * 2 if positive else number
+    assert np.asarray(out) == np.asarray(expected).astype(expected_dtype)
