@@ -46,7 +46,7 @@ from autograph import config
 from autograph import trace_type as tt
 from autograph.concrete_function import ConcreteFunction, Signature, choose_device, flat_arrays
 from autograph.errors import ConversionError
-from autograph.log import log
+from autograph.log import get_verbosity, log
 from autograph.runtime import devices, nest, primitives, variables
 from autograph.runtime import graph as graph_module
 from autograph.runtime.graph import Graph, get_default_graph
@@ -461,6 +461,9 @@ class Function:
             self._variables.extend(created)
         self._tracing_count += 1
         log(1, "traced %s #%d for %s", self.__name__, self._tracing_count, key)
+        if get_verbosity() >= 2:   # counting nested nodes walks the graph: only when asked
+            log(2, "graph of %s: %d nodes, %d counting branch and loop bodies", self.__name__,
+                len(graph.nodes), sum(1 for _ in graph.walk()))
         self._warn_if_retracing(names, key)
         self._last_trace = (names, key)
         for i, t in zip(tensor_slots, outputs):
