@@ -351,11 +351,13 @@ def _normalize_body_output(out, loop_vars, kind, names):
 
 
 class _Spec:
-    """What a loop variable is known to be: dtype, shape, weak."""
-    __slots__ = ("dtype", "shape", "weak")
+    """What a loop variable is known to be: dtype, shape, weak; `widened` once a Python
+    scalar's dtype was promoted to hold what the body makes (0.5 meeting int64: float64)."""
+    __slots__ = ("dtype", "shape", "weak", "widened")
 
     def __init__(self, dtype, shape, weak):
         self.dtype, self.shape, self.weak = np.dtype(dtype), shape, weak
+        self.widened = False
 
     def key(self):
         return (self.dtype, self.shape, self.weak)
@@ -399,9 +401,17 @@ def _staged_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, invari
             label = labels[tensor_slots[k]]
             if t.dtype != spec.dtype:
                 if spec.weak:
-                    spec.dtype, spec.weak, changed = t.dtype, t.weak, True
-                    continue
-                if not t.weak:
+                    # NEP 50, as for cond: a Python scalar adopts the body's dtype within its
+                    # kind and promotes across kinds, so `s = 0.5` never becomes int64
+                    dtype = (np.result_type(spec.dtype, t.dtype) if t.weak else
+                             np.result_type(t.dtype, _WEAK_EXAMPLE[spec.dtype.kind]))
+                    spec.widened = spec.widened or dtype != t.dtype
+                    if (dtype, t.weak) != (spec.dtype, spec.weak):
+                        spec.dtype, spec.weak, changed = dtype, t.weak, True
+                        continue
+                elif spec.widened and np.can_cast(t.dtype, spec.dtype, "safe"):
+                    pass   # the body's value is cast to the widened dtype below
+                elif not t.weak:
                     raise StagingError(
                         f"{label} changes dtype inside the loop: it enters the loop as "
                         f"{spec.dtype.name} but the loop body makes it {_dtype_str(t)}. A "

@@ -20,3 +20,21 @@ def test_branch_dtype_matches_numpy_weak_promotion(dtype, number, positive):
     assert np.asarray(out).dtype == expected_dtype
     expected = x * 2 if positive else number
     assert np.asarray(out) == np.asarray(expected).astype(expected_dtype)
+
+
+@pytest.mark.parametrize("start", [0, 0.5, True])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32])
+@pytest.mark.parametrize("n", [0, 3])
+def test_loop_variable_from_a_python_number_promotes_like_numpy(start, dtype, n):
+    """`s = start; while i < n: s = i` with a typed `i`: `s` holds both the Python number
+    and the body's values without truncating either (0.5 meeting int64 gives float64)."""
+    def loop(limit):
+        i0 = dtype(0)
+        return ag.while_loop(lambda i, s: i < limit, lambda i, s: (i + dtype(1), i),
+                             (i0, start))[1]
+
+    out = np.asarray(ag.function(loop, autograph=False)(np.int64(n)))
+    expected_dtype = np.result_type(dtype, type(start)(0)) if not isinstance(start, bool) \
+        else np.dtype(dtype)
+    assert out.dtype == expected_dtype
+    assert out == (start if n == 0 else n - 1)
