@@ -26,7 +26,7 @@ import numbers
 import numpy as np
 
 from autograph.errors import StagingError
-from autograph.runtime import nest, primitives
+from autograph.runtime import dtypes, nest, primitives
 from autograph.runtime.graph import Graph, get_default_graph
 from autograph.runtime.tensor import Tensor
 
@@ -131,14 +131,9 @@ def _unify_dtypes(a, b, ga, gb, what):
         # NEP 50: a Python scalar adopts the array's dtype within its kind (an int meeting
         # int32 stays int32), and promotes it across kinds (a float meeting int64 gives
         # float64, as `x + 1.5` does in NumPy), so nothing is truncated
-        weak, strong = (a, b) if a.weak else (b, a)
-        dtype = np.result_type(strong.dtype, _WEAK_EXAMPLE[weak.dtype.kind])
+        dtype = dtypes.result_type((dtypes.key_of(a.dtype, a.weak), dtypes.key_of(b.dtype, b.weak)))
         return _cast(a, dtype, ga), _cast(b, dtype, gb)
     raise StagingError(what(a, b))
-
-
-# a Python scalar of each dtype kind, for NumPy's weak-scalar promotion rules
-_WEAK_EXAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 def _name_of(names, i, default):
@@ -404,7 +399,7 @@ def _staged_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, invari
                     # NEP 50, as for cond: a Python scalar adopts the body's dtype within its
                     # kind and promotes across kinds, so `s = 0.5` never becomes int64
                     dtype = (np.result_type(spec.dtype, t.dtype) if t.weak else
-                             np.result_type(t.dtype, _WEAK_EXAMPLE[spec.dtype.kind]))
+                             dtypes.result_type((t.dtype, dtypes.key_of(spec.dtype, True))))
                     spec.widened = spec.widened or dtype != t.dtype
                     if (dtype, t.weak) != (spec.dtype, spec.weak):
                         spec.dtype, spec.weak, changed = dtype, t.weak, True
