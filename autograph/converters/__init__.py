@@ -22,23 +22,33 @@ from autograph.converters import (asserts, break_statements, call_trees,
 from autograph.converters import base
 from autograph.converters.base import Context
 
+
+class _Expressions(conditional_expressions.IfExpConverter, logical_expressions.LogicalConverter):
+    """conditional_expressions and logical_expressions in one walk of the tree: each
+    rewrites its nodes after their children, so the result is what the two passes give
+    one after the other, for half the visits."""
+
+
+def _expressions(node, ctx):
+    return _Expressions(ctx).visit(node)
+
+
 PIPELINE = (
-    asserts,
-    return_statements,
-    break_statements,
-    continue_statements,
-    call_trees,
-    control_flow,
-    conditional_expressions,
-    logical_expressions,
+    asserts.transform,
+    return_statements.transform,
+    break_statements.transform,
+    continue_statements.transform,
+    call_trees.transform,
+    control_flow.transform,
+    _expressions,   # conditional_expressions + logical_expressions
 )
 
 
 def convert(node, ctx):
     """Run every pass over `node` (a gast FunctionDef or Lambda) and return it."""
     base.skip_generators(node)
-    for converter in PIPELINE:
-        node = converter.transform(node, ctx)
+    for transform in PIPELINE:
+        node = transform(node, ctx)
     return node
 
 

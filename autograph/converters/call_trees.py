@@ -21,6 +21,7 @@ from autograph.converters.base import Transformer
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
 from autograph.source import templates
+from autograph.source.traversal import children
 
 # Calls that must stay as they are even though they are builtins or look like user code.
 _LEAVE_ALONE = {"super", "locals", "globals", "vars", "eval", "exec", "print", "isinstance",
@@ -50,7 +51,7 @@ def _local_names(fn_node):
             names.add((n.asname or n.name).split(".")[0])
         elif isinstance(n, gast.Lambda):
             continue
-        todo.extend(gast.iter_child_nodes(n))
+        todo.extend(children(n))
     return names
 
 

@@ -8,7 +8,7 @@ from autograph.converters.base import Transformer
 from autograph.source import templates
 
 
-class _IfExp(Transformer):
+class IfExpConverter(Transformer):
 
     def visit_IfExp(self, node):
         node = self.generic_visit(node)
@@ -18,4 +18,4 @@ class _IfExp(Transformer):
 
 
 def transform(node, ctx):
-    return _IfExp(ctx).visit(node)
+    return IfExpConverter(ctx).visit(node)

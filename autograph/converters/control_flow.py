@@ -21,11 +21,13 @@ liveness (what is used afterwards) and reaching definitions (what may be defined
 """
 
 import re
+from collections import deque
 
 import gast
 
 from autograph.converters.base import Conv, Transformer, name, walk_scope
 from autograph.source import anno, parser, templates
+from autograph.source.traversal import children
 from autograph.source.anno import Static
 from autograph.source.qual_names import Literal
 
@@ -60,13 +62,23 @@ def _scope_modified_attrs(node, key):
 
 
 def _order(names, stmts):
-    """`names` in order of first appearance under `stmts` (then alphabetically)."""
+    """`names` in order of first appearance under `stmts` (then alphabetically).
+
+    "First" is in breadth-first order (as `gast.walk`), so a name in a statement's test or
+    target comes before one deep in its body; the walk stops once every name is found."""
+    names = set(names)
     seen = []
+    found = set()
     for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Name) and n.id in names and n.id not in seen:
+        todo = deque([s])
+        pop, extend = todo.popleft, todo.extend
+        while todo and len(found) < len(names):
+            n = pop()
+            if n.__class__ is gast.Name and n.id in names and n.id not in found:
+                found.add(n.id)
                 seen.append(n.id)
-    return seen + sorted(set(names) - set(seen))
+            extend(children(n))
+    return seen + sorted(names - found)
 
 
 def _expr(symbol, ctx=None):

@@ -17,17 +17,17 @@ from autograph.converters.base import Transformer
 from autograph.source import templates
 
 
-def _lambda(expr):
-    return templates.replace_as_expression("lambda: expr", expr=expr)
+def _lambda(expr, origin):
+    return templates.replace_as_expression("lambda: expr", origin=origin, expr=expr)
 
 
-class _Logical(Transformer):
+class LogicalConverter(Transformer):
 
     def visit_BoolOp(self, node):
         node = self.generic_visit(node)
         fn = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
         call = templates.replace_as_expression(f"{fn}(first)", origin=node, first=node.values[0])
-        call.args += [_lambda(v) for v in node.values[1:]]
+        call.args += [_lambda(v, node) for v in node.values[1:]]
         return call
 
     def visit_UnaryOp(self, node):
@@ -47,9 +47,9 @@ class _Logical(Transformer):
         parts = [gast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
                  for i, op in enumerate(node.ops)]
         call = templates.replace_as_expression("ag__.and_(first)", origin=node, first=parts[0])
-        call.args += [_lambda(p) for p in parts[1:]]
+        call.args += [_lambda(p, node) for p in parts[1:]]
         return call
 
 
 def transform(node, ctx):
-    return _Logical(ctx).visit(node)
+    return LogicalConverter(ctx).visit(node)
