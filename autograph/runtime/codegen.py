@@ -135,6 +135,8 @@ class _Compiler:
         self.numpy = device.xp is np
         self.consts = {}           # id(tensor) -> its constant value (NumPy), where known
         self.preferred = {}        # id(tensor) -> the name its producing node assigns
+        self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
+        self.counters = {}         # id(while_loop node) -> its _Counter, decided by a fill
 
     # -- names -------------------------------------------------------------------------------
 
@@ -202,6 +204,10 @@ class _Compiler:
                 self.cond(node, ins, env, depth)
             elif op == "while_loop":
                 self.while_loop(node, ins, env, depth, graph)
+            elif op == "ta_new":
+                self.ta_new(node, ins, env, depth, graph)
+            elif id(node) in self.fills:
+                self.fills.pop(id(node))(node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
         if then is not None:
@@ -341,7 +347,7 @@ class _Compiler:
         outer = node.inputs[:len(ins)]
         self.assign(depth, loop_vars, ins[:n])
         if limit is None:
-            counter = _counter_loop(node, self.consts)
+            counter = self.counters.pop(id(node), None) or _counter_loop(node, self.consts)
             used_after = counter is not None and _uses(graph, node.outputs[counter.k])
             if counter is not None and not (used_after and counter.extra is not None):
                 # (after an early stop the counter's value is not the range's end)
@@ -389,7 +395,12 @@ class _Compiler:
             start = self.fresh(f"{var}_start")
             self.emit(depth, f"{start} = {var}")
         args = f"{start}, {limit}, {c.step}, {dtype}" + (f", {c.shift}" if c.shift else "")
-        self.emit(depth, f"for {var} in counter_values({args}):")
+        if self.numpy and self.index_only(bg, c):
+            # Python ints index as NumPy integers do, and ~2x faster (no values to make)
+            stop = f"int({limit}) {'+' if c.shift > 0 else '-'} 1" if c.shift else limit
+            self.emit(depth, f"for {var} in range({start}, {stop}, {c.step}):")
+        else:
+            self.emit(depth, f"for {var} in counter_values({args}):")
         if c.extra is not None:
             self.graph_body(cg, inner, depth + 1, block=False,
                             skip={nd for nd in cg.nodes if nd not in c.per_iteration})
@@ -405,6 +416,49 @@ class _Compiler:
         if used_after:
             end = self.bind("counter_end", _counter_end_on(self.device, c.dtype))
             self.emit(depth, f"{var} = {end}({args})")
+
+    def index_only(self, bg, c):
+        """True when the body reads counter `c` only as an index: a NumPy subscript's, a
+        TensorArray read's or write's (and the increment the for loop replaces), so its
+        values may be Python ints instead of NumPy integers."""
+        ph = bg.inputs[c.k]
+        if any(t is ph for t in bg.outputs):
+            return False
+        subscript = "getitem" not in self.device.kernels
+        for nd in bg.nodes:
+            for p, t in enumerate(nd.inputs):
+                if t is not ph or nd in c.skip:
+                    continue
+                if p == 1 and nd.op in ("ta_write", "ta_read"):
+                    continue
+                if p >= 1 and nd.op == "getitem" and subscript and _plain_index(nd):
+                    continue
+                return False
+        return True
+
+    def ta_new(self, node, ins, env, depth, graph):
+        """A TensorArray that a counter loop fills (see _fill_plan) becomes a preallocated
+        array written in place, `buffer[i] = value`, as a hand-written loop fills its
+        output; any other one calls the ta_new kernel."""
+        plan = _fill_plan(graph, node, self.consts) if self.numpy else None
+        if plan is None:
+            self.call(node, ins, env, depth)
+            return
+        loop, write, stack, counter, shape, dtype = plan
+        name = self.outputs(node, env)[0]
+        dtype = self.bind(f"{node.name}_dtype", dtype)
+        self.emit(depth, f"{name} = xp.empty({shape!r}, {dtype})")
+        self.counters[id(loop)] = counter
+        self.fills[id(write)] = self.fill_write
+        self.fills[id(stack)] = self.fill_stack
+
+    def fill_write(self, node, ins, env, depth):
+        self.preferred.pop(id(node.outputs[0]), None)
+        self.emit(depth, f"{ins[0]}[{ins[1]}] = {ins[2]}")
+        env[id(node.outputs[0])] = ins[0]
+
+    def fill_stack(self, node, ins, env, depth):
+        env[id(node.outputs[0])] = ins[0]      # every element was written: the buffer is it
 
     def prefer_loop_var_names(self, bg, loop_vars, exclude=None):
         """Let a body node assign its result straight to the loop variable it becomes
@@ -525,6 +579,71 @@ def _counter_loop(node, consts):
         skip.add(step_node)     # the increment feeds only the next k: the for loop does it
     return _Counter(k, ph.dtype, limit, step_value, shift, test, skip, out, extra,
                     per_iteration)
+
+
+def _fill_plan(graph, new, consts):
+    """How `graph` fills the TensorArray that node `new` (a ta_new) makes, when codegen may
+    lower it to a preallocated buffer: (while_loop, ta_write, ta_stack, _Counter, buffer
+    shape, dtype); else None.
+
+    The pattern is `ta = TensorArray(dtype, size=N)`, `for i in range(N): ta =
+    ta.write(i, value)`, `ta.stack()`: a fixed size N known when compiling; a counter
+    loop from 0 to N step 1 that cannot stop early, so it writes every element exactly
+    once; a write whose index is the counter and whose value's dtype and shape inference
+    knows; and no other use of the handle (no read, no second stack, no output). Then the
+    buffer is complete after the loop and `stack` is the buffer itself."""
+    if new.attrs.get("dynamic_size", True):
+        return None
+    consts = dict(consts)
+    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
+                  if nd.op == "Const")
+    size = consts.get(id(new.inputs[0]))
+    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
+        return None
+    loop, j = _only_reader(graph, new.outputs[0], "while_loop")
+    n = 0 if loop is None else len(loop.outputs)
+    if loop is None or j >= n or loop.attrs["maximum_iterations"] is not None:
+        return None
+    c = _counter_loop(loop, consts)
+    if c is None or c.extra is not None or c.step != 1 or c.shift != 0:
+        return None
+    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
+    start, limit = consts.get(id(loop.inputs[c.k])), _constant_of(loop, cg, c.limit, consts)
+    if start is None or limit is None or int(start) != 0 or int(limit) != int(size):
+        return None
+    write, p = _only_reader(bg, bg.inputs[j], "ta_write")
+    if write is None or p != 0 or _readers(cg, cg.inputs[j]) or \
+            write.inputs[1] is not bg.inputs[c.k] or _readers(bg, write.outputs[0]) != [(None, j)]:
+        return None
+    value = write.inputs[2]
+    if value.shape is None or None in value.shape or value.dtype.kind not in "biufc":
+        return None
+    stack, _ = _only_reader(graph, loop.outputs[j], "ta_stack")
+    if stack is None or stack.attrs["dtype"] != value.dtype:
+        return None
+    return loop, write, stack, c, (int(size),) + tuple(value.shape), value.dtype
+
+
+def _readers(graph, tensor):
+    """(node, input position) for each read of `tensor` by a node of `graph`; a graph
+    output counts as a read by None."""
+    found = [(nd, p) for nd in graph.nodes for p, t in enumerate(nd.inputs) if t is tensor]
+    return found + [(None, p) for p, t in enumerate(graph.outputs) if t is tensor]
+
+
+def _only_reader(graph, tensor, op):
+    """(node, input position) of the one read of `tensor` in `graph` when that is by an
+    `op` node; (None, -1) when it has other readers, none, or is an output."""
+    readers = _readers(graph, tensor)
+    if len(readers) == 1 and readers[0][0] is not None and readers[0][0].op == op:
+        return readers[0]
+    return None, -1
+
+
+def _plain_index(node):
+    """True when getitem `node` is the Python subscript codegen writes (see subscript)."""
+    index = node.attrs.get("index")
+    return bool(index) and all(item[0] in "idne" for item in index)
 
 
 def _constant_of(node, cg, tensor, consts):
