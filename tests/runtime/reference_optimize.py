@@ -1,0 +1,226 @@
+"""The optimiser as it was before its speed work (commit c687f25), kept as the slow reference.
+
+tests/runtime/test_optimize_identity.py checks that `autograph.runtime.optimize.optimize`
+produces exactly the graph this produces (same nodes, names, ops, attrs, inputs, outputs,
+order) for many traced programs. Do not edit this except to follow an intended change of
+the optimiser's output.
+"""
+import numpy as np
+
+from autograph.runtime import interpreter
+from autograph.runtime.control_flow import CONTROL_FLOW_OPS, is_effectful
+from autograph.runtime.devices import get_device
+from autograph.runtime.graph import Graph
+
+FOLD_LIMIT = 1 << 16   # elements: larger results stay computed at run time
+_EPOCH = "state epoch"  # CSE-table entry counting the effects that may change state so far
+_NO_WRITES = ("read_variable", "print")   # effects that change no Variable
+
+
+def optimize(graph):
+    """A new, equivalent Graph: constants folded, duplicates merged, dead nodes dropped."""
+    return _Rewriter().rewrite(graph, parent=None)
+
+
+class _Rewriter:
+    def __init__(self):
+        self.cpu = get_device("cpu")
+
+    def rewrite(self, graph, parent, keep=None, drop_inputs=()):
+        """The optimised copy of `graph`. `keep`: indices of the outputs to keep (default
+        all); `drop_inputs`: indices of inputs to remove (nothing kept may use them)."""
+        new = Graph(graph.name, parent)
+        new.variables = list(graph.variables)
+        mapping = {id(t): new.placeholder(t.node.name, t.dtype, t.shape, t.weak)
+                   for t in graph.inputs}
+        self.copy_nodes(graph, new, mapping, {})
+        outputs = graph.outputs if keep is None else [graph.outputs[k] for k in keep]
+        new.outputs = [mapping[id(t)] for t in outputs]
+        dropped = {id(t.node) for k, t in enumerate(new.inputs) if k in drop_inputs}
+        new.inputs = [t for k, t in enumerate(new.inputs) if k not in drop_inputs]
+        _eliminate_dead(new)
+        assert not any(id(nd) in dropped for nd in new.nodes), "a dropped input is still used"
+        return new
+
+    def copy_nodes(self, graph, new, mapping, seen):
+        """Copy `graph`'s nodes into `new`; `mapping`: id(old tensor) -> new tensor;
+        `seen`: CSE table of `new`."""
+        used = {id(t) for t in graph.outputs}
+        used.update(id(t) for node in graph.nodes for t in node.inputs)
+        for node in graph.nodes:
+            if node.op == "Placeholder":
+                continue
+            ins = [mapping[id(t)] for t in node.inputs]
+            outs = self.copy_node(node, ins, new, used, seen)
+            for old, out in zip(node.outputs, outs):
+                if out is not None:
+                    mapping[id(old)] = out
+            if node.op not in _NO_WRITES and is_effectful(node):
+                seen[_EPOCH] = seen.get(_EPOCH, 0) + 1   # state may have changed
+
+    def copy_node(self, node, ins, new, used, seen):
+        if node.op in CONTROL_FLOW_OPS:
+            return self.control_flow(node, ins, new, used, seen)
+        effectful = is_effectful(node)
+        if not effectful and node.op != "Const" and all(t.node.op == "Const" for t in ins):
+            folded = self.fold(node, ins, new)
+            if folded is not None:
+                return folded
+        key = None if effectful else _cse_key(node.op, ins, node.attrs)
+        if node.op == "read_variable":   # two reads with no write between: one read
+            var = node.attrs["variable"]()
+            key = None if var is None else ("read_variable", id(var), seen.get(_EPOCH, 0))
+        if key is not None and key in seen:
+            return seen[key]
+        copy = new.add_node(node.op, ins, node.attrs,
+                            [(t.dtype, t.shape, t.weak) for t in node.outputs], name=node.name)
+        if key is not None:
+            seen[key] = copy.outputs
+        return copy.outputs
+
+    def fold(self, node, ins, new):
+        """Const nodes holding `node`'s values, or None when it should not be folded."""
+        try:
+            values = interpreter._eval(node, [t.node.attrs["value"] for t in ins], self.cpu)
+        except Exception:   # let the error happen at run time, where it is reported
+            return None
+        outs = []
+        for t, value in zip(node.outputs, values):
+            if not isinstance(value, (np.ndarray, np.generic)) or value.dtype == object or \
+                    np.size(value) > FOLD_LIMIT:
+                return None
+            outs.append(np.asarray(value).astype(t.dtype, copy=False))
+        return [new.add_node("Const", (), {"value": v, "weak": t.weak},
+                             [(t.dtype, v.shape, t.weak)], name=node.name).outputs[0]
+                for t, v in zip(node.outputs, outs)]
+
+    def control_flow(self, node, ins, new, used, seen):
+        """Copy a cond/while_loop node with optimised subgraphs. A cond on a constant is
+        replaced by its branch; a cond's outputs that nothing uses are dropped (with the
+        branch computations that only fed them). Returns the new outputs (None: dropped)."""
+        attrs = dict(node.attrs)
+        if node.op == "cond" and ins[0].node.op == "Const":
+            branch = attrs["true_graph" if bool(ins[0].node.attrs["value"]) else "false_graph"]
+            inner = {id(t): v for t, v in zip(branch.inputs, ins[1:])}
+            self.copy_nodes(branch, new, inner, seen)
+            return [inner[id(t)] for t in branch.outputs]
+        keep, drop = None, ()
+        if node.op == "cond":
+            keep = [k for k, t in enumerate(node.outputs) if id(t) in used]
+        else:
+            keep = _needed_loop_vars(node, used)
+            drop = set(range(len(node.outputs))) - set(keep)
+            ins = [ins[k] for k in keep] + ins[len(node.outputs):]
+        subs = []
+        for key, value in node.attrs.items():
+            if isinstance(value, Graph):
+                attrs[key] = self.rewrite(value, parent=new, drop_inputs=drop,
+                                          keep=None if key == "cond_graph" else keep)
+                subs.append(attrs[key])
+        ins = _drop_unused_captures(node, subs, ins, len(keep))
+        for sub in subs:
+            _record_captures(node, sub, ins, len(keep))
+        kept = [node.outputs[k] for k in keep]
+        copy = new.add_node(node.op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in kept],
+                            name=node.name)
+        outs = dict(zip(map(id, kept), copy.outputs))
+        return [outs.get(id(t)) for t in node.outputs]
+
+
+def _drop_unused_captures(node, subs, ins, n):
+    """Remove the captured inputs that no subgraph uses any more (their consumers were
+    optimised away), so the outer nodes computing them can die too. Returns the new
+    inputs of the node; `n`: the number of loop variables kept."""
+    first_in, first_sub = (1, 0) if node.op == "cond" else (n, n)
+    n_caps = len(subs[0].inputs) - first_sub
+    used = set()
+    for sub in subs:
+        consumed = {id(t) for nd in sub.nodes for t in nd.inputs} | {id(t) for t in sub.outputs}
+        used.update(j for j, ph in enumerate(sub.inputs[first_sub:]) if id(ph) in consumed)
+    dead = set(range(n_caps)) - used
+    if not dead:
+        return ins
+    for sub in subs:
+        gone = {id(ph.node) for j, ph in enumerate(sub.inputs[first_sub:]) if j in dead}
+        sub.inputs = sub.inputs[:first_sub] + [
+            ph for j, ph in enumerate(sub.inputs[first_sub:]) if j not in dead]
+        sub.nodes = [nd for nd in sub.nodes if id(nd) not in gone]
+    caps = ins[first_in:first_in + n_caps]
+    return ins[:first_in] + [c for j, c in enumerate(caps) if j not in dead] + \
+        ins[first_in + n_caps:]
+
+
+def _record_captures(node, sub, ins, n):
+    """Fill `sub.captures` (outer tensor -> placeholder) for readers such as the DOT view;
+    `n`: the number of loop variables kept."""
+    if node.op == "cond":
+        outer = ins[1:]
+    else:
+        outer = ins[n:len(ins) - (node.attrs.get("maximum_iterations") == "input")]
+        outer = [None] * n + list(outer)
+    for o, inner in zip(outer, sub.inputs):
+        if o is not None:
+            sub.captures[id(o)] = (o, inner)
+
+
+def _needed_loop_vars(node, used):
+    """Indices of the loop variables of a while_loop node that matter: used after the loop,
+    read by the condition or by an effect in the body, or needed to compute such a one.
+    The others (and the body work computing them) can go."""
+    n = len(node.outputs)
+    cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
+    needed = {k for k in range(n) if id(node.outputs[k]) in used}
+    needed |= _loop_vars_reaching(cg, cg.outputs, n)
+    effects = [t for nd in bg.nodes if is_effectful(nd) for t in nd.inputs]
+    needed |= _loop_vars_reaching(bg, effects, n)
+    todo = list(needed)
+    while todo:
+        for k in _loop_vars_reaching(bg, [bg.outputs[todo.pop()]], n) - needed:
+            needed.add(k)
+            todo.append(k)
+    return sorted(needed)
+
+
+def _loop_vars_reaching(graph, tensors, n):
+    """Which of the first `n` inputs of `graph` the `tensors` depend on."""
+    position = {id(t.node): k for k, t in enumerate(graph.inputs[:n])}
+    found, seen, stack = set(), set(), [t.node for t in tensors]
+    while stack:
+        nd = stack.pop()
+        if id(nd) in seen:
+            continue
+        seen.add(id(nd))
+        if id(nd) in position:
+            found.add(position[id(nd)])
+        stack.extend(t.node for t in nd.inputs)
+    return found
+
+
+def _eliminate_dead(graph):
+    """Drop nodes that neither feed an output nor have (or contain) side effects."""
+    live = {id(t.node) for t in graph.outputs} | {id(t.node) for t in graph.inputs}
+    for node in reversed(graph.nodes):
+        if id(node) in live or is_effectful(node):
+            live.add(id(node))
+            live.update(id(t.node) for t in node.inputs)
+    graph.nodes = [n for n in graph.nodes if id(n) in live]
+
+
+def _freeze(value):
+    if isinstance(value, np.ndarray):
+        if value.size > FOLD_LIMIT:
+            raise TypeError("too large to compare")
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, Graph):
+        raise TypeError("graphs are not compared")
+    hash(value)
+    return (type(value).__name__, value)
+
+
+def _cse_key(op, ins, attrs):
+    try:
+        frozen = tuple(sorted((k, _freeze(v)) for k, v in attrs.items()))
+        return (op, tuple(id(t) for t in ins), frozen)
+    except TypeError:
+        return None
+
