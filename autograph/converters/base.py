@@ -93,6 +93,10 @@ def skip_generators(node):
             anno.setanno(n, anno.Basic.SKIP_PROCESSING, True)
 
 
+_GUARDED = frozenset({gast.ClassDef, gast.FunctionDef, gast.AsyncFunctionDef})
+_visit = traversal.NodeTransformer.visit
+
+
 class Transformer(traversal.NodeTransformer):
     """A NodeTransformer that knows the context and visits statement blocks as lists.
 
@@ -103,10 +107,13 @@ class Transformer(traversal.NodeTransformer):
         self.ctx = ctx
 
     def visit(self, node):
-        # class bodies run once, as Python, when the class is defined: left as written
-        if isinstance(node, gast.ClassDef) or anno.getanno(node, anno.Basic.SKIP_PROCESSING, False):
+        # class bodies run once, as Python, when the class is defined: left as written;
+        # only functions carry SKIP_PROCESSING (skip_generators), so only they are looked up
+        cls = node.__class__
+        if cls in _GUARDED and (cls is gast.ClassDef or
+                                anno.getanno(node, anno.Basic.SKIP_PROCESSING, False)):
             return node
-        return super().visit(node)
+        return _visit(self, node)
 
     def visit_block(self, stmts):
         """Visit a list of statements; a visit may return one node, a list, or None."""

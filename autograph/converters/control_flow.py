@@ -25,7 +25,7 @@ from collections import deque
 
 import gast
 
-from autograph.converters.base import Conv, Transformer, name, walk_scope
+from autograph.converters.base import Conv, Transformer, name
 from autograph.source import anno, parser, templates
 from autograph.source.traversal import children
 from autograph.source.anno import Static
@@ -91,6 +91,24 @@ def _expr(symbol, ctx=None):
     return node
 
 
+def _statements(fn_node):
+    """The statements of a function, nested blocks included (not those of nested functions
+    or classes): where `global` and `nonlocal` can stand."""
+    todo = list(fn_node.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for field in _BLOCK_FIELDS:
+            block = n.__dict__.get(field)
+            if block:
+                todo.extend(block)
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def _target_names(target):
     return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
 
@@ -153,7 +171,7 @@ class _ControlFlow(Transformer):
 
     def visit_FunctionDef(self, node):
         declared = set()
-        for n in walk_scope(node):
+        for n in _statements(node):
             if isinstance(n, (gast.Global, gast.Nonlocal)):
                 declared.update(n.names)
         self.declared.append(declared)
@@ -212,16 +230,17 @@ class _ControlFlow(Transformer):
         """`a, b = <call>` (or just `<call>` with no state)."""
         call = templates.replace_as_expression(call_template, origin=origin, **repl)
         self._mark_try(call)
+        # the call has the origin already (the template gave it): only the new nodes need it
         if not state:
             stmt = gast.Expr(value=call)
-            anno.copy_origin(origin, [stmt])
+            anno.copy_origin(origin, [stmt], skip=call)
             return [stmt]
         if len(state) == 1:
             target = _expr(state[0], gast.Store())
         else:
             target = gast.Tuple(elts=[_expr(n, gast.Store()) for n in state], ctx=gast.Store())
         stmt = gast.Assign(targets=[target], value=call, type_comment=None)
-        anno.copy_origin(origin, [stmt])
+        anno.copy_origin(origin, [stmt], skip=call)
         return [stmt]
 
     def _mark_try(self, call):

@@ -173,18 +173,22 @@ def copy_tree(node):
     return new
 
 
-def copy_origin(from_node, to_nodes, overwrite=False):
+def copy_origin(from_node, to_nodes, overwrite=False, skip=None):
     """Give every node under `to_nodes` (a node or a list of nodes) the ORIGIN of
     `from_node`, so generated code maps back to the user statement it replaces.
     Nodes that already have an ORIGIN (user code spliced into a template) keep theirs
-    unless `overwrite`."""
-    import gast
+    unless `overwrite`. The subtree of `skip` (a node known to have its origins) is left
+    as it is."""
     if not hasanno(from_node, Basic.ORIGIN):
         return
     origin = getanno(from_node, Basic.ORIGIN)
     if not isinstance(to_nodes, (list, tuple)):
         to_nodes = [to_nodes]
-    for root in to_nodes:
-        for n in traversal.walk(root):
-            if overwrite or not hasanno(n, Basic.ORIGIN):
-                setanno(n, Basic.ORIGIN, origin)
+    todo = list(to_nodes)
+    while todo:
+        n = todo.pop()
+        if n is skip:
+            continue
+        if overwrite or not hasanno(n, Basic.ORIGIN):
+            setanno(n, Basic.ORIGIN, origin)
+        todo.extend(traversal.children(n))

@@ -148,7 +148,7 @@ class NodeVisitor:
     def generic_visit(self, node):
         d = node.__dict__
         visit = self.visit
-        skip = _skip(self)
+        skip = self.__class__.__dict__.get("_ag_skip") or _skip(self)
         for f in node._fields:
             v = d.get(f)
             if v is None:
@@ -169,7 +169,7 @@ class NodeTransformer(NodeVisitor):
     def generic_visit(self, node):
         d = node.__dict__
         visit = self.visit
-        skip = _skip(self)
+        skip = self.__class__.__dict__.get("_ag_skip") or _skip(self)
         for f in node._fields:
             v = d.get(f)
             if v is None or isinstance(v, skip):
