@@ -27,8 +27,14 @@ class Node:
         self.op = op
         self.inputs = tuple(inputs)
         self.attrs = attrs
-        self.outputs = tuple(Tensor(self, i, dtype, shape, weak)
-                             for i, (dtype, shape, weak) in enumerate(specs))
+        if type(specs) is not list and type(specs) is not tuple:
+            specs = tuple(specs)
+        if len(specs) == 1:   # the common case, without a generator
+            dtype, shape, weak = specs[0]
+            self.outputs = (Tensor(self, 0, dtype, shape, weak),)
+        else:
+            self.outputs = tuple([Tensor(self, i, dtype, shape, weak)
+                                  for i, (dtype, shape, weak) in enumerate(specs)])
 
     def __repr__(self):
         ins = ", ".join(t.name for t in self.inputs)
@@ -101,7 +107,12 @@ class Graph:
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... the first that is not taken yet."""
         base = base or "node"
-        count = self._name_counts.get(base, 0)
+        counts, used = self._name_counts, self._used_names
+        if base not in counts and base not in used:   # a first use: the name itself
+            counts[base] = 1
+            used.add(base)
+            return base
+        count = counts.get(base, 0)
         name = base if count == 0 else f"{base}_{count}"
         while name in self._used_names:
             count += 1
@@ -115,8 +126,14 @@ class Graph:
 
         Inputs from an enclosing graph are captured; inputs from an unrelated graph are an
         error (a tensor leaked out of the trace that made it)."""
-        inputs = [self.capture(t) for t in inputs]
+        inputs = [t if t.node.graph is self else self.capture(t) for t in inputs]
         node = Node(self, self.unique_name(name or op), op, inputs, attrs or {}, specs)
+        self.nodes.append(node)
+        return node
+
+    def _append(self, op, inputs, attrs, specs, name):
+        """`add_node` for inputs known to be tensors of this graph (the optimiser's copies)."""
+        node = Node(self, self.unique_name(name), op, inputs, attrs or {}, specs)
         self.nodes.append(node)
         return node
 

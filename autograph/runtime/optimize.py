@@ -37,7 +37,13 @@ def optimize(graph):
 
 class _Rewriter:
     def __init__(self):
-        self.cpu = get_device("cpu")
+        self._cpu = None
+
+    @property
+    def cpu(self):
+        if self._cpu is None:   # only folding needs it
+            self._cpu = get_device("cpu")
+        return self._cpu
 
     def rewrite(self, graph, parent, keep=None, drop_inputs=()):
         """The optimised copy of `graph`. `keep`: indices of the outputs to keep (default
@@ -46,47 +52,73 @@ class _Rewriter:
         new.variables = list(graph.variables)
         mapping = {id(t): new.placeholder(t.node.name, t.dtype, t.shape, t.weak)
                    for t in graph.inputs}
-        self.copy_nodes(graph, new, mapping, {})
+        effects = set()
+        self.copy_nodes(graph, new, mapping, {}, effects)
         outputs = graph.outputs if keep is None else [graph.outputs[k] for k in keep]
         new.outputs = [mapping[id(t)] for t in outputs]
-        dropped = {id(t.node) for k, t in enumerate(new.inputs) if k in drop_inputs}
-        new.inputs = [t for k, t in enumerate(new.inputs) if k not in drop_inputs]
-        _eliminate_dead(new)
-        assert not any(id(nd) in dropped for nd in new.nodes), "a dropped input is still used"
+        if drop_inputs:
+            dropped = {id(t.node) for k, t in enumerate(new.inputs) if k in drop_inputs}
+            new.inputs = [t for k, t in enumerate(new.inputs) if k not in drop_inputs]
+        _eliminate_dead(new, effects)
+        if drop_inputs:
+            assert not any(id(nd) in dropped for nd in new.nodes), "a dropped input is still used"
         return new
 
-    def copy_nodes(self, graph, new, mapping, seen):
+    def copy_nodes(self, graph, new, mapping, seen, effects):
         """Copy `graph`'s nodes into `new`; `mapping`: id(old tensor) -> new tensor;
-        `seen`: CSE table of `new`."""
+        `seen`: CSE table of `new`; `effects`: gets the ids of the effectful nodes made."""
         used = {id(t) for t in graph.outputs}
-        used.update(id(t) for node in graph.nodes for t in node.inputs)
         for node in graph.nodes:
-            if node.op == "Placeholder":
+            for t in node.inputs:
+                used.add(id(t))
+        for node in graph.nodes:
+            op = node.op
+            if op == "Placeholder":
                 continue
             ins = [mapping[id(t)] for t in node.inputs]
-            outs = self.copy_node(node, ins, new, used, seen)
-            for old, out in zip(node.outputs, outs):
-                if out is not None:
-                    mapping[id(old)] = out
-            if node.op not in _NO_WRITES and is_effectful(node):
+            effectful = is_effectful(node)
+            if op in CONTROL_FLOW_OPS:
+                outs = self.control_flow(node, ins, new, used, seen, effects, effectful)
+            else:
+                outs = self.copy_node(node, op, ins, new, seen, effects, effectful)
+            olds = node.outputs
+            if len(olds) == 1:
+                if outs[0] is not None:
+                    mapping[id(olds[0])] = outs[0]
+            else:
+                for old, out in zip(olds, outs):
+                    if out is not None:
+                        mapping[id(old)] = out
+            if effectful and op not in _NO_WRITES:
                 seen[_EPOCH] = seen.get(_EPOCH, 0) + 1   # state may have changed
 
-    def copy_node(self, node, ins, new, used, seen):
-        if node.op in CONTROL_FLOW_OPS:
-            return self.control_flow(node, ins, new, used, seen)
-        effectful = is_effectful(node)
-        if not effectful and node.op != "Const" and all(t.node.op == "Const" for t in ins):
-            folded = self.fold(node, ins, new)
-            if folded is not None:
-                return folded
-        key = None if effectful else _cse_key(node.op, ins, node.attrs)
-        if node.op == "read_variable":   # two reads with no write between: one read
-            var = node.attrs["variable"]()
-            key = None if var is None else ("read_variable", id(var), seen.get(_EPOCH, 0))
-        if key is not None and key in seen:
-            return seen[key]
-        copy = new.add_node(node.op, ins, node.attrs,
-                            [(t.dtype, t.shape, t.weak) for t in node.outputs], name=node.name)
+    def copy_node(self, node, op, ins, new, seen, effects, effectful):
+        """The outputs of `node` (not control flow) in `new`: folded, merged or copied."""
+        attrs = node.attrs
+        if effectful:
+            key = None
+            if op == "read_variable":   # two reads with no write between: one read
+                var = attrs["variable"]()
+                if var is not None:
+                    key = ("read_variable", id(var), seen.get(_EPOCH, 0))
+        else:
+            if op != "Const":
+                for t in ins:
+                    if t.node.op != "Const":
+                        break
+                else:
+                    folded = self.fold(node, ins, new)
+                    if folded is not None:
+                        return folded
+            key = _cse_key(op, ins, attrs)
+        if key is not None:
+            found = seen.get(key)
+            if found is not None:
+                return found
+        copy = new._append(op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in node.outputs],
+                           node.name)
+        if effectful:
+            effects.add(id(copy))
         if key is not None:
             seen[key] = copy.outputs
         return copy.outputs
@@ -107,7 +139,7 @@ class _Rewriter:
                              [(t.dtype, v.shape, t.weak)], name=node.name).outputs[0]
                 for t, v in zip(node.outputs, outs)]
 
-    def control_flow(self, node, ins, new, used, seen):
+    def control_flow(self, node, ins, new, used, seen, effects, effectful):
         """Copy a cond/while_loop node with optimised subgraphs. A cond on a constant is
         replaced by its branch; a cond's outputs that nothing uses are dropped (with the
         branch computations that only fed them). Returns the new outputs (None: dropped)."""
@@ -115,7 +147,7 @@ class _Rewriter:
         if node.op == "cond" and ins[0].node.op == "Const":
             branch = attrs["true_graph" if bool(ins[0].node.attrs["value"]) else "false_graph"]
             inner = {id(t): v for t, v in zip(branch.inputs, ins[1:])}
-            self.copy_nodes(branch, new, inner, seen)
+            self.copy_nodes(branch, new, inner, seen, effects)
             return [inner[id(t)] for t in branch.outputs]
         keep, drop = None, ()
         if node.op == "cond":
@@ -134,8 +166,10 @@ class _Rewriter:
         for sub in subs:
             _record_captures(node, sub, ins, len(keep))
         kept = [node.outputs[k] for k in keep]
-        copy = new.add_node(node.op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in kept],
-                            name=node.name)
+        copy = new._append(node.op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in kept],
+                           node.name)
+        if effectful:
+            effects.add(id(copy))
         outs = dict(zip(map(id, kept), copy.outputs))
         return [outs.get(id(t)) for t in node.outputs]
 
@@ -209,13 +243,17 @@ def _loop_vars_reaching(graph, tensors, n):
     return found
 
 
-def _eliminate_dead(graph):
-    """Drop nodes that neither feed an output nor have (or contain) side effects."""
-    live = {id(t.node) for t in graph.outputs} | {id(t.node) for t in graph.inputs}
+def _eliminate_dead(graph, effects):
+    """Drop nodes that neither feed an output nor have (or contain) side effects (`effects`:
+    the ids of the effectful nodes, known from copying them)."""
+    live = {id(t.node) for t in graph.outputs}
+    for t in graph.inputs:
+        live.add(id(t.node))
     for node in reversed(graph.nodes):
-        if id(node) in live or is_effectful(node):
+        if id(node) in live or id(node) in effects:
             live.add(id(node))
-            live.update(id(t.node) for t in node.inputs)
+            for t in node.inputs:
+                live.add(id(t.node))
     graph.nodes = [n for n in graph.nodes if id(n) in live]
 
 
@@ -231,9 +269,11 @@ def _freeze(value):
 
 
 def _cse_key(op, ins, attrs):
+    ids = tuple([id(t) for t in ins])
+    if not attrs:
+        return (op, ids, ())
     try:
-        frozen = tuple(sorted((k, _freeze(v)) for k, v in attrs.items()))
-        return (op, tuple(id(t) for t in ins), frozen)
+        return (op, ids, tuple(sorted([(k, _freeze(v)) for k, v in attrs.items()])))
     except TypeError:
         return None
 
