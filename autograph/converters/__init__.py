@@ -19,6 +19,8 @@ the control-flow pass made.
 from autograph.converters import (asserts, break_statements, call_trees,
                                   conditional_expressions, continue_statements, control_flow,
                                   logical_expressions, return_statements, variables)  # noqa: F401
+import gast
+
 from autograph.converters import base
 from autograph.converters.base import Context
 
@@ -30,7 +32,24 @@ class _Expressions(conditional_expressions.IfExpConverter, logical_expressions.L
 
 
 def _expressions(node, ctx):
-    return _Expressions(ctx).visit(node)
+    """Only the subtrees that hold something to rewrite are visited: a plain walk finds
+    their roots (the outermost IfExp, BoolOp, `not` or chained comparison), which costs a
+    fraction of a transformer's visit of every node."""
+    converter = _Expressions(ctx)
+    for parent, field, index, child in base.find_outermost(node, _rewrites_expression):
+        new = converter.visit(child)
+        if index is None:
+            setattr(parent, field, new)
+        else:
+            getattr(parent, field)[index] = new
+    return node
+
+
+def _rewrites_expression(node):
+    cls = node.__class__
+    return (cls is gast.IfExp or cls is gast.BoolOp or
+            (cls is gast.UnaryOp and node.op.__class__ is gast.Not) or
+            (cls is gast.Compare and len(node.ops) > 1))
 
 
 PIPELINE = (

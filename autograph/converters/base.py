@@ -66,6 +66,37 @@ def walk_scope(node):
             todo.extend(traversal.children(n))
 
 
+def find_outermost(root, wanted):
+    """(parent, field, index, node) for each node under `root` for which `wanted(node)` is
+    true and no ancestor's is; `index` is the position in a list field, else None.
+    Classes and functions marked SKIP_PROCESSING are not entered (as Transformer.visit)."""
+    found = []
+    todo = [root]
+    while todo:
+        parent = todo.pop()
+        d = parent.__dict__
+        for field in parent._fields:
+            v = d.get(field)
+            if v is None:
+                continue
+            if v.__class__ is list:
+                items = enumerate(v)
+            elif isinstance(v, gast.AST):
+                items = ((None, v),)
+            else:
+                continue
+            for index, child in items:
+                if not isinstance(child, gast.AST) or isinstance(child, traversal.LEAVES):
+                    continue
+                if wanted(child):
+                    found.append((parent, field, index, child))
+                elif child.__class__ not in _GUARDED or not (
+                        child.__class__ is gast.ClassDef or
+                        anno.getanno(child, anno.Basic.SKIP_PROCESSING, False)):
+                    todo.append(child)
+    return found
+
+
 def contains(stmts, types):
     """True when a node of one of `types` is among `stmts` or under them, in this scope
     (nested functions, classes and lambdas excluded)."""

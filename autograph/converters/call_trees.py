@@ -141,7 +141,8 @@ class _CallTrees(Transformer):
                 return node
             if is_library(value):
                 return node
-        new = templates.replace_as_expression("ag__.converted_call(f)", origin=node, f=func)
+        new = templates.replace_as_expression("ag__.converted_call(f)", origin=node,
+                                              f=templates.moved(func))
         new.args = new.args + node.args
         new.keywords = node.keywords
         return new

@@ -14,7 +14,8 @@ class IfExpConverter(Transformer):
         node = self.generic_visit(node)
         return templates.replace_as_expression(
             "ag__.if_exp(test, lambda: body, lambda: orelse)", origin=node,
-            test=node.test, body=node.body, orelse=node.orelse)
+            test=templates.moved(node.test), body=templates.moved(node.body),
+            orelse=templates.moved(node.orelse))
 
 
 def transform(node, ctx):

@@ -27,6 +27,7 @@ import gast
 
 from autograph.converters.base import Conv, Transformer, name
 from autograph.source import anno, parser, templates
+from autograph.source.templates import moved
 from autograph.source.traversal import children
 from autograph.source.anno import Static
 from autograph.source.qual_names import Literal
@@ -287,7 +288,7 @@ class _ControlFlow(Transformer):
         if returns_value:
             call = "ag__.if_stmt(test, t, f, state)" if state else "ag__.if_stmt(test, t, f)"
             values, _ = self._state_args(state)
-            ret = templates.replace(f"return {call}", origin=node, test=node.test, t=t_name,
+            ret = templates.replace(f"return {call}", origin=node, test=moved(node.test), t=t_name,
                                     f=f_name, state=values)
             self._mark_try(ret[0].value)
             out += ret
@@ -295,10 +296,10 @@ class _ControlFlow(Transformer):
         if state:
             values, names = self._state_args(state)
             out += self._assign_call(state, "ag__.if_stmt(test, t, f, values, names)", node,
-                                     test=node.test, t=t_name, f=f_name, values=values, names=names)
+                                     test=moved(node.test), t=t_name, f=f_name, values=values, names=names)
         else:
             out += self._assign_call(state, "ag__.if_stmt(test, t, f)", node,
-                                     test=node.test, t=t_name, f=f_name)
+                                     test=moved(node.test), t=t_name, f=f_name)
         return out
 
     # -- while ------------------------------------------------------------------------------
@@ -316,7 +317,7 @@ class _ControlFlow(Transformer):
         out = self._undefined_inits(node, state, loop=True)
         state += self._attr_state(node, _scope_modified_attrs(node, Static.BODY_SCOPE), modified)
         params = self._params(state)
-        test_ret = templates.replace("return test", origin=node, test=node.test)
+        test_ret = templates.replace("return test", origin=node, test=moved(node.test))
         out += self._function(test_name, params, test_ret, None, node, state)
         out += self._function(body_name, params, node.body, state, node, state)
         if state:
@@ -354,7 +355,7 @@ class _ControlFlow(Transformer):
             item = node.target.id
         else:
             item = namer.new_symbol("itr")
-            body = templates.replace("target = itr", origin=node, target=node.target, itr=item) + body
+            body = templates.replace("target = itr", origin=node, target=moved(node.target), itr=item) + body
         out = self._undefined_inits(node, state, loop=True)
         state += self._attr_state(node, _scope_modified_attrs(node, Static.BODY_SCOPE), modified)
         params = self._params(state)
@@ -364,18 +365,18 @@ class _ControlFlow(Transformer):
         if extra is not None:
             test_name = namer.new_symbol("loop_test")
             out += self._function(test_name, params,
-                                  templates.replace("return test", origin=node, test=extra),
+                                  templates.replace("return test", origin=node, test=moved(extra)),
                                   None, node, state)
             extra_kw = ", extra_test=loop_test"
             repl["loop_test"] = test_name
         if state:
             values, names = self._state_args(state)
             out += self._assign_call(state, f"ag__.for_stmt(iter_, body, values, names{extra_kw})",
-                                     node, iter_=node.iter, body=body_name, values=values,
+                                     node, iter_=moved(node.iter), body=body_name, values=values,
                                      names=names, **repl)
         else:
             out += self._assign_call(state, f"ag__.for_stmt(iter_, body{extra_kw})", node,
-                                     iter_=node.iter, body=body_name, **repl)
+                                     iter_=moved(node.iter), body=body_name, **repl)
         return out + orelse
 
 

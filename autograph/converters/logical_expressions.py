@@ -14,11 +14,12 @@ constants, which are safe to evaluate twice; any other chain is left as it is.
 import gast
 
 from autograph.converters.base import Transformer
-from autograph.source import templates
+from autograph.source import anno, templates
 
 
 def _lambda(expr, origin):
-    return templates.replace_as_expression("lambda: expr", origin=origin, expr=expr)
+    return templates.replace_as_expression("lambda: expr", origin=origin,
+                                           expr=templates.moved(expr))
 
 
 class LogicalConverter(Transformer):
@@ -26,7 +27,8 @@ class LogicalConverter(Transformer):
     def visit_BoolOp(self, node):
         node = self.generic_visit(node)
         fn = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
-        call = templates.replace_as_expression(f"{fn}(first)", origin=node, first=node.values[0])
+        call = templates.replace_as_expression(f"{fn}(first)", origin=node,
+                                               first=templates.moved(node.values[0]))
         call.args += [_lambda(v, node) for v in node.values[1:]]
         return call
 
@@ -34,7 +36,8 @@ class LogicalConverter(Transformer):
         node = self.generic_visit(node)
         if not isinstance(node.op, gast.Not):
             return node
-        return templates.replace_as_expression("ag__.not_(x)", origin=node, x=node.operand)
+        return templates.replace_as_expression("ag__.not_(x)", origin=node,
+                                               x=templates.moved(node.operand))
 
     def visit_Compare(self, node):
         node = self.generic_visit(node)
@@ -44,9 +47,12 @@ class LogicalConverter(Transformer):
         if not all(isinstance(m, (gast.Name, gast.Constant)) for m in middle):
             return node
         operands = [node.left] + node.comparators
-        parts = [gast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]])
+        # a middle operand stands in two comparisons: the second gets a copy
+        parts = [gast.Compare(left=operands[i] if i == 0 else anno.copy_tree(operands[i]),
+                              ops=[op], comparators=[operands[i + 1]])
                  for i, op in enumerate(node.ops)]
-        call = templates.replace_as_expression("ag__.and_(first)", origin=node, first=parts[0])
+        call = templates.replace_as_expression("ag__.and_(first)", origin=node,
+                                               first=templates.moved(parts[0]))
         call.args += [_lambda(p, node) for p in parts[1:]]
         return call
 

@@ -21,6 +21,9 @@ depends on the value and on where the placeholder stands:
   removes a `global`/`nonlocal`), elsewhere a tuple: `return state_ret` with [x] gives
   `return (x,)`, with [] gives `return ()`;
 - int/float/bool/bytes/None: a Constant;
+- `moved(node)` (an expression or statements the caller gives up, e.g. the parts of the
+  node being replaced): that node itself, not a copy (copying at every level would make
+  nested rewrites quadratic);
 - as the name of a `def`: a str or simple QN renames the function.
 
 Expression contexts (Load/Store/Del/Param) are recomputed from where each node lands, so
@@ -45,7 +48,28 @@ _SPLICE_FIELDS = {
 _CTX_NODES = (gast.Name, gast.Attribute, gast.Subscript, gast.Tuple, gast.List, gast.Starred)
 
 
-def _to_expr(value, placeholder):
+class Moved:
+    """A replacement node handed over to the template (see `moved`)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+
+def moved(node):
+    """Wrap a replacement node that the caller gives up (a part of the node being
+    replaced): the template uses it where it stands instead of a copy. A second use of the
+    same wrapper in one template gets a copy, so no node is in the tree twice."""
+    return Moved(node)
+
+
+def _to_expr(value, placeholder, placed=None):
+    if value.__class__ is Moved:
+        if placed is None or id(value) in placed:
+            return anno.copy_tree(value.node)
+        placed.add(id(value))
+        return value.node
     if isinstance(value, QN):
         return value.ast()
     if isinstance(value, str):
@@ -55,7 +79,7 @@ def _to_expr(value, placeholder):
     if isinstance(value, gast.expr):
         return anno.copy_tree(value)
     if isinstance(value, (list, tuple)):
-        return gast.Tuple(elts=[_to_expr(v, placeholder) for v in value], ctx=gast.Load())
+        return gast.Tuple(elts=[_to_expr(v, placeholder, placed) for v in value], ctx=gast.Load())
     if value is None or isinstance(value, (bool, int, float, complex, bytes)):
         return gast.Constant(value=value, kind=None)
     if isinstance(value, gast.AST):
@@ -65,9 +89,18 @@ def _to_expr(value, placeholder):
                     f"{type(value).__name__} as a replacement")
 
 
-def _as_statements(value, placeholder):
+def _as_statements(value, placeholder, placed=None):
     if value is None:
         return []
+    if value.__class__ is Moved:
+        node = value.node
+        if isinstance(node, gast.stmt) or (isinstance(node, list) and
+                                           all(isinstance(v, gast.stmt) for v in node)):
+            if placed is None or id(value) in placed:
+                return _as_statements(node, placeholder)
+            placed.add(id(value))
+            return list(node) if isinstance(node, list) else [node]
+        return None
     if isinstance(value, gast.stmt):
         return [anno.copy_tree(value)]
     if isinstance(value, (list, tuple)) and all(isinstance(v, gast.stmt) for v in value):
@@ -91,6 +124,7 @@ class _Replacer:
 
     def __init__(self, replacements):
         self.replacements = replacements
+        self.placed = set()  # ids of the Moved replacements already used once
 
     def _placeholder(self, node):
         if isinstance(node, gast.Name) and node.id in self.replacements:
@@ -103,12 +137,12 @@ class _Replacer:
         if isinstance(node, gast.Expr):
             name = self._placeholder(node.value)
             if name is not None:
-                stmts = _as_statements(self.replacements[name], name)
+                stmts = _as_statements(self.replacements[name], name, self.placed)
                 if stmts is not None:
                     return stmts
         name = self._placeholder(node)
         if name is not None:
-            return _to_expr(self.replacements[name], name)
+            return _to_expr(self.replacements[name], name, self.placed)
         new = node.__class__()
         src = node.__dict__
         d = new.__dict__
@@ -162,7 +196,7 @@ class _Replacer:
             name = self._placeholder(item)
             value = self.replacements.get(name) if name else None
             if splice and name is not None and isinstance(value, (list, tuple)):
-                out.extend(_to_expr(v, name) for v in value)
+                out.extend(_to_expr(v, name, self.placed) for v in value)
                 continue
             new = self.visit(item)
             if isinstance(new, list):

@@ -87,3 +87,42 @@ def test_statements_in_expression_position_are_rejected():
 def test_replace_round_trips_plain_code():
     code = "for i in range(n):\n    if i % 2:\n        continue\n    total += i\nelse:\n    done = True"
     assert _code(templates.replace(code)) == code
+
+
+def test_moved_nodes_are_used_in_place_and_a_second_use_is_a_copy():
+    x = parser.parse_expression("a + b")
+    wrapped = templates.moved(x)
+    out = templates.replace_as_expression("f(x, x)", x=wrapped)
+    assert out.args[0] is x                      # the node itself, not a copy
+    assert out.args[1] is not x                  # the same node never stands twice
+    assert parser.unparse(out) == "f(a + b, a + b)"
+    first, second = ({id(n) for n in gast.walk(arg)} for arg in out.args)
+    assert first.isdisjoint(second)
+
+
+def test_moved_target_gets_the_context_of_where_it_lands():
+    t = parser.parse_expression("a")
+    out = templates.replace("t = v", t=templates.moved(t), v=1)
+    assert out[0].targets[0] is t
+    assert isinstance(t.ctx, gast.Store)
+
+
+def test_moved_statements_are_spliced_without_copies():
+    stmts = parser.parse_str("y = 1\nz = y").body
+    out = templates.replace("if c:\n    body", body=templates.moved(stmts))
+    assert out[0].body[0] is stmts[0] and out[0].body[1] is stmts[1]
+    assert _code(out) == "if c:\n    y = 1\n    z = y"
+    # a moved expression where statements may stand is an expression statement
+    out = templates.replace("if c:\n    body", body=templates.moved(parser.parse_expression("g()")))
+    assert _code(out) == "if c:\n    g()"
+
+
+def test_moved_and_copied_replacements_give_the_same_code():
+    src = "lambda: (u if v and not w else 0 < q < 3)"
+    for template in ("ag__.f(a, lambda: a)", "a(a)", "[a, b, a]"):
+        plain = templates.replace_as_expression(template, a=parser.parse_expression(src),
+                                                b=parser.parse_expression("k"))
+        moved = templates.replace_as_expression(template,
+                                                a=templates.moved(parser.parse_expression(src)),
+                                                b=templates.moved(parser.parse_expression("k")))
+        assert parser.unparse(moved) == parser.unparse(plain)
