@@ -49,6 +49,8 @@ class _Variables(Transformer):
         return maybe - defined
 
     def generic_visit(self, node):
+        if isinstance(node, gast.expr):
+            return node  # no statement stands inside an expression: nothing more to find
         if isinstance(node, gast.stmt) and not isinstance(node, SCOPE_NODES):
             names = self._maybe_undefined(node)
             if names:
