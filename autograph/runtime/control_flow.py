@@ -92,6 +92,8 @@ def _convertible(x):
 
 def _read_if_variable(x):
     # a Variable (duck-typed: variables.py imports this module) stands for its value
+    if type(x) is Tensor:
+        return x
     return x.read_value() if hasattr(x, "read_value") and hasattr(x, "assign") else x
 
 

@@ -11,7 +11,6 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 """
 
 import threading
-from contextlib import contextmanager
 
 from autograph.runtime.tensor import Tensor
 
@@ -79,6 +78,25 @@ def get_default_graph():
     return stack[-1] if stack else None
 
 
+class _DefaultScope:
+    """`with graph.as_default():` (a small class: tracing enters many of these, and a
+    generator-based context manager costs several times more)."""
+
+    __slots__ = ("graph", "stack")
+
+    def __init__(self, graph):
+        self.graph = graph
+
+    def __enter__(self):
+        self.stack = _stack()
+        self.stack.append(self.graph)
+        return self.graph
+
+    def __exit__(self, *exc):
+        self.stack.pop()
+        return False
+
+
 class Graph:
     """A dataflow graph under construction (and, once its outputs are set, a finished one)."""
 
@@ -95,14 +113,9 @@ class Graph:
 
     # -- building -------------------------------------------------------------------------
 
-    @contextmanager
     def as_default(self):
-        stack = _stack()
-        stack.append(self)
-        try:
-            yield self
-        finally:
-            stack.pop()
+        """A context in which new nodes go into this graph (the thread's default graph)."""
+        return _DefaultScope(self)
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... the first that is not taken yet."""

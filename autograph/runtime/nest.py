@@ -30,12 +30,34 @@ def _is_custom(x):
     return hasattr(type(x), "__ag_flatten__")
 
 
+# Types that are leaves for sure (asked about for every leaf: answer them first). Exact
+# types only: a subclass may be a dataclass or speak the protocol.
+_LEAF_TYPES = frozenset([int, float, bool, complex, str, bytes, type(None)])
+_STRUCT_TYPES = frozenset([list, tuple, dict])
+
+
+def add_leaf_type(cls):
+    """Declare that instances of exactly `cls` are leaves (neither a container, a dataclass
+    nor a protocol speaker), so is_nested answers for them at once."""
+    global _LEAF_TYPES
+    if isinstance(cls, type) and not dataclasses.is_dataclass(cls) and \
+            not hasattr(cls, "__ag_flatten__") and not issubclass(cls, (list, tuple, dict)):
+        _LEAF_TYPES = _LEAF_TYPES | {cls}
+
+
 def is_nested(x):
+    t = type(x)
+    if t in _LEAF_TYPES:
+        return False
+    if t in _STRUCT_TYPES:
+        return True
     return isinstance(x, (list, tuple, dict)) or _is_dataclass_instance(x) or _is_custom(x)
 
 
 def children(x):
     """The direct children of a structure, in canonical order."""
+    if type(x) is tuple or type(x) is list:
+        return list(x)
     if _is_custom(x):
         return list(x.__ag_flatten__())
     if isinstance(x, dict):
@@ -47,6 +69,10 @@ def children(x):
 
 def rebuild(x, kids):
     """A structure like `x` with `kids` (from `children`) as its direct children."""
+    if type(x) is tuple:
+        return tuple(kids)
+    if type(x) is list:
+        return list(kids)
     if _is_custom(x):
         return x.__ag_unflatten__(list(kids))
     if isinstance(x, dict):

@@ -58,11 +58,11 @@ def current_graph(inputs=()):
 
 def bind(name, inputs=(), attrs=None, graph=None, node_name=None):
     """Stage primitive `name` on tensor `inputs`; returns the new Node."""
-    prim = lookup(name)
+    prim = PRIMITIVES.get(name) or lookup(name)
     attrs = attrs or {}
     graph = graph or current_graph(inputs)
-    inputs = [graph.capture(t) for t in inputs]
-    specs = prim.infer(*inputs, **attrs)
+    inputs = [t if t.node.graph is graph else graph.capture(t) for t in inputs]
+    specs = prim.infer(*inputs, **attrs) if attrs else prim.infer(*inputs)
     return graph.add_node(name, inputs, attrs, specs, name=node_name)
 
 

@@ -16,6 +16,8 @@ import importlib
 
 import numpy as np
 
+from autograph.runtime import nest
+
 
 class _LazyOps:
     """Stands for autograph.runtime.numpy_ops until first use: that module builds on
@@ -365,6 +367,14 @@ class SymbolicTensorError(TypeError):
 def raise_symbolic(tensor, what, fix):
     raise SymbolicTensorError(
         f"Cannot use the symbolic tensor {tensor!r} {what}: {fix}.")
+
+
+# symbolic tensors and NumPy values are leaves of every structure: tell nest so up front
+nest.add_leaf_type(Tensor)
+for _leaf in (np.ndarray, np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8,
+              np.uint16, np.uint32, np.uint64, np.float16, np.float32, np.float64,
+              np.complex64, np.complex128):
+    nest.add_leaf_type(_leaf)
 
 
 def is_tensor(x):
