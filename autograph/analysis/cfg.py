@@ -104,6 +104,9 @@ class Graph:
         self.stmt_nodes = {}  # statement -> frozenset of the CFG nodes inside it
         self.stmt_prev = {}
         self.stmt_next = {}
+        # the statement of the enclosing function that defines this one (a def: itself; a
+        # lambda: the statement it stands in); None for the outermost (set by build_all)
+        self.owner = None
 
     def node_for(self, ast_node):
         return self.index[ast_node]
@@ -347,9 +350,18 @@ def build(fn_node):
 
 def build_all(fn_node):
     """{function node: Graph} for `fn_node` and every function and lambda nested in it,
-    outer functions first."""
+    outer functions first; each nested one's Graph.owner is the statement defining it."""
     graphs = {}
-    for node in traversal.walk(fn_node, leaves=False):  # parents before the functions nested in them
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
-            graphs[node] = build(node)
+    todo = [(fn_node, None)]   # (node, the statement it stands in)
+    while todo:  # depth first, parents before the functions nested in them
+        node, stmt = todo.pop()
+        if isinstance(node, _FUNCTIONS):
+            graph = graphs[node] = build(node)
+            if node is not fn_node:
+                graph.owner = node if isinstance(node, gast.stmt) else stmt
+        for child in reversed(traversal.children(node)):
+            todo.append((child, child if isinstance(child, gast.stmt) else stmt))
     return graphs
+
+
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)

@@ -18,7 +18,7 @@ import collections
 
 import gast
 
-from autograph.source import anno, traversal
+from autograph.source import anno
 from autograph.source.qual_names import QN
 
 
@@ -81,27 +81,12 @@ def _annotate(graph, facts):
         anno.setanno(stmt, anno.Static.MAYBE_DEFINED_VARS_IN, may)
 
 
-def _enclosing_statements(fn_node):
-    """{nested function node: the statement of the enclosing function it is defined in}."""
-    owners = {}
-
-    def visit(node, stmt):
-        for child in traversal.children(node):
-            child_stmt = child if isinstance(child, gast.stmt) else stmt
-            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
-                owners[child] = stmt if not isinstance(child, gast.stmt) else child
-            visit(child, child_stmt)
-    visit(fn_node, None)
-    return owners
-
-
 def resolve(fn_node, cfgs):
     """Annotate DEFINED_VARS_IN / MAYBE_DEFINED_VARS_IN on the statements of every
     function in `cfgs` (from cfg.build_all(fn_node)), outer functions first. Returns fn_node."""
-    owners = _enclosing_statements(fn_node)
     for fn, graph in cfgs.items():
         initial = set()
-        owner = owners.get(fn)
+        owner = graph.owner
         if owner is not None and anno.hasanno(owner, anno.Static.DEFINED_VARS_IN):
             initial |= anno.getanno(owner, anno.Static.DEFINED_VARS_IN)
             if isinstance(fn, (gast.FunctionDef, gast.AsyncFunctionDef)):
