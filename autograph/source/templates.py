@@ -120,62 +120,51 @@ def _identifier(value, placeholder):
 class _Replacer:
     """Builds a new tree from a (cached, never modified) template tree: template nodes are
     copied as they are visited, placeholders are replaced, so the template needs no copy
-    of its own first."""
+    of its own first. What each template node needs (its class, positions, fields sorted by
+    kind) is worked out once, on its first use (`_plan`)."""
 
     def __init__(self, replacements):
         self.replacements = replacements
         self.placed = set()  # ids of the Moved replacements already used once
 
-    def _placeholder(self, node):
-        if isinstance(node, gast.Name) and node.id in self.replacements:
-            return node.id
-        return None
-
     def visit(self, node):
         """Visit one template node; returns a new node or a list of nodes (statement
         splices)."""
-        if isinstance(node, gast.Expr):
-            name = self._placeholder(node.value)
-            if name is not None:
-                stmts = _as_statements(self.replacements[name], name, self.placed)
-                if stmts is not None:
-                    return stmts
-        name = self._placeholder(node)
-        if name is not None:
-            return _to_expr(self.replacements[name], name, self.placed)
-        new = node.__class__()
-        src = node.__dict__
+        kind, cls, attrs, annos, fields, ident = node.__dict__.get(_PLAN) or _plan(node)
+        repl = self.replacements
+        if kind == _NAME:
+            if ident in repl:
+                return _to_expr(repl[ident], ident, self.placed)
+        elif kind == _EXPR_OF_NAME and ident in repl:
+            stmts = _as_statements(repl[ident], ident, self.placed)
+            if stmts is not None:
+                return stmts
+        new = _new(cls)
         d = new.__dict__
-        for attr in node._attributes:
-            if attr in src:
-                d[attr] = src[attr]
-        annos = src.get(anno._FIELD)
+        if attrs:
+            d.update(attrs)
         if annos:
-            d[anno._FIELD] = dict(annos)
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name in self.replacements:
-            d["name"] = _identifier(self.replacements[node.name], node.name)
-        for field in node._fields:
-            if field in d:
-                continue  # set above (a renamed function)
-            value = src.get(field)
-            if value is None:
-                d[field] = None
-            elif value.__class__ is list:
-                d[field] = self._visit_list(node, field, value)
-            elif isinstance(value, _LEAVES):
-                d[field] = value.__class__()
-            elif isinstance(value, gast.AST):
-                r = self.visit(value)
-                if isinstance(r, list):
+            d[_ANNO] = dict(annos)
+        for field, code, payload in fields:
+            if code is _VALUE:
+                d[field] = payload
+            elif code is _CHILD:
+                r = self.visit(payload)
+                if r.__class__ is list:
                     raise ValueError(f"template: statements cannot replace the {field} of a "
-                                     f"{type(node).__name__}")
+                                     f"{cls.__name__}")
                 d[field] = r
-            else:
-                d[field] = value
-        if isinstance(new, (gast.Global, gast.Nonlocal)):
+            elif code is _LIST:
+                d[field] = self._visit_list(*payload)
+            else:  # a context/operator leaf
+                d[field] = _new(payload)
+        if kind == _DEF:
+            if new.name in repl:
+                d["name"] = _identifier(repl[new.name], new.name)
+        elif kind == _DECLARATION:
             names = []
             for n in new.names:
-                value = self.replacements.get(n, n)
+                value = repl.get(n, n)
                 values = value if isinstance(value, (list, tuple)) else [value]
                 names.extend(_identifier(v, n) for v in values)
             if not names:
@@ -183,29 +172,81 @@ class _Replacer:
             new.names = names
         return new
 
-    def _visit_list(self, parent, field, items):
-        splice = (type(parent), field) in _SPLICE_FIELDS
+    def _visit_list(self, items, splice, keep_a_statement):
         out = []
-        for item in items:
-            if not isinstance(item, gast.AST):
+        repl = self.replacements
+        for code, item, ident in items:
+            if code is _VALUE:
                 out.append(item)
                 continue
-            if isinstance(item, _LEAVES):
-                out.append(item.__class__())
+            if code is _LEAF:
+                out.append(_new(item))
                 continue
-            name = self._placeholder(item)
-            value = self.replacements.get(name) if name else None
-            if splice and name is not None and isinstance(value, (list, tuple)):
-                out.extend(_to_expr(v, name, self.placed) for v in value)
-                continue
+            if splice and ident is not None and ident in repl:
+                value = repl[ident]
+                if isinstance(value, (list, tuple)):
+                    out.extend(_to_expr(v, ident, self.placed) for v in value)
+                    continue
             new = self.visit(item)
-            if isinstance(new, list):
+            if new.__class__ is list:
                 out.extend(new)
             else:
                 out.append(new)
-        if field == "body" and not out and items and isinstance(items[0], gast.stmt):
+        if keep_a_statement and not out:
             out = [gast.Pass()]  # a block emptied by splicing nothing must stay valid
         return out
+
+
+# what a template node is, for _Replacer.visit
+_PLAIN, _NAME, _EXPR_OF_NAME, _DEF, _DECLARATION = range(5)
+# how a field (or list item) is copied
+_VALUE, _CHILD, _LIST, _LEAF = "value", "child", "list", "leaf"
+_PLAN = "_ag_template_plan"
+
+
+def _new(cls):
+    return cls.__new__(cls)  # no __init__: the fields are filled in by the caller
+
+
+def _plan(node):
+    """(kind, class, positions, annotations, fields, identifier) of a template node,
+    stored on the node (template trees are cached and never change)."""
+    cls = node.__class__
+    src = node.__dict__
+    kind, ident = _PLAIN, None
+    if cls is gast.Name:
+        kind, ident = _NAME, node.id
+    elif cls is gast.Expr and node.value.__class__ is gast.Name:
+        kind, ident = _EXPR_OF_NAME, node.value.id
+    elif cls in (gast.FunctionDef, gast.AsyncFunctionDef):
+        kind = _DEF
+    elif cls in (gast.Global, gast.Nonlocal):
+        kind = _DECLARATION
+    attrs = {a: src[a] for a in node._attributes if a in src}
+    fields = []
+    for field in node._fields:
+        value = src.get(field)
+        if value.__class__ is list:
+            items = tuple(_item_plan(x) for x in value)
+            keep = field == "body" and bool(value) and isinstance(value[0], gast.stmt)
+            fields.append((field, _LIST, (items, (cls, field) in _SPLICE_FIELDS, keep)))
+        elif isinstance(value, _LEAVES):
+            fields.append((field, _LEAF, value.__class__))
+        elif isinstance(value, gast.AST):
+            fields.append((field, _CHILD, value))
+        else:
+            fields.append((field, _VALUE, value))
+    plan = (kind, cls, attrs, src.get(anno._FIELD), tuple(fields), ident)
+    src[_PLAN] = plan
+    return plan
+
+
+def _item_plan(item):
+    if not isinstance(item, gast.AST):
+        return (_VALUE, item, None)
+    if isinstance(item, _LEAVES):
+        return (_LEAF, item.__class__, None)
+    return (_CHILD, item, item.id if item.__class__ is gast.Name else None)
 
 
 def _set_ctx(node, ctx_type):
@@ -283,29 +324,40 @@ def _finish(roots, loc):
                 d[_ANNO] = {_ORIGIN: loc}
             elif _ORIGIN not in annos:
                 annos[_ORIGIN] = loc
-        if cls in _CTX_CLASSES:
+        has_ctx, fields = _FINISH_PLANS.get(cls) or _finish_plan(cls)
+        if has_ctx:
             d["ctx"] = (ctx or load)()
-        targets = _TARGET_FIELDS.get(cls)
-        inherit = _PROPAGATE.get(cls) if ctx is not None else None
-        for f in node._fields:
+        for f, target_ctx, inherits in fields:
             v = d.get(f)
-            if v is None or f == "ctx":
+            if v is None:
                 continue
-            child_ctx = ctx if f == inherit else None
-            if targets is not None:
-                for tf, tctx in targets:
-                    if tf == f:
-                        child_ctx = tctx
+            child_ctx = target_ctx or (ctx if inherits else None)
             if v.__class__ is list:
                 for x in v:
-                    if isinstance(x, gast.AST) and not isinstance(x, _LEAVES):
+                    if isinstance(x, gast.AST) and x.__class__ not in _LEAF_CLASSES:
                         push((x, child_ctx))
-            elif isinstance(v, gast.AST) and not isinstance(v, _LEAVES):
+            elif v.__class__ not in _LEAF_CLASSES and isinstance(v, gast.AST):
                 push((v, child_ctx))
+
+
+_FINISH_PLANS = {}
+
+
+def _finish_plan(cls):
+    """(does the class have a ctx, [(field, the ctx a child there gets or None, does a
+    child there inherit the node's ctx)]) for _finish."""
+    targets = dict(_TARGET_FIELDS.get(cls, ()))
+    inherit = _PROPAGATE.get(cls)
+    plan = (cls in _CTX_CLASSES,
+            tuple((f, targets.get(f), f == inherit) for f in cls._fields if f != "ctx"))
+    _FINISH_PLANS[cls] = plan
+    return plan
 
 
 _CTX_CLASSES = frozenset(_CTX_NODES)
 _LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+_LEAF_CLASSES = frozenset(c for c in vars(gast).values()
+                          if isinstance(c, type) and issubclass(c, _LEAVES))
 
 
 @functools.lru_cache(maxsize=512)
@@ -317,7 +369,8 @@ def replace(template, origin=None, **replacements):
     """The statements of `template` with placeholders replaced (see the module docstring).
     Returns a list of gast statements."""
     module = _parsed(template)  # parsed once; the replacer builds a new tree from it
-    body = _Replacer(replacements)._visit_list(module, "body", module.body)
+    body_plan = (module.__dict__.get(_PLAN) or _plan(module))[4][0][2]  # Module.body comes first
+    body = _Replacer(replacements)._visit_list(*body_plan)
     loc = None if origin is None else anno.getanno(origin, _ORIGIN, None)
     _finish(body, loc)
     return body
