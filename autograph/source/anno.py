@@ -156,7 +156,8 @@ def copy_tree(node):
     fields = getattr(node, "_fields", None)
     if fields is None:
         return node  # str, int, None, ...
-    new = node.__class__()
+    cls = node.__class__
+    new = cls.__new__(cls)  # no __init__: every field is set below
     src = node.__dict__
     d = new.__dict__
     for field in fields:
