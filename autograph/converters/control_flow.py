@@ -225,7 +225,7 @@ class _ControlFlow(Transformer):
         if len(names) == 1:
             return templates.replace("return x", origin=origin, x=names[0])
         return templates.replace("return x", origin=origin,
-                                 x=gast.Tuple(elts=[_expr(n) for n in names], ctx=gast.Load()))
+                                 x=moved(gast.Tuple(elts=[_expr(n) for n in names], ctx=gast.Load())))
 
     def _assign_call(self, state, call_template, origin, **repl):
         """`a, b = <call>` (or just `<call>` with no state)."""
@@ -289,14 +289,14 @@ class _ControlFlow(Transformer):
             call = "ag__.if_stmt(test, t, f, state)" if state else "ag__.if_stmt(test, t, f)"
             values, _ = self._state_args(state)
             ret = templates.replace(f"return {call}", origin=node, test=moved(node.test), t=t_name,
-                                    f=f_name, state=values)
+                                    f=f_name, state=moved(values))
             self._mark_try(ret[0].value)
             out += ret
             return out
         if state:
             values, names = self._state_args(state)
             out += self._assign_call(state, "ag__.if_stmt(test, t, f, values, names)", node,
-                                     test=moved(node.test), t=t_name, f=f_name, values=values, names=names)
+                                     test=moved(node.test), t=t_name, f=f_name, values=moved(values), names=moved(names))
         else:
             out += self._assign_call(state, "ag__.if_stmt(test, t, f)", node,
                                      test=moved(node.test), t=t_name, f=f_name)
@@ -323,7 +323,7 @@ class _ControlFlow(Transformer):
         if state:
             values, names = self._state_args(state)
             out += self._assign_call(state, "ag__.while_stmt(test, body, values, names)", node,
-                                     test=test_name, body=body_name, values=values, names=names)
+                                     test=test_name, body=body_name, values=moved(values), names=moved(names))
         else:
             out += self._assign_call(state, "ag__.while_stmt(test, body)", node,
                                      test=test_name, body=body_name)
@@ -372,8 +372,8 @@ class _ControlFlow(Transformer):
         if state:
             values, names = self._state_args(state)
             out += self._assign_call(state, f"ag__.for_stmt(iter_, body, values, names{extra_kw})",
-                                     node, iter_=moved(node.iter), body=body_name, values=values,
-                                     names=names, **repl)
+                                     node, iter_=moved(node.iter), body=body_name, values=moved(values),
+                                     names=moved(names), **repl)
         else:
             out += self._assign_call(state, f"ag__.for_stmt(iter_, body{extra_kw})", node,
                                      iter_=moved(node.iter), body=body_name, **repl)
