@@ -72,29 +72,36 @@ def find_outermost(root, wanted):
     Classes and functions marked SKIP_PROCESSING are not entered (as Transformer.visit)."""
     found = []
     todo = [root]
+    pop, push = todo.pop, todo.append
     while todo:
-        parent = todo.pop()
+        parent = pop()
         d = parent.__dict__
         for field in parent._fields:
             v = d.get(field)
-            if v is None:
+            if v is None or v.__class__ in _LEAF_CLASSES:
                 continue
             if v.__class__ is list:
-                items = enumerate(v)
+                for index, child in enumerate(v):
+                    if child.__class__ in _LEAF_CLASSES or not isinstance(child, gast.AST):
+                        continue
+                    if wanted(child):
+                        found.append((parent, field, index, child))
+                    elif child.__class__ not in _GUARDED or not _skipped(child):
+                        push(child)
             elif isinstance(v, gast.AST):
-                items = ((None, v),)
-            else:
-                continue
-            for index, child in items:
-                if not isinstance(child, gast.AST) or isinstance(child, traversal.LEAVES):
-                    continue
-                if wanted(child):
-                    found.append((parent, field, index, child))
-                elif child.__class__ not in _GUARDED or not (
-                        child.__class__ is gast.ClassDef or
-                        anno.getanno(child, anno.Basic.SKIP_PROCESSING, False)):
-                    todo.append(child)
+                if wanted(v):
+                    found.append((parent, field, None, v))
+                elif v.__class__ not in _GUARDED or not _skipped(v):
+                    push(v)
     return found
+
+
+def _skipped(node):
+    return node.__class__ is gast.ClassDef or anno.getanno(node, anno.Basic.SKIP_PROCESSING, False)
+
+
+_LEAF_CLASSES = frozenset(c for c in vars(gast).values()
+                          if isinstance(c, type) and issubclass(c, traversal.LEAVES))
 
 
 def contains(stmts, types):
