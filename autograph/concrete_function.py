@@ -18,8 +18,23 @@ import numpy as np
 
 from autograph import trace_type as tt
 from autograph.runtime import devices, nest
+from autograph.runtime import graph as graph_module
 from autograph.runtime.graph import get_default_graph
 from autograph.runtime.tensor import Tensor
+
+
+# Thread-local stacks read by the call fast path (as autograph.function reads them): a
+# device scope or a graph being built on this thread sends calls down the checked path.
+_SCOPES = devices._scope
+_GRAPHS = graph_module._state
+_FAST_ENTRIES = 256
+
+
+def _array_key(args):
+    """Type, dtype and shape of every argument (a dtype/shape check depends on nothing else
+    for NumPy arrays); only keys of calls with NumPy arrays are ever stored."""
+    return tuple([(type(a), getattr(a, "dtype", None), getattr(a, "shape", None))
+                  for a in args])
 
 
 # -- shared with Function ----------------------------------------------------------------------
@@ -152,6 +167,10 @@ class ConcreteFunction:
         self._flat_outputs = flat_outputs
         self._tensor_slots = tensor_slots
         self._unpack = _make_unpack(structure, flat_outputs, tensor_slots)
+        # the call fast path: for a function whose parameters are all plain arrays
+        self._fast = {}   # _array_key(args) -> runner
+        self._arrays_only = self._sig.fast_arity == len(names) and all(
+            type(k) is tt.TensorSpec for k in key)
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -189,6 +208,19 @@ class ConcreteFunction:
         return [v for v in (r() for r in self.graph.variables) if v is not None]
 
     def __call__(self, *args, **kwargs):
+        # The fast path: NumPy arrays of dtypes and shapes that passed the checks before, no
+        # keywords, no device scope, not inside a trace. Else: the checked call below.
+        if not kwargs:
+            try:
+                runner = self._fast.get(_array_key(args))
+            except TypeError:   # an unhashable argument
+                runner = None
+            if runner is not None and not _SCOPES.__dict__.get("stack") \
+                    and not _GRAPHS.__dict__.get("stack"):
+                return runner(*args)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if get_default_graph() is not None:
             return self._inline(args, kwargs)
         try:
@@ -203,17 +235,30 @@ class ConcreteFunction:
         dev = choose_device(self._device, flat)
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         move = not (on_numpy and dev.name == "cpu")
-        return self._runner(dev, self._outputs_mode, move=move)(*flat)
+        runner = self._runner(dev, self._outputs_mode, move=move)
+        result = runner(*flat)
+        if not kwargs and self._arrays_only and len(args) == len(self._names) and \
+                (on_numpy or self._device is not None) and devices.current_device() is None \
+                and all(a is v and tt.is_array(a) for a, v in zip(args, values)):
+            # every argument is an array that passed the checks above unchanged: the same
+            # types, dtypes and shapes pass them again, so later calls may skip them
+            if len(self._fast) >= _FAST_ENTRIES:
+                self._fast.clear()
+            self._fast[_array_key(args)] = runner
+        return result
 
     def _structured_values(self, args, kwargs):
         """The value of every parameter, checked against the trace: arguments bound like the
         Python function's; Python arguments left out take the values traced with."""
-        bound = self._sig.bind(self._function_name, args, kwargs, partial=True)
+        if not kwargs and 0 <= len(args) <= self._sig.fast_arity:
+            arguments = dict(zip(self._sig.names, args))   # what inspect would bind
+        else:
+            arguments = self._sig.bind(self._function_name, args, kwargs, partial=True).arguments
         values = []
         for name in self._names:
             key = self._param_keys[name]
-            if name in bound.arguments:
-                value = bound.arguments[name]
+            if name in arguments:
+                value = arguments[name]
             elif isinstance(key, tt.Literal):
                 value = key.value                  # a Python argument left out: as traced
             else:
