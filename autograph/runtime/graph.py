@@ -74,7 +74,7 @@ def _stack():
 
 def get_default_graph():
     """The graph being built on this thread, or None when running eagerly."""
-    stack = _stack()
+    stack = _state.__dict__.get("stack")   # this thread's (no attribute-miss cost)
     return stack[-1] if stack else None
 
 
@@ -140,7 +140,13 @@ class Graph:
         Inputs from an enclosing graph are captured; inputs from an unrelated graph are an
         error (a tensor leaked out of the trace that made it)."""
         inputs = [t if t.node.graph is self else self.capture(t) for t in inputs]
-        node = Node(self, self.unique_name(name or op), op, inputs, attrs or {}, specs)
+        base = name or op
+        if base and base not in self._name_counts and base not in self._used_names:
+            self._name_counts[base] = 1        # unique_name's answer for a first use
+            self._used_names.add(base)
+        else:
+            base = self.unique_name(base)
+        node = Node(self, base, op, inputs, attrs or {}, specs)
         self.nodes.append(node)
         return node
 

@@ -105,7 +105,10 @@ def const(value, weak=False, graph=None, name="Const", dtype=None):
     time), and nothing that runs the graph can change the constant in place."""
     array = np.array(value, dtype=dtype, copy=True)
     array.flags.writeable = False
-    return bind1("Const", (), {"value": array, "weak": weak}, graph, node_name=name)
+    # bind1("Const", ...) without its generic steps: no inputs, and _const_infer's answer
+    graph = graph or current_graph(())
+    return graph.add_node("Const", (), {"value": array, "weak": weak},
+                          ((array.dtype, array.shape, weak),), name).outputs[0]
 
 
 def constant(value, dtype=None, graph=None, name="Const"):
