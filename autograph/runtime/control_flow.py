@@ -63,10 +63,11 @@ def is_effectful(node):
     """True when running `node` has side effects (print, assign, TensorArray write), also
     through the subgraphs of a cond/while_loop node. Such nodes are never dropped, merged or
     reordered."""
-    if primitives.lookup(node.op).effectful:
+    op = node.op
+    if (primitives.PRIMITIVES.get(op) or primitives.lookup(op)).effectful:
         return True
-    if node.op not in CONTROL_FLOW_OPS and not node.attrs:
-        return False
+    if op == "Const" or (op not in CONTROL_FLOW_OPS and not node.attrs):
+        return False   # (a Const's attrs are its value and weakness, never a graph)
     for value in node.attrs.values():
         if isinstance(value, Graph) and graph_is_effectful(value):
             return True

@@ -66,7 +66,7 @@ class _Rewriter:
 
     def copy_nodes(self, graph, new, mapping, seen, effects):
         """Copy `graph`'s nodes into `new`; `mapping`: id(old tensor) -> new tensor;
-        `seen`: CSE table of `new`; `effects`: gets the ids of the effectful nodes made."""
+        `seen`: CSE table of `new`; `effects`: gets the effectful nodes made."""
         used = {id(t) for t in graph.outputs}
         for node in graph.nodes:
             for t in node.inputs:
@@ -118,7 +118,7 @@ class _Rewriter:
         copy = new._append(op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in node.outputs],
                            node.name)
         if effectful:
-            effects.add(id(copy))
+            effects.add(copy)
         if key is not None:
             seen[key] = copy.outputs
         return copy.outputs
@@ -169,7 +169,7 @@ class _Rewriter:
         copy = new._append(node.op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in kept],
                            node.name)
         if effectful:
-            effects.add(id(copy))
+            effects.add(copy)
         outs = dict(zip(map(id, kept), copy.outputs))
         return [outs.get(id(t)) for t in node.outputs]
 
@@ -245,16 +245,16 @@ def _loop_vars_reaching(graph, tensors, n):
 
 def _eliminate_dead(graph, effects):
     """Drop nodes that neither feed an output nor have (or contain) side effects (`effects`:
-    the ids of the effectful nodes, known from copying them)."""
-    live = {id(t.node) for t in graph.outputs}
+    the effectful nodes, known from copying them)."""
+    live = {t.node for t in graph.outputs}   # (nodes hash by identity)
     for t in graph.inputs:
-        live.add(id(t.node))
+        live.add(t.node)
     for node in reversed(graph.nodes):
-        if id(node) in live or id(node) in effects:
-            live.add(id(node))
+        if node in live or node in effects:
+            live.add(node)
             for t in node.inputs:
-                live.add(id(t.node))
-    graph.nodes = [n for n in graph.nodes if id(n) in live]
+                live.add(t.node)
+    graph.nodes = [n for n in graph.nodes if n in live]
 
 
 def _freeze(value):
