@@ -142,6 +142,9 @@ class _Compiler:
 
     def fresh(self, base):
         base = str(base)
+        if base not in self.used and base.isidentifier() and not keyword.iskeyword(base):
+            self.used.add(base)     # the common case, in one test
+            return base
         if not base.isidentifier():
             base = _NON_WORD.sub("_", base) or "v"
             if base[0].isdigit():
@@ -234,6 +237,10 @@ class _Compiler:
         return {id(t): e for t, e in zip(graph.inputs, exprs)}
 
     def outputs(self, node, env):
+        if len(node.outputs) == 1:      # the common case, without the list comprehension
+            t = node.outputs[0]
+            name = env[id(t)] = self.preferred.pop(id(t), None) or self.fresh(node.name)
+            return [name]
         names = [self.preferred.pop(id(t), None) or
                  self.fresh(node.name if i == 0 else f"{node.name}_{i}")
                  for i, t in enumerate(node.outputs)]
