@@ -198,10 +198,11 @@ class _Compiler:
             op = node.op
             if op == "Placeholder" or node in skip:
                 continue
-            ins = [env[id(t)] for t in node.inputs]
             if op == "Const":
                 self.const(node, env)
-            elif op == "Identity":
+                continue
+            ins = [env[id(t)] for t in node.inputs]
+            if op == "Identity":
                 env[id(node.outputs[0])] = ins[0]
             elif op == "cond":
                 self.cond(node, ins, env, depth)
