@@ -279,3 +279,29 @@ def test_a_counter_read_by_a_ta_read_index_is_a_python_range():
         return (s,)
     sources = check(f, np.arange(float(N)), eager=lambda x: (x.sum(),))
     assert all("in range(" in s and "k_ta_read" in s for s in sources)
+
+
+def test_a_fill_inside_a_loop_body_gets_a_fresh_buffer_each_iteration():
+    def f(x):
+        def outer(j, total):
+            ta = ag.TensorArray(np.float64, size=N)
+            _, ta = ag.while_loop(lambda i, ta: i < N,
+                                  lambda i, ta: (i + 1, ta.write(i, x[i] * j)), (0, ta))
+            return j + 1, total + ta.stack()
+        return ag.while_loop(lambda j, t: j < 3, outer, (0, np.zeros_like(x[:N])))[1]
+    sources = check(f, X, eager=lambda x: (x[:N] * 3,))
+    assert all("xp.empty(" in s and "k_ta_" not in s for s in sources)
+
+
+def test_a_fill_inside_a_branch():
+    def f(x, flag):
+        def filled():
+            ta = ag.TensorArray(np.float64, size=N)
+            _, ta = ag.while_loop(lambda i, ta: i < N,
+                                  lambda i, ta: (i + 1, ta.write(i, x[i] + 1.0)), (0, ta))
+            return ta.stack()
+        return ag.cond(flag, filled, lambda: x[:N])
+    for flag in (True, False):
+        sources = check(f, X, np.bool_(flag),
+                        eager=lambda x, flag: (x[:N] + 1.0 if flag else x[:N],))
+        assert all("xp.empty(" in s for s in sources)
