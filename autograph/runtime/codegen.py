@@ -22,7 +22,13 @@ Scalar loops are where per-node cost shows, so the code is shaped for them:
 - a counter loop (`while i < limit: ...; i = i + step`, which is what `for i in range(n)`
   stages) becomes a Python `for` over the counter's values (`numpy.arange` on NumPy): no
   compare, no increment, no condition check per iteration (a converted `break` keeps its
-  flag check: `if not flag: break`). See `_counter_loop`.
+  flag check: `if not flag: break`). See `_counter_loop`. A counter the body reads only as
+  an index (a subscript, a TensorArray read or write) iterates Python ints (`range`), which
+  NumPy indexes with faster than its own integers.
+- a TensorArray of a size known when compiling, filled by a counter loop that writes every
+  element once and then stacked (the RNN pattern) is a preallocated array written in place,
+  `states[i] = state`, as a hand-written loop fills its output; `stack` is that array. See
+  `_fill_plan`; every other TensorArray keeps the kernels of tensor_array.py.
 - a condition graph of one node is the `while` test itself (`while n != Const:`); a body
   node whose value is only a loop variable's next value assigns that variable directly
   (`s = s + x`) when nothing after it needs the old value; `x[i]` with ints, None and ...
