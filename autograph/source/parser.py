@@ -20,7 +20,7 @@ import types
 import gast
 
 from autograph import errors
-from autograph.source import anno, bridge
+from autograph.source import anno, bridge, unparser
 from autograph.source.origin import LineLocation
 
 
@@ -57,7 +57,7 @@ def unparse(node):
     if isinstance(node, (list, tuple)):
         return "\n".join(unparse(n) for n in node)
     if hasattr(ast, "unparse"):
-        return ast.unparse(bridge.to_ast(node))  # ast.unparse reads no positions
+        return unparser.unparse(node)  # the text of ast.unparse(bridge.to_ast(node))
     import astunparse  # Python 3.8 (setup.cfg installs it there)
     tree = gast.gast_to_ast(node)
     if isinstance(tree, ast.AST) and not isinstance(tree, ast.mod):
