@@ -82,18 +82,17 @@ class _DefaultScope:
     """`with graph.as_default():` (a small class: tracing enters many of these, and a
     generator-based context manager costs several times more)."""
 
-    __slots__ = ("graph", "stack")
+    __slots__ = ("graph",)
 
     def __init__(self, graph):
         self.graph = graph
 
     def __enter__(self):
-        self.stack = _stack()
-        self.stack.append(self.graph)
+        _stack().append(self.graph)
         return self.graph
 
     def __exit__(self, *exc):
-        self.stack.pop()
+        _stack().pop()   # this thread's stack: a with-statement exits where it entered
         return False
 
 
