@@ -54,7 +54,7 @@ from autograph.runtime.devices import get_device
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
-_RESERVED = {"bool", "int", "xp", "to_host", "truth", "counter_values"}
+_RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values"}
 _LITERALS = (int, float, bool, str, type(None))
 
 # primitives that are Python operators on every array API array (same function, same dtypes)

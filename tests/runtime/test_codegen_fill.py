@@ -305,3 +305,14 @@ def test_a_fill_inside_a_branch():
         sources = check(f, X, np.bool_(flag),
                         eager=lambda x, flag: (x[:N] + 1.0 if flag else x[:N],))
         assert all("xp.empty(" in s for s in sources)
+
+
+def test_a_node_named_range_does_not_hide_the_builtin():
+    def f(x):
+        r = ag.range(N)                 # a graph node whose name is "range"
+        _, s = ag.while_loop(lambda i, s: i < N,
+                             lambda i, s: (i + 1, s + x[i] + r[i]), (0, x[0] * 0))
+        return (s,)
+    x = np.arange(float(N))
+    sources = check(f, x, eager=lambda x: (x.sum() + np.arange(N).sum(),))
+    assert all("in range(" in s and "range = " not in s for s in sources)
