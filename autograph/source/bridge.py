@@ -39,7 +39,7 @@ def _gast_spec(cls):
     if spec is None:
         target = gast.Name if cls is ast.arg else getattr(gast, cls.__name__, None)
         kind = {ast.Name: 1, ast.arg: 2, ast.ExceptHandler: 3, ast.FunctionDef: 4,
-                ast.AsyncFunctionDef: 4, ast.ClassDef: 4}.get(cls, 0)
+                ast.AsyncFunctionDef: 4, ast.ClassDef: 4}.get(cls, 5 if cls in _FLAT else 0)
         spec = _TO_GAST[cls] = (target, cls._fields, cls._attributes,
                                 issubclass(cls, _LEAVES), kind)
     return spec
@@ -54,88 +54,101 @@ def _ast_spec(cls):
     return spec
 
 
-class _ToGast:
-    """ast -> gast, optionally annotating origins (the rules of parser.annotate_origins:
-    a node with a line gets its own LineLocation, one without gets its parent's; operator
-    and context leaves get none; nested functions name their own nodes' function)."""
+_AST = ast.AST
+_NONE = object()
+_new = ast.AST.__new__  # gast's __init__ does nothing without arguments: skip the call
+_tuple_new = tuple.__new__
+# classes whose fields hold no nodes and no lists (which the copy would share with the
+# cached file tree): a copy of the attribute dict is the whole conversion
+_FLAT = {ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.alias}
+_CTX = {ast.Load: gast.Load, ast.Store: gast.Store, ast.Del: gast.Del}
 
-    def __init__(self, origin):
-        self.annotate = origin is not None
-        self.root = None
-        if self.annotate:
-            from autograph.source.origin import LineLocation
-            self.filename, self.lines, name = origin
-            self.names = [name]
-            self.location = LineLocation
-            self.texts = {}  # line number -> its text, stripped once per line
 
-    def node(self, node, loc):
+def _converter(origin):
+    """ast -> gast as a closure (locals, not attributes, on the hot path), optionally
+    annotating origins (the rules of parser.annotate_origins: a node with a line gets its
+    own LineLocation, one without gets its parent's; operator and context leaves get
+    none; nested functions name their own nodes' function)."""
+    annotate = origin is not None
+    if annotate:
+        from autograph.source.origin import LineLocation
+        filename, lines, name = origin
+        names = [name]
+        n_lines = len(lines)
+        texts = {}  # line number -> its text, stripped once per line
+    specs = _TO_GAST
+    root = []
+
+    def convert(node, loc):
         cls = node.__class__
-        spec = _TO_GAST.get(cls) or _gast_spec(cls)
+        spec = specs.get(cls) or _gast_spec(cls)
         target = spec[0]
         if target is None:
             return None
         if spec[3]:  # a context/operator leaf
-            return target()
-        new = target()
+            return _new(target)
+        new = _new(target)
         src = node.__dict__
         d = new.__dict__
         d.update(src)  # fields (converted below) and positions
-        if self.annotate:
+        nested = False
+        if annotate:
             lineno = src.get("lineno")
             if lineno is not None:
-                line = self.texts.get(lineno)
+                line = texts.get(lineno)
                 if line is None:
-                    lines = self.lines
-                    line = lines[lineno - 1].rstrip("\r\n") if 0 < lineno <= len(lines) else ""
-                    self.texts[lineno] = line
-                loc = self.location(self.filename, lineno, src.get("col_offset", 0), line,
-                                    self.names[-1])
+                    line = lines[lineno - 1].rstrip("\r\n") if 0 < lineno <= n_lines else ""
+                    texts[lineno] = line
+                loc = _tuple_new(LineLocation, (filename, lineno, src.get("col_offset", 0),
+                                                line, names[-1]))
             if loc is not None:
                 d[_ANNO] = {_ORIGIN: loc}
-            nested = cls in _FUNCTIONS and self.root is not None
-            if self.root is None:
-                self.root = node
-            if nested:
-                self.names.append(getattr(node, "name", "<lambda>"))
+            if cls in _FUNCTIONS:
+                if root:
+                    nested = True
+                    names.append(getattr(node, "name", "<lambda>"))
+            if not root:
+                root.append(node)
         kind = spec[4]
-        if kind == 1:  # Name
-            d["ctx"] = self.node(node.ctx, loc)
+        if kind == 5:  # no child nodes
+            pass
+        elif kind == 1:  # Name
+            d["ctx"] = _new(_CTX[src["ctx"].__class__])
             d["annotation"] = d["type_comment"] = None
         elif kind == 2:  # arg -> Name
             del d["arg"]
             d["id"] = node.arg
-            d["ctx"] = gast.Param()
+            d["ctx"] = _new(gast.Param)
             ann = node.annotation
-            d["annotation"] = None if ann is None else self.node(ann, loc)
+            d["annotation"] = None if ann is None else convert(ann, loc)
             d["type_comment"] = node.type_comment
         elif kind == 3 and node.name:  # ExceptHandler: the name becomes a Name node
-            d["type"] = None if node.type is None else self.node(node.type, loc)
-            name = gast.Name(node.name, gast.Store(), None, None)
-            if self.annotate and loc is not None:
-                name.__dict__[_ANNO] = {_ORIGIN: loc}
-            d["name"] = name
-            d["body"] = [self.node(x, loc) for x in node.body]
+            d["type"] = None if node.type is None else convert(node.type, loc)
+            name_node = gast.Name(node.name, gast.Store(), None, None)
+            if annotate and loc is not None:
+                name_node.__dict__[_ANNO] = {_ORIGIN: loc}
+            d["name"] = name_node
+            d["body"] = [convert(x, loc) for x in node.body]
         else:
             for f in spec[1]:
-                v = src[f] if f in src else getattr(node, f, _NONE)
+                v = src.get(f, _NONE)
                 if v is _NONE:
-                    continue
-                if isinstance(v, list):
-                    d[f] = [self.node(x, loc) if isinstance(x, _AST) else x for x in v]
+                    v = getattr(node, f, _NONE)
+                    if v is _NONE:
+                        continue
+                if v.__class__ is list:
+                    d[f] = [convert(x, loc) if isinstance(x, _AST) else x for x in v]
                 elif isinstance(v, _AST):
-                    d[f] = self.node(v, loc)
+                    d[f] = convert(v, loc)
                 else:
                     d[f] = v
             if kind == 4:
                 d["type_params"] = []
-        if self.annotate and nested:
-            self.names.pop()
+        if nested:
+            names.pop()
         return new
 
-
-_AST = ast.AST
-_NONE = object()
+    return convert
 
 
 def to_gast(node, origin=None):
@@ -147,7 +160,7 @@ def to_gast(node, origin=None):
             from autograph.source import parser
             parser.annotate_origins(new, *origin)
         return new
-    return _ToGast(origin).node(node, None)
+    return _converter(origin)(node, None)
 
 
 def _ast_value(v):

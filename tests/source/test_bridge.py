@@ -113,3 +113,19 @@ def test_private_name_hint_never_misses_a_private_name():
         assert loader._PRIVATE_HINT.search(text), text
     for text in ("__init__", "x__y", "___", "__a__", "'a'"):
         assert not loader._PRIVATE_HINT.search(text), text
+
+
+@pytest.mark.parametrize("with_origin", [False, True])
+def test_to_gast_shares_no_mutable_state_with_the_parsed_tree(with_origin):
+    # parser caches a file's ast tree: the gast copy handed to the converters must own
+    # every node and list it holds, so rewriting it leaves the cache as it was
+    tree = ast.parse(_TRICKY + "\ndef g():\n    global a, b\n    nonlocal c\n    import d\n")
+    py_objects = {id(x) for n in ast.walk(tree) for x in [n] + [
+        v for v in n.__dict__.values() if isinstance(v, list)]}
+    origin_arg = ("t.py", _TRICKY.splitlines(True), "m") if with_origin else None
+    ours = bridge.to_gast(tree, origin_arg)
+    for node in gast.walk(ours):
+        assert id(node) not in py_objects
+        for v in node.__dict__.values():
+            if isinstance(v, list):
+                assert id(v) not in py_objects, type(node).__name__
