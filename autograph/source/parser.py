@@ -9,11 +9,13 @@ text surgery. Every parsed node carries `anno.Basic.ORIGIN`: its place in the us
 """
 
 import ast
+import codecs
 import collections
 import dataclasses
 import functools
 import inspect
 import linecache
+import os
 import textwrap
 import types
 
@@ -129,10 +131,49 @@ def _parse_file_text(text):
     return _FileIndex(ast.parse(text))
 
 
+def _read_lines(filename):
+    """The lines linecache.updatecache reads and caches for a plain UTF-8 file (no BOM,
+    no coding cookie, no carriage returns), without tokenize.open's encoding detection
+    and line-buffered text layer; None for any other file (linecache then reads it)."""
+    try:
+        st = os.stat(filename)
+        with open(filename, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if data.startswith(codecs.BOM_UTF8) or b"\r" in data:
+        return None
+    second_end = data.find(b"\n", data.find(b"\n") + 1)
+    if b"coding" in (data if second_end < 0 else data[:second_end]):
+        return None  # perhaps a coding cookie: tokenize's rules decide
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    parts = text.split("\n")  # universal newlines: only \n is left to split on
+    if parts[-1] == "":
+        parts.pop()
+    lines = [p + "\n" for p in parts]  # linecache ends the last line with \n too
+    linecache.cache[filename] = (st.st_size, st.st_mtime, lines, filename)
+    return lines
+
+
+def _getlines(filename, module_globals):
+    """linecache.getlines(filename, module_globals), reading uncached plain files faster."""
+    entry = linecache.cache.get(filename)
+    if entry is not None and len(entry) != 1:
+        return entry[2]
+    if filename and not (filename.startswith("<") and filename.endswith(">")):
+        lines = _read_lines(filename)
+        if lines is not None:
+            return lines
+    return linecache.getlines(filename, module_globals)
+
+
 def _source_lines(fn):
     code = fn.__code__
     filename = code.co_filename
-    lines = linecache.getlines(filename, fn.__globals__)
+    lines = _getlines(filename, fn.__globals__)
     if not lines:
         hint = ("Code typed at the interactive prompt or passed to exec() as a string has no "
                 "file to read. Define the function in a file (or, for exec, register the text "
