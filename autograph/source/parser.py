@@ -95,6 +95,10 @@ def _unwrap_callable(fn):
     return fn
 
 
+_BLOCKS = {"body", "orelse", "finalbody", "handlers", "cases"}
+_BLOCK_FIELDS = {}  # ast class -> its fields (in order) that may hold statements
+
+
 class _FileIndex:
     """A parsed file with its functions (and, when first asked for, its lambdas) indexed by
     line, so that finding one entity does not walk the whole module each time. Functions
@@ -107,13 +111,18 @@ class _FileIndex:
         todo = collections.deque([tree])
         while todo:  # breadth first, as ast.walk: the same node wins when names repeat
             node = todo.popleft()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            cls = node.__class__
+            if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])
                 for line in {first, node.lineno}:
                     self.defs.setdefault(line, []).append(node)
-            for child in ast.iter_child_nodes(node):
-                if not isinstance(child, ast.expr):
-                    todo.append(child)
+            fields = _BLOCK_FIELDS.get(cls)
+            if fields is None:
+                fields = _BLOCK_FIELDS[cls] = [f for f in cls._fields if f in _BLOCKS]
+            for f in fields:  # defs sit only in statement lists (and handlers', cases')
+                block = getattr(node, f, None)
+                if block.__class__ is list:
+                    todo.extend(block)
 
     @property
     def lambdas(self):
@@ -271,6 +280,26 @@ def _parse_block(lines, fn):
             f"{e.lineno}). If the file changed since it was imported, reload it.") from None
 
 
+def _dedent_lines(lines):
+    """textwrap.dedent("".join(lines)) for lines split at newlines, without its regular
+    expressions: when every line that is not blank starts with the first line's
+    indentation, that indentation is the margin, and blank lines lose their spaces."""
+    first = lines[0] if lines else ""
+    margin = first[:len(first) - len(first.lstrip(" \t"))]
+    if not first.strip(" \t\n"):
+        return textwrap.dedent("".join(lines))
+    n = len(margin)
+    out = []
+    for line in lines:
+        if not line.strip(" \t\n"):  # blank or only spaces and tabs
+            out.append("\n" if line.endswith("\n") else "")
+        elif n == 0 or line.startswith(margin):
+            out.append(line[n:])
+        else:  # a line indented less than the first: dedent finds the margin
+            return textwrap.dedent("".join(lines))
+    return "".join(out)
+
+
 def _locate(fn, lines):
     text = "".join(lines)
     try:
@@ -356,7 +385,7 @@ def parse_entity(fn):
     if isinstance(py_node, ast.Lambda):
         source = ast.get_source_segment("".join(lines), py_node, padded=False) or ""
     else:
-        source = textwrap.dedent("".join(lines[py_node.lineno - 1:py_node.end_lineno]))
+        source = _dedent_lines(lines[py_node.lineno - 1:py_node.end_lineno])
     # a fresh tree (the cached file tree stays intact), ORIGIN set in the same pass
     node = bridge.to_gast(py_node, (code.co_filename, lines, fn.__name__))
     if not isinstance(node, gast.Lambda):

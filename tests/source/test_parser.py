@@ -6,6 +6,8 @@ import linecache
 import textwrap
 
 import gast
+import hypothesis
+import hypothesis.strategies
 import pytest
 
 from autograph import errors
@@ -245,3 +247,75 @@ def test_defs_in_compound_statements_and_lambdas_found_by_line():
             assert [a.id for a in node.args.args] == list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
         else:
             assert node.name == name
+
+
+def _reference_defs(tree):
+    """The file index's defs, found as ast.walk would (every non-expression node)."""
+    import collections
+    defs = {}
+    todo = collections.deque([tree])
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            for line in {first, node.lineno}:
+                defs.setdefault(line, []).append(node)
+        todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.expr))
+    return defs
+
+
+def test_file_index_finds_the_defs_a_full_walk_finds():
+    import glob
+    import os
+    text = '''
+class A:
+    @d
+    def f(self):
+        def g(): pass
+        try:
+            def h(): pass
+        except E:
+            async def i(): pass
+        else:
+            def j(): pass
+        finally:
+            def k(): pass
+        match x:
+            case 1:
+                def l(): pass
+        with a:
+            for b in c:
+                while d:
+                    if e:
+                        def m(): pass
+                    else:
+                        def n(): pass
+                else:
+                    def o(): pass
+'''
+    trees = [ast.parse(text)]
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py")))[:30]:
+        with open(path, encoding="utf-8") as f:
+            trees.append(ast.parse(f.read()))
+    for tree in trees:
+        assert parser._FileIndex(tree).defs == _reference_defs(tree)
+    assert len(parser._FileIndex(trees[0]).defs) == 11  # f at two lines, g to o
+
+
+@hypothesis.settings(max_examples=400, deadline=None)
+@hypothesis.given(hypothesis.strategies.lists(
+    hypothesis.strategies.text(alphabet=" \ta\x0c\r", max_size=6), min_size=1, max_size=6),
+    hypothesis.strategies.booleans())
+def test_dedent_lines_is_textwrap_dedent(parts, last_newline):
+    lines = [p + "\n" for p in parts]
+    if not last_newline:
+        lines[-1] = lines[-1][:-1]
+    assert parser._dedent_lines(lines) == textwrap.dedent("".join(lines))
+
+
+def test_dedent_lines_on_methods_and_strings():
+    text = 'class A:\n    def f(self):\n        s = """\nflush left\n  """\n\n  \n        return s\n'
+    lines = text.splitlines(True)
+    for start in range(len(lines)):
+        assert parser._dedent_lines(lines[start:]) == textwrap.dedent("".join(lines[start:]))
+    assert parser._dedent_lines(["    def f():\n", "        pass\n"]) == "def f():\n    pass\n"
