@@ -213,10 +213,12 @@ def cond(pred, true_fn, false_fn, names=None):
         if not isinstance(a, Tensor) and not isinstance(b, Tensor) and _same_python(a, b):
             out_flat.append(a)          # the same Python value either way: no tensor needed
             continue
-        with tg.as_default():
-            a = _read_if_variable(a)
-        with fg.as_default():
-            b = _read_if_variable(b)
+        if type(a) is not Tensor:   # (a Variable is read in its branch's graph)
+            with tg.as_default():
+                a = _read_if_variable(a)
+        if type(b) is not Tensor:
+            with fg.as_default():
+                b = _read_if_variable(b)
         a = _branch_tensor(a, tg, label, "true", b)
         b = _branch_tensor(b, fg, label, "false", a)
         a, b = _unify_dtypes(a, b, tg, fg, lambda a, b: (

@@ -43,7 +43,7 @@ def as_tensor(x, dtype=None):
     weak = type(x) in _PY_SCALARS
     if dtype is None:
         dtype = dtypes.default_dtype(dtypes.key_of_value(x)[0])
-    return const(np.asarray(x, dtype=dtype), weak)
+    return primitives.const(x, weak, dtype=dtype)   # one array made: the Const's own copy
 
 
 def cast(x, dtype, weak=False):

@@ -269,6 +269,14 @@ def _freeze(value):
 
 
 def _cse_key(op, ins, attrs):
+    """A key equal for nodes that compute the same thing (op, the same input tensors, equal
+    attrs), or None when the attrs cannot be compared."""
+    if op == "Const" and len(attrs) == 2:
+        value, weak = attrs.get("value"), attrs.get("weak")
+        if isinstance(value, np.ndarray) and type(weak) is bool and value.size <= FOLD_LIMIT:
+            # what the general key below holds for the usual Const, built directly (a
+            # 4-tuple: never equal to a general key)
+            return ("Const", (value.dtype.str, value.shape, value.tobytes()), weak, True)
     ids = tuple([id(t) for t in ins])
     if not attrs:
         return (op, ids, ())
