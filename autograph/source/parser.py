@@ -145,9 +145,17 @@ def _read_lines(filename):
     no coding cookie, no carriage returns), without tokenize.open's encoding detection
     and line-buffered text layer; None for any other file (linecache then reads it)."""
     try:
-        st = os.stat(filename)
-        with open(filename, "rb") as f:
-            data = f.read()
+        fd = os.open(filename, os.O_RDONLY)
+        try:
+            st = os.fstat(fd)
+            data = os.read(fd, st.st_size + 1)
+            while len(data) > st.st_size:  # it grew since fstat: read the rest
+                more = os.read(fd, 1 << 16)
+                if not more:
+                    break
+                data += more
+        finally:
+            os.close(fd)
     except OSError:
         return None
     if data.startswith(codecs.BOM_UTF8) or b"\r" in data:
