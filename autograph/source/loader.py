@@ -25,6 +25,7 @@ node's anno.Basic.ORIGIN; it is registered with autograph.source.origin.
 """
 
 import ast
+import functools
 import itertools
 import os
 import re
@@ -46,11 +47,26 @@ _used_filenames = set()
 
 
 def _short_path(path):
+    return _short_path_from(path, os.getcwd())
+
+
+@functools.lru_cache(maxsize=256)
+def _short_path_from(path, cwd):
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, cwd)
     except ValueError:  # another drive on Windows
         return path
     return path if rel.startswith(".." + os.sep + "..") else rel
+
+
+_OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _indent(text, prefix="    "):
+    """textwrap.indent(text, prefix): `prefix` before every line that is not blank."""
+    if any(c in text for c in _OTHER_LINE_BREAKS):  # str.splitlines breaks there too
+        return textwrap.indent(text, prefix)
+    return "\n".join([prefix + line if line.strip() else line for line in text.split("\n")])
 
 
 def _filename_for(fn):
@@ -183,14 +199,14 @@ def load(node, original_fn, extra=None, name=None):
         # keep the function's own name global, as in the original (recursion finds the
         # module-level object, not the factory's local)
         header.append(f"    global {inner_name}")
-    body = textwrap.indent(source_text, "    ")
+    body = _indent(source_text)
     footer = (f"    return {inner_name}" if not is_lambda else "")
     if is_lambda:
-        body = "    return (\n" + textwrap.indent(source_text, "        ") + "\n    )"
+        body = "    return (\n" + _indent(source_text, "        ") + "\n    )"
     module_text = "\n".join(header + [body] + ([footer] if footer else [])) + "\n"
     cls = _mangling_class(fn, node, source_text)
     if cls is not None:
-        module_text = f"class {cls}:\n" + textwrap.indent(module_text, "    ")
+        module_text = f"class {cls}:\n" + _indent(module_text)
 
     filename = _filename_for(fn)
     flags = fn.__code__.co_flags & parser._FUTURE_MASK

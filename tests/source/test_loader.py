@@ -3,9 +3,12 @@ and closure cells), show its generated text, and map every generated line back."
 
 import inspect
 import linecache
+import os
 import textwrap
 import traceback
 
+import hypothesis
+import hypothesis.strategies
 import pytest
 
 from autograph import errors
@@ -326,3 +329,26 @@ def test_concurrent_loads_get_their_own_files():
     assert not errors_seen
     assert len({f for f, _ in results}) == 8 and {v for _, v in results} == {scaled(1)}
     assert all(origin.origin_map(f) is not None for f, _ in results)
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(hypothesis.strategies.text(alphabet=" \ta\n\r\x0c\u2028x", max_size=20))
+def test_indent_is_textwrap_indent(text):
+    assert loader._indent(text) == textwrap.indent(text, "    ")
+    assert loader._indent(text, "  ") == textwrap.indent(text, "  ")
+
+
+def test_short_path_follows_the_working_directory(tmp_path, monkeypatch):
+    def reference(path):
+        rel = os.path.relpath(path)
+        return path if rel.startswith(".." + os.sep + "..") else rel
+
+    inner = str(tmp_path / "a" / "b.py")
+    far = os.path.join(os.sep, "x_autograph_nowhere", "y", "z.py")
+    for cwd in (tmp_path, tmp_path / "a", tmp_path.parent, tmp_path / "a" / "c"):
+        os.makedirs(cwd, exist_ok=True)
+        monkeypatch.chdir(cwd)
+        for path in (inner, far):
+            assert loader._short_path(path) == reference(path)
+    monkeypatch.chdir(tmp_path)
+    assert loader._short_path(inner) == os.path.join("a", "b.py")
