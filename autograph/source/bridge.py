@@ -61,14 +61,17 @@ _tuple_new = tuple.__new__
 # classes whose fields hold no nodes and no lists (which the copy would share with the
 # cached file tree): a copy of the attribute dict is the whole conversion
 _FLAT = {ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.alias}
-_CTX = {ast.Load: gast.Load, ast.Store: gast.Store, ast.Del: gast.Del}
+# context and operator leaves: ast class -> gast class
+_LEAF_TARGETS = {cls: getattr(gast, cls.__name__) for base in _LEAVES
+                 for cls in base.__subclasses__()
+                 if cls.__module__ == "ast" and hasattr(gast, cls.__name__)}
 
 
-def _converter(origin):
+def _converter(origin, root):
     """ast -> gast as a closure (locals, not attributes, on the hot path), optionally
     annotating origins (the rules of parser.annotate_origins: a node with a line gets its
     own LineLocation, one without gets its parent's; operator and context leaves get
-    none; nested functions name their own nodes' function)."""
+    none; nested functions, all but `root`, name their own nodes' function)."""
     annotate = origin is not None
     if annotate:
         from autograph.source.origin import LineLocation
@@ -77,15 +80,14 @@ def _converter(origin):
         n_lines = len(lines)
         texts = {}  # line number -> its text, stripped once per line
     specs = _TO_GAST
-    root = []
+    leaves = _LEAF_TARGETS
 
     def convert(node, loc):
         cls = node.__class__
-        spec = specs.get(cls) or _gast_spec(cls)
-        target = spec[0]
+        target, fields, _, leaf, kind = specs.get(cls) or _gast_spec(cls)
         if target is None:
             return None
-        if spec[3]:  # a context/operator leaf
+        if leaf:  # a context/operator leaf
             return _new(target)
         new = _new(target)
         src = node.__dict__
@@ -103,18 +105,28 @@ def _converter(origin):
                                                 line, names[-1]))
             if loc is not None:
                 d[_ANNO] = {_ORIGIN: loc}
-            if cls in _FUNCTIONS:
-                if root:
-                    nested = True
-                    names.append(getattr(node, "name", "<lambda>"))
-            if not root:
-                root.append(node)
-        kind = spec[4]
-        if kind == 5:  # no child nodes
-            pass
+            if cls in _FUNCTIONS and node is not root:
+                nested = True
+                names.append(getattr(node, "name", "<lambda>"))
+        if kind == 0:
+            for f in fields:
+                v = src.get(f, _NONE)
+                if v is _NONE:
+                    v = getattr(node, f, _NONE)
+                    if v is _NONE:
+                        continue
+                if v.__class__ is list:
+                    d[f] = [convert(x, loc) if isinstance(x, _AST) else x for x in v]
+                elif isinstance(v, _AST):
+                    t = leaves.get(v.__class__)  # operators: made here, not by a call
+                    d[f] = _new(t) if t is not None else convert(v, loc)
+                else:
+                    d[f] = v
         elif kind == 1:  # Name
-            d["ctx"] = _new(_CTX[src["ctx"].__class__])
+            d["ctx"] = _new(leaves[src["ctx"].__class__])
             d["annotation"] = d["type_comment"] = None
+        elif kind == 5:  # no child nodes
+            pass
         elif kind == 2:  # arg -> Name
             del d["arg"]
             d["id"] = node.arg
@@ -129,8 +141,8 @@ def _converter(origin):
                 name_node.__dict__[_ANNO] = {_ORIGIN: loc}
             d["name"] = name_node
             d["body"] = [convert(x, loc) for x in node.body]
-        else:
-            for f in spec[1]:
+        else:  # 3 without a name, 4: a def or class
+            for f in fields:
                 v = src.get(f, _NONE)
                 if v is _NONE:
                     v = getattr(node, f, _NONE)
@@ -160,7 +172,7 @@ def to_gast(node, origin=None):
             from autograph.source import parser
             parser.annotate_origins(new, *origin)
         return new
-    return _converter(origin)(node, None)
+    return _converter(origin, node)(node, None)
 
 
 def _ast_value(v):
