@@ -21,6 +21,7 @@ import sys
 import gast
 
 from autograph.source import anno
+from autograph.source.origin import LineLocation
 
 FAST = (3, 9) <= sys.version_info[:2] < (3, 12)
 
@@ -74,7 +75,6 @@ def _converter(origin, root):
     none; nested functions, all but `root`, name their own nodes' function)."""
     annotate = origin is not None
     if annotate:
-        from autograph.source.origin import LineLocation
         filename, lines, name = origin
         names = [name]
         n_lines = len(lines)

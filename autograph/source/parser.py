@@ -16,6 +16,7 @@ import functools
 import inspect
 import linecache
 import os
+import re
 import textwrap
 import types
 
@@ -140,6 +141,9 @@ def _parse_file_text(text):
     return _FileIndex(ast.parse(text))
 
 
+_OTHER_LINE_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # str.splitlines breaks there too
+
+
 def _read_lines(filename):
     """The lines linecache.updatecache reads and caches for a plain UTF-8 file (no BOM,
     no coding cookie, no carriage returns), without tokenize.open's encoding detection
@@ -167,10 +171,15 @@ def _read_lines(filename):
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    parts = text.split("\n")  # universal newlines: only \n is left to split on
-    if parts[-1] == "":
-        parts.pop()
-    lines = [p + "\n" for p in parts]  # linecache ends the last line with \n too
+    if _OTHER_LINE_BREAKS.search(text):  # universal newlines split at \n only
+        parts = text.split("\n")
+        if parts[-1] == "":
+            parts.pop()
+        lines = [p + "\n" for p in parts]
+    else:
+        lines = text.splitlines(True)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"  # as linecache does
     linecache.cache[filename] = (st.st_size, st.st_mtime, lines, filename)
     return lines
 
