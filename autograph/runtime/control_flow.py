@@ -356,7 +356,8 @@ class _Spec:
     __slots__ = ("dtype", "shape", "weak", "widened")
 
     def __init__(self, dtype, shape, weak):
-        self.dtype, self.shape, self.weak = np.dtype(dtype), shape, weak
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.shape, self.weak = shape, weak
         self.widened = False
 
     def key(self):

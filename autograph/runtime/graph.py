@@ -171,7 +171,7 @@ class Graph:
 
     def capture(self, tensor):
         """The tensor to use in this graph for `tensor` (made in this graph or an outer one)."""
-        graph = tensor.graph
+        graph = tensor.node.graph
         if graph is self:
             return tensor
         if self.parent is None or not graph.is_ancestor_of(self):
