@@ -219,13 +219,39 @@ def _needed_loop_vars(node, used):
     needed = {k for k in range(n) if id(node.outputs[k]) in used}
     needed |= _loop_vars_reaching(cg, cg.outputs, n)
     effects = [t for nd in bg.nodes if is_effectful(nd) for t in nd.inputs]
-    needed |= _loop_vars_reaching(bg, effects, n)
+    masks = _loop_var_masks(bg, n)
+    if masks is None:   # nodes not in dependency order: search from each tensor instead
+        def reaching(tensors):
+            return _loop_vars_reaching(bg, tensors, n)
+    else:
+        def reaching(tensors):
+            mask = 0
+            for t in tensors:
+                mask |= masks[id(t.node)]
+            return {k for k in range(n) if mask >> k & 1}
+    needed |= reaching(effects)
     todo = list(needed)
     while todo:
-        for k in _loop_vars_reaching(bg, [bg.outputs[todo.pop()]], n) - needed:
+        for k in reaching([bg.outputs[todo.pop()]]) - needed:
             needed.add(k)
             todo.append(k)
     return sorted(needed)
+
+
+def _loop_var_masks(graph, n):
+    """id(node) -> bit mask of the first `n` inputs of `graph` the node depends on, in one
+    pass over the nodes (inputs are made before the nodes that use them); None when a
+    node comes before one of its inputs."""
+    masks = {id(t.node): 1 << k for k, t in enumerate(graph.inputs[:n])}
+    for nd in graph.nodes:
+        mask = masks.get(id(nd), 0)
+        for t in nd.inputs:
+            found = masks.get(id(t.node))
+            if found is None:
+                return None
+            mask |= found
+        masks[id(nd)] = mask
+    return masks
 
 
 def _loop_vars_reaching(graph, tensors, n):

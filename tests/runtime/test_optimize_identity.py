@@ -185,3 +185,29 @@ def test_random_programs(prog, n):
     TOTAL.assign(0.0)
     graph, _ = trace(f, np.float64(0.5), np.float64(-1.5), np.int64(n))
     assert_identical(graph)
+
+
+def _while_nodes(graph):
+    for node in graph.walk():
+        if node.op == "while_loop":
+            yield node
+
+
+@pytest.mark.parametrize("fn,args", [(s.fn, s.args) for s in SAMPLES if "cond" not in s.name] +
+                         [(_loop_vars, (np.int64(3), np.float64(0.5))),
+                          (_tensor_max_iterations, (np.int64(3), np.float64(0.5)))])
+def test_loop_variable_masks_agree_with_the_search_fallback(fn, args, monkeypatch):
+    """The one-pass dependency masks give the loop variables the per-tensor search gives."""
+    graph, _ = trace(fn, *args)
+    for node in _while_nodes(graph):
+        used = {id(t) for t in node.outputs[:1]}
+        fast = optimize._needed_loop_vars(node, used)
+        with monkeypatch.context() as m:
+            m.setattr(optimize, "_loop_var_masks", lambda g, n: None)
+            slow = optimize._needed_loop_vars(node, used)
+        assert fast == slow
+        body = node.attrs["body_graph"]
+        reordered = Graph("reordered")
+        reordered.inputs, reordered.nodes = body.inputs, list(reversed(body.nodes))
+        if any(nd.inputs for nd in body.nodes):
+            assert optimize._loop_var_masks(reordered, len(node.outputs)) is None
