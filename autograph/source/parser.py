@@ -18,6 +18,7 @@ import linecache
 import os
 import re
 import textwrap
+import threading
 import types
 
 import gast
@@ -103,27 +104,60 @@ _BLOCK_FIELDS = {}  # ast class -> its fields (in order) that may hold statement
 class _FileIndex:
     """A parsed file with its functions (and, when first asked for, its lambdas) indexed by
     line, so that finding one entity does not walk the whole module each time. Functions
-    are statements: finding them needs no walk through expressions."""
+    are statements: finding them needs no walk through expressions. The walk is breadth
+    first, as ast.walk (the first node found wins when names repeat), and goes only as far
+    as the def asked for: a function near the top of a file is found without indexing the
+    rest. Cached indexes are shared between threads: the walk holds a lock."""
 
     def __init__(self, tree):
         self.tree = tree
-        self.defs = {}        # first line (of the def or of its first decorator) -> [nodes]
+        self._defs = {}       # first line (of the def or of its first decorator) -> [nodes]
+        self._todo = collections.deque([tree])
+        self._lock = threading.Lock()
         self._lambdas = None  # line of the `lambda` keyword -> [nodes]
-        todo = collections.deque([tree])
-        while todo:  # breadth first, as ast.walk: the same node wins when names repeat
-            node = todo.popleft()
-            cls = node.__class__
-            if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                for line in {first, node.lineno}:
-                    self.defs.setdefault(line, []).append(node)
-            fields = _BLOCK_FIELDS.get(cls)
-            if fields is None:
-                fields = _BLOCK_FIELDS[cls] = [f for f in cls._fields if f in _BLOCKS]
-            for f in fields:  # defs sit only in statement lists (and handlers', cases')
-                block = getattr(node, f, None)
-                if block.__class__ is list:
-                    todo.extend(block)
+
+    def _step(self):
+        """Index the next node of the walk; return it when it is a def."""
+        node = self._todo.popleft()
+        cls = node.__class__
+        fields = _BLOCK_FIELDS.get(cls)
+        if fields is None:
+            fields = _BLOCK_FIELDS[cls] = [f for f in cls._fields if f in _BLOCKS]
+        for f in fields:  # defs sit only in statement lists (and handlers', cases')
+            block = getattr(node, f, None)
+            if block.__class__ is list:
+                self._todo.extend(block)
+        if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            for line in {first, node.lineno}:
+                self._defs.setdefault(line, []).append(node)
+            return node
+        return None
+
+    def find_def(self, line, name):
+        """The first def (in walk order) named `name` that starts at `line` (its def line
+        or its first decorator's), or None."""
+        with self._lock:
+            for node in self._defs.get(line, ()):
+                if node.name == name:
+                    return node
+            while self._todo:
+                node = self._step()
+                if node is not None and node.name == name and line in self._lines_of(node):
+                    return node
+            return None
+
+    @staticmethod
+    def _lines_of(node):
+        return (node.lineno, min([node.lineno] + [d.lineno for d in node.decorator_list]))
+
+    @property
+    def defs(self):
+        """Every def of the file, by line (walks the rest of the file)."""
+        with self._lock:
+            while self._todo:
+                self._step()
+            return self._defs
 
     @property
     def lambdas(self):
@@ -274,10 +308,7 @@ def _find_lambda(index, fn):
 
 def _find_def(index, fn):
     code = fn.__code__
-    for node in index.defs.get(code.co_firstlineno, ()):
-        if node.name == code.co_name:
-            return node
-    return None
+    return index.find_def(code.co_firstlineno, code.co_name)
 
 
 def _parse_block(lines, fn):

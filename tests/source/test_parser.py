@@ -319,3 +319,23 @@ def test_dedent_lines_on_methods_and_strings():
     for start in range(len(lines)):
         assert parser._dedent_lines(lines[start:]) == textwrap.dedent("".join(lines[start:]))
     assert parser._dedent_lines(["    def f():\n", "        pass\n"]) == "def f():\n    pass\n"
+
+
+def test_lazy_find_def_finds_what_the_full_index_finds():
+    import glob
+    import os
+    import random
+    paths = sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py")))[:15]
+    rng = random.Random(0)
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        full = _reference_defs(tree)
+        queries = [(line, n.name) for line, nodes in full.items() for n in nodes]
+        queries += [(line, "no_such_function") for line in list(full)[:3]]
+        rng.shuffle(queries)
+        index = parser._FileIndex(tree)  # one lazy index answers them all, in any order
+        for line, name in queries:
+            expected = next((n for n in full.get(line, ()) if n.name == name), None)
+            assert index.find_def(line, name) is expected, (path, line, name)
+        assert index.defs == full
