@@ -17,7 +17,7 @@ import sys
 
 import gast
 
-from autograph.converters.base import Transformer
+from autograph.converters.base import Transformer, find_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
 from autograph.source import templates
@@ -55,6 +55,14 @@ def _local_names(fn_node):
     return names
 
 
+_CALL_OR_SCOPE = frozenset({gast.Call, gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                            gast.ClassDef})
+
+
+def _is_call_or_scope(node):
+    return node.__class__ in _CALL_OR_SCOPE
+
+
 class _CallTrees(Transformer):
 
     def __init__(self, ctx):
@@ -70,11 +78,25 @@ class _CallTrees(Transformer):
     def visit_FunctionDef(self, node):
         saved = self.locals
         self.locals = saved | _local_names(node)
-        node.body = self.visit_block(node.body)
+        self._rewrite_calls(node.body)
         for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
             self.visit(d)
         self.locals = saved
         return node
+
+    def _rewrite_calls(self, stmts):
+        """Visit only the calls and nested scopes under `stmts` (found by a plain walk):
+        nothing else in a function is rewritten."""
+        for i, stmt in enumerate(stmts):
+            if _is_call_or_scope(stmt):
+                stmts[i] = self.visit(stmt)
+                continue
+            for parent, field, index, child in find_outermost(stmt, _is_call_or_scope):
+                new = self.visit(child)
+                if index is None:
+                    setattr(parent, field, new)
+                else:
+                    getattr(parent, field)[index] = new
 
     def visit_Lambda(self, node):
         saved = self.locals
