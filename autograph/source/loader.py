@@ -133,7 +133,9 @@ def build_origin_map(converted, module_text):
     return expr_lines
 
 
-_PRIVATE_HINT = re.compile(r"(?<!\w)__\w*?[^\W_]_?(?!\w)")
+# `__x` not preceded by a word character; written literal-first ("__", then the look
+# back) so that the regex engine scans for "__" instead of trying every position
+_PRIVATE_HINT = re.compile(r"__(?<!\w__)\w*?[^\W_]_?(?!\w)")
 
 
 def _mangling_class(fn, node, source_text):

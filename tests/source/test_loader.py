@@ -352,3 +352,12 @@ def test_short_path_follows_the_working_directory(tmp_path, monkeypatch):
             assert loader._short_path(path) == reference(path)
     monkeypatch.chdir(tmp_path)
     assert loader._short_path(inner) == os.path.join("a", "b.py")
+
+
+@hypothesis.settings(max_examples=500, deadline=None)
+@hypothesis.given(hypothesis.strategies.text(alphabet="_a1 .é(\n", max_size=14))
+def test_private_hint_matches_the_plain_pattern(text):
+    import re
+    plain = re.compile(r"(?<!\w)__\w*?[^\W_]_?(?!\w)")  # the rule, written plainly
+    a, b = plain.search(text), loader._PRIVATE_HINT.search(text)
+    assert (a and a.span()) == (b and b.span())
