@@ -19,6 +19,7 @@ templates    replace(template, origin=None, **repl) -> [stmt], replace_as_expres
              placeholders are names; values: str/QN (a name), gast expr, statements (spliced
              where the placeholder is a statement), lists of names (spliced into parameter
              lists, call args, tuples, global/nonlocal; a tuple elsewhere). fix_contexts(nodes).
+             moved(node): a replacement the caller gives up, used in place (not copied).
 naming       Namer.for_function(fn_node, fn.__globals__).new_symbol('loop_body') -> fresh name.
 loader       load(node, original_fn, extra={'ag__': operators}, name=None)
              -> (new_fn, source_text, filename). Live user globals and closure cells;
@@ -38,9 +39,12 @@ traversal    NodeVisitor / NodeTransformer: drop-in for gast's (visit_<Class>, g
 bridge       to_gast(ast_node, origin=(filename, lines, fn_name)) / to_ast(gast_node): the
              trees gast.ast_to_gast / gast_to_ast build, faster; to_gast sets ORIGIN too.
              (parser.parse_entity / parse_str / unparse use them.)
+unparser     unparse(gast_node) -> the text ast.unparse gives for the same tree, written
+             straight from gast (parser.unparse uses it).
 
 Speed notes: the origin map of a generated file is built on its first lookup (errors,
-tracebacks), not at load; templates are parsed once and instantiated without copying.
+tracebacks), not at load; templates are parsed once, each template node's copy plan is
+worked out once, and parts of the replaced node are moved in rather than copied.
 
 Note: Python's default excepthook reads source files from disk, so it prints no text for
 generated frames ('<autograph: f at file.py:12>'); the note carries the user's lines.
