@@ -3,7 +3,7 @@
 API summary for converter authors (run them in this order; each says what it needs):
 
     from autograph.analysis import activity, cfg, liveness, reaching_definitions
-    activity.resolve(fn_node)              # also runs qual_names.resolve
+    activity.resolve(fn_node)              # also sets anno.Basic.QN on symbols
     graphs = cfg.build_all(fn_node)        # {FunctionDef/Lambda node: cfg.Graph}
     liveness.resolve(fn_node, graphs)
     reaching_definitions.resolve(fn_node, graphs)

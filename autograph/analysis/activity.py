@@ -1,6 +1,7 @@
 """Activity analysis: which symbols each statement reads, modifies, binds and deletes.
 
-`resolve(fn_node)` requires nothing (it runs `qual_names.resolve` itself) and adds:
+`resolve(fn_node)` requires nothing (it sets anno.Basic.QN on the symbols it meets, as
+`qual_names.resolve` would) and adds:
 
 - Static.SCOPE on every statement: a `Scope` covering the statement, nested blocks included;
 - Static.NODE_SCOPE on every node that is a CFG node's `ast_node` (see analysis.cfg): what
@@ -76,6 +77,17 @@ class Scope:
                 f"bound={fmt(self.bound)}, deleted={fmt(self.deleted)})")
 
 
+def _qn(node):
+    """The QN of a symbol node (None for other expressions), recorded as anno.Basic.QN:
+    computed here, where the analysis meets the node, instead of by a walk of its own."""
+    qn = qual_names.qn_of(node)
+    if qn is not None:
+        anno.setanno(node, anno.Basic.QN, qn)
+    else:
+        anno.delanno(node, anno.Basic.QN)
+    return qn
+
+
 def _function_scope(scope):
     while scope is not None and not scope.isolated:
         scope = scope.parent
@@ -111,7 +123,7 @@ class _Activity(traversal.NodeVisitor):
 
     # -- symbols ---------------------------------------------------------------------------
     def _symbol(self, node):
-        qn = anno.getanno(node, anno.Basic.QN, None)
+        qn = _qn(node)
         ctx = node.ctx
         if isinstance(ctx, gast.Load):
             if qn is not None:
@@ -131,7 +143,7 @@ class _Activity(traversal.NodeVisitor):
     def _base_qn(self, node):
         while isinstance(node, (gast.Attribute, gast.Subscript)):
             node = node.value
-            qn = anno.getanno(node, anno.Basic.QN, None)
+            qn = _qn(node)
             if qn is not None:
                 return qn
         return None
@@ -169,7 +181,7 @@ class _Activity(traversal.NodeVisitor):
     def stmt_AugAssign(self, node):
         self.visit(node.value)
         self.visit(node.target)
-        qn = anno.getanno(node.target, anno.Basic.QN, None) or self._base_qn(node.target)
+        qn = _qn(node.target) or self._base_qn(node.target)
         if qn is not None:
             self.scope.read.add(qn)  # x += 1 reads x
 
@@ -362,9 +374,8 @@ class _Activity(traversal.NodeVisitor):
 
 
 def resolve(fn_node):
-    """Annotate the scopes of `fn_node` (a FunctionDef or Lambda; a Module works too).
-    Runs qual_names.resolve first. Returns `fn_node`."""
-    qual_names.resolve(fn_node)
+    """Annotate the scopes of `fn_node` (a FunctionDef or Lambda; a Module works too), and
+    anno.Basic.QN on the symbol nodes the scopes are made of. Returns `fn_node`."""
     visitor = _Activity()
     visitor.enter(isolated=True, function_name="<module>")
     visitor.visit(fn_node)

@@ -396,7 +396,7 @@ def transform(node, ctx):
 
 def run_analyses(node, ctx):
     from autograph.analysis import activity, cfg, liveness, reaching_definitions
-    activity.resolve(node)  # runs qual_names.resolve first
+    activity.resolve(node)  # also sets the QNs (anno.Basic.QN) of the symbols it meets
     cfgs = cfg.build_all(node)
     liveness.resolve(node, cfgs)
     reaching_definitions.resolve(node, cfgs)

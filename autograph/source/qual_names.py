@@ -192,6 +192,8 @@ def _qn_of(node):
     return None
 
 
+qn_of = _qn_of  # public name: analysis.activity computes QNs as it meets the nodes
+
 _SYMBOL_NODES = (gast.Name, gast.Attribute, gast.Subscript)
 
 
