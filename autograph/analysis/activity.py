@@ -14,7 +14,9 @@
 - Static.COND_SCOPE on if/while tests (the If/While node) and on IfExp nodes (with
   BODY_SCOPE/ORELSE_SCOPE for its two branches);
 - Static.ITERATE_SCOPE on for loops: the target (what each iteration binds);
-- Static.ARGS_SCOPE on FunctionDef and Lambda nodes: the parameters.
+- Static.ARGS_SCOPE on FunctionDef and Lambda nodes: the parameters;
+- Static.FUNCTIONS on `fn_node`: its functions and lambdas (itself included) with the
+  statements defining them, outer first (what cfg.build_all needs, without a walk).
 
 Conventions: reading `a.b` reads `a.b` and `a`; writing `a.b = 1` or `a[i] = 1` modifies
 `a.b` / `a[i]` and reads `a` (and `i`); a write through a subscript that is not a symbol
@@ -97,6 +99,9 @@ def _function_scope(scope):
 class _Activity(traversal.NodeVisitor):
     def __init__(self):
         self.scope = None
+        self.statements = []  # the statements being visited, innermost last
+        self.functions = []   # (function or lambda node, its defining statement), outer first
+        self.root = None      # the node analysed: it is nobody's defining statement
 
     # -- scope stack -----------------------------------------------------------------------
     def enter(self, isolated=False, function_name=None):
@@ -175,7 +180,11 @@ class _Activity(traversal.NodeVisitor):
     def visit(self, node):
         if isinstance(node, gast.stmt):
             method = getattr(self, "stmt_" + type(node).__name__, None)
-            return self.visit_stmt(node, method)
+            self.statements.append(node)
+            try:
+                return self.visit_stmt(node, method)
+            finally:
+                self.statements.pop()
         return super().visit(node)
 
     def stmt_AugAssign(self, node):
@@ -291,6 +300,10 @@ class _Activity(traversal.NodeVisitor):
 
     def _function(self, node, body):
         args = self._args(node)
+        # (function, the statement defining it): a def is its own statement, a lambda stands
+        # in the innermost statement being visited; outer functions come first
+        owner = node if isinstance(node, gast.stmt) else (self.statements[-1] if self.statements else None)
+        self.functions.append((node, None if owner is self.root else owner))
         inner = self.enter(isolated=True, function_name=getattr(node, "name", "<lambda>"))
         inner.params = dict(args.params)
         for n in body if isinstance(body, list) else [body]:
@@ -377,6 +390,8 @@ def resolve(fn_node):
     """Annotate the scopes of `fn_node` (a FunctionDef or Lambda; a Module works too), and
     anno.Basic.QN on the symbol nodes the scopes are made of. Returns `fn_node`."""
     visitor = _Activity()
+    visitor.root = fn_node
     visitor.enter(isolated=True, function_name="<module>")
     visitor.visit(fn_node)
+    anno.setanno(fn_node, anno.Static.FUNCTIONS, tuple(visitor.functions))
     return fn_node

@@ -348,10 +348,18 @@ def build(fn_node):
     return _Builder(fn_node).build()
 
 
-def build_all(fn_node):
+def build_all(fn_node, functions=None):
     """{function node: Graph} for `fn_node` and every function and lambda nested in it,
-    outer functions first; each nested one's Graph.owner is the statement defining it."""
+    outer functions first; each nested one's Graph.owner is the statement defining it.
+    `functions`: those (function, defining statement) pairs when already known (activity's
+    Static.FUNCTIONS of the same, unchanged tree); else a walk finds them."""
     graphs = {}
+    if functions is not None:
+        for node, owner in functions:
+            graph = graphs[node] = build(node)
+            if node is not fn_node:
+                graph.owner = owner
+        return graphs
     todo = [(fn_node, None)]   # (node, the statement it stands in)
     while todo:  # depth first, parents before the functions nested in them
         node, stmt = todo.pop()

@@ -397,6 +397,6 @@ def transform(node, ctx):
 def run_analyses(node, ctx):
     from autograph.analysis import activity, cfg, liveness, reaching_definitions
     activity.resolve(node)  # also sets the QNs (anno.Basic.QN) of the symbols it meets
-    cfgs = cfg.build_all(node)
+    cfgs = cfg.build_all(node, anno.getanno(node, Static.FUNCTIONS))
     liveness.resolve(node, cfgs)
     reaching_definitions.resolve(node, cfgs)

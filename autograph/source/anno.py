@@ -45,6 +45,9 @@ class Basic(NoValue):
 class Static(NoValue):
     """Facts computed by the analyses in autograph.analysis."""
 
+    FUNCTIONS = ("On the node analysed by activity.resolve: ((function or lambda node, the "
+                 "statement defining it), ...) for it and every function nested in it, outer first.")
+
     SCOPE = ("activity.Scope of a statement or expression: the symbols it reads, modifies, "
              "binds and deletes (nested statements included).")
     BODY_SCOPE = "activity.Scope of the body block of a compound statement (if/while/for/with/try/def)."
