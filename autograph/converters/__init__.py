@@ -63,11 +63,20 @@ PIPELINE = (
 )
 
 
+# passes that rewrite one kind of statement and leave a function without it unchanged
+_ONLY_FOR = {asserts.transform: gast.Assert, break_statements.transform: gast.Break,
+             continue_statements.transform: gast.Continue}
+
+
 def convert(node, ctx):
-    """Run every pass over `node` (a gast FunctionDef or Lambda) and return it."""
+    """Run every pass over `node` (a gast FunctionDef or Lambda) and return it. A pass that
+    only rewrites a kind of statement the function does not have is not run at all."""
     base.skip_generators(node)
+    kinds = base.statement_kinds(node)
     for transform in PIPELINE:
-        node = transform(node, ctx)
+        needed = _ONLY_FOR.get(transform)
+        if needed is None or needed in kinds:
+            node = transform(node, ctx)
     return node
 
 

@@ -104,6 +104,25 @@ _LEAF_CLASSES = frozenset(c for c in vars(gast).values()
                           if isinstance(c, type) and issubclass(c, traversal.LEAVES))
 
 
+def statement_kinds(fn_node):
+    """The classes of every statement under `fn_node`, nested functions and classes
+    included (a walk of statement blocks only: no statement stands in an expression)."""
+    kinds = set()
+    todo = list(fn_node.body) if isinstance(fn_node.body, list) else []
+    while todo:
+        n = todo.pop()
+        kinds.add(n.__class__)
+        d = n.__dict__
+        for field in _BLOCK_FIELDS:
+            block = d.get(field)
+            if block:
+                todo.extend(block)
+    return kinds
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def contains(stmts, types):
     """True when a node of one of `types` is among `stmts` or under them, in this scope
     (nested functions, classes and lambdas excluded)."""
