@@ -20,7 +20,7 @@ import collections
 
 import gast
 
-from autograph.source import anno
+from autograph.source import anno, traversal
 from autograph.source.qual_names import QN
 
 
@@ -86,25 +86,17 @@ def closure_reads(graph):
         if inner is not None:
             reads.setdefault(QN(name), set()).update(q for q in inner.free if q.root in local)
 
-    # both kinds of binding are statements: the walk need not enter expressions
-    todo = list(fn.body) if isinstance(fn.body, list) else []
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+    # both kinds of binding are statements: the walk need not enter expressions; a nested
+    # def's own closures belong to its own graph
+    functions = (gast.FunctionDef, gast.AsyncFunctionDef)
+    body = fn.body if isinstance(fn.body, list) else []
+    for node in traversal.statements(body, stop=functions):
+        if isinstance(node, functions):
             add(node.name, node)
-            continue  # its own closures belong to its own graph
-        if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda)
+        elif (isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda)
                 and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)):
             add(node.targets[0].id, node.value)
-        d = node.__dict__
-        for field in _BLOCKS:
-            block = d.get(field)
-            if block:
-                todo.extend(block)
     return {k: frozenset(v) for k, v in reads.items() if v}
-
-
-_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _with_closures(live, closures):

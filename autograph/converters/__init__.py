@@ -35,13 +35,7 @@ def _expressions(node, ctx):
     """Only the subtrees that hold something to rewrite are visited: a plain walk finds
     their roots (the outermost IfExp, BoolOp, `not` or chained comparison), which costs a
     fraction of a transformer's visit of every node."""
-    converter = _Expressions(ctx)
-    for parent, field, index, child in base.find_outermost(node, _rewrites_expression):
-        new = converter.visit(child)
-        if index is None:
-            setattr(parent, field, new)
-        else:
-            getattr(parent, field)[index] = new
+    base.rewrite_outermost(node, _rewrites_expression, _Expressions(ctx).visit)
     return node
 
 

@@ -78,11 +78,11 @@ def find_outermost(root, wanted):
         d = parent.__dict__
         for field in parent._fields:
             v = d.get(field)
-            if v is None or v.__class__ in _LEAF_CLASSES:
+            if v is None or v.__class__ in traversal.LEAF_CLASSES:
                 continue
             if v.__class__ is list:
                 for index, child in enumerate(v):
-                    if child.__class__ in _LEAF_CLASSES or not isinstance(child, gast.AST):
+                    if child.__class__ in traversal.LEAF_CLASSES or not isinstance(child, gast.AST):
                         continue
                     if wanted(child):
                         found.append((parent, field, index, child))
@@ -96,31 +96,25 @@ def find_outermost(root, wanted):
     return found
 
 
+def rewrite_outermost(root, wanted, visit):
+    """Replace each node that find_outermost(root, wanted) finds by visit(node)."""
+    for parent, field, index, child in find_outermost(root, wanted):
+        new = visit(child)
+        if index is None:
+            setattr(parent, field, new)
+        else:
+            getattr(parent, field)[index] = new
+
+
 def _skipped(node):
     return node.__class__ is gast.ClassDef or anno.getanno(node, anno.Basic.SKIP_PROCESSING, False)
 
 
-_LEAF_CLASSES = frozenset(c for c in vars(gast).values()
-                          if isinstance(c, type) and issubclass(c, traversal.LEAVES))
-
-
 def statement_kinds(fn_node):
     """The classes of every statement under `fn_node`, nested functions and classes
-    included (a walk of statement blocks only: no statement stands in an expression)."""
-    kinds = set()
-    todo = list(fn_node.body) if isinstance(fn_node.body, list) else []
-    while todo:
-        n = todo.pop()
-        kinds.add(n.__class__)
-        d = n.__dict__
-        for field in _BLOCK_FIELDS:
-            block = d.get(field)
-            if block:
-                todo.extend(block)
-    return kinds
-
-
-_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+    included."""
+    body = fn_node.body if isinstance(fn_node.body, list) else []
+    return {n.__class__ for n in traversal.statements(body)}
 
 
 def contains(stmts, types):
@@ -166,9 +160,7 @@ class Transformer(traversal.NodeTransformer):
     def visit(self, node):
         # class bodies run once, as Python, when the class is defined: left as written;
         # only functions carry SKIP_PROCESSING (skip_generators), so only they are looked up
-        cls = node.__class__
-        if cls in _GUARDED and (cls is gast.ClassDef or
-                                anno.getanno(node, anno.Basic.SKIP_PROCESSING, False)):
+        if node.__class__ in _GUARDED and _skipped(node):
             return node
         return _visit(self, node)
 

@@ -17,7 +17,7 @@ import sys
 
 import gast
 
-from autograph.converters.base import Transformer, find_outermost
+from autograph.converters.base import Transformer, rewrite_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
 from autograph.source import templates
@@ -91,12 +91,7 @@ class _CallTrees(Transformer):
             if _is_call_or_scope(stmt):
                 stmts[i] = self.visit(stmt)
                 continue
-            for parent, field, index, child in find_outermost(stmt, _is_call_or_scope):
-                new = self.visit(child)
-                if index is None:
-                    setattr(parent, field, new)
-                else:
-                    getattr(parent, field)[index] = new
+            rewrite_outermost(stmt, _is_call_or_scope, self.visit)
 
     def visit_Lambda(self, node):
         saved = self.locals

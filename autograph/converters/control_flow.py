@@ -28,7 +28,7 @@ import gast
 from autograph.converters.base import Conv, Transformer, name
 from autograph.source import anno, parser, templates
 from autograph.source.templates import moved
-from autograph.source.traversal import children
+from autograph.source.traversal import children, statements
 from autograph.source.anno import Static
 from autograph.source.qual_names import Literal
 
@@ -90,24 +90,6 @@ def _expr(symbol, ctx=None):
     node = parser.parse_expression(symbol)
     node.ctx = ctx or gast.Load()
     return node
-
-
-def _statements(fn_node):
-    """The statements of a function, nested blocks included (not those of nested functions
-    or classes): where `global` and `nonlocal` can stand."""
-    todo = list(fn_node.body)
-    while todo:
-        n = todo.pop()
-        yield n
-        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            continue
-        for field in _BLOCK_FIELDS:
-            block = n.__dict__.get(field)
-            if block:
-                todo.extend(block)
-
-
-_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _target_names(target):
@@ -172,7 +154,9 @@ class _ControlFlow(Transformer):
 
     def visit_FunctionDef(self, node):
         declared = set()
-        for n in _statements(node):
+        # where `global` and `nonlocal` can stand: this function's statements, not those of
+        # the functions and classes nested in it
+        for n in statements(node.body, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             if isinstance(n, (gast.Global, gast.Nonlocal)):
                 declared.update(n.names)
         self.declared.append(declared)

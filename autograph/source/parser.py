@@ -24,7 +24,7 @@ import types
 import gast
 
 from autograph import errors
-from autograph.source import anno, bridge, unparser
+from autograph.source import anno, bridge, traversal, unparser
 from autograph.source.origin import LineLocation
 
 
@@ -97,7 +97,7 @@ def _unwrap_callable(fn):
     return fn
 
 
-_BLOCKS = {"body", "orelse", "finalbody", "handlers", "cases"}
+_BLOCKS = frozenset(traversal.BLOCK_FIELDS)
 _BLOCK_FIELDS = {}  # ast class -> its fields (in order) that may hold statements
 
 

@@ -37,7 +37,7 @@ import functools
 import gast
 
 from autograph.source import anno
-from autograph.source import parser
+from autograph.source import parser, traversal
 from autograph.source.qual_names import QN
 
 _SPLICE_FIELDS = {
@@ -356,8 +356,7 @@ def _finish_plan(cls):
 
 _CTX_CLASSES = frozenset(_CTX_NODES)
 _LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
-_LEAF_CLASSES = frozenset(c for c in vars(gast).values()
-                          if isinstance(c, type) and issubclass(c, _LEAVES))
+_LEAF_CLASSES = traversal.LEAF_CLASSES
 
 
 @functools.lru_cache(maxsize=512)

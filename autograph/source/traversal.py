@@ -63,17 +63,37 @@ def children(node):
     return out
 
 
-def _leaf_names():
+def _leaf_classes():
     import gast
-    names = set()
-    for module in (ast, gast):
-        for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, LEAVES):
-                names.add(value.__name__)
-    return frozenset(names)
+    return frozenset(value for module in (ast, gast) for value in vars(module).values()
+                     if isinstance(value, type) and issubclass(value, LEAVES))
 
 
-_LEAF_NAMES = _leaf_names()
+# the concrete context/operator leaf classes of ast and gast: `x.__class__ in LEAF_CLASSES`
+# is the fast form of `isinstance(x, LEAVES)`
+LEAF_CLASSES = _leaf_classes()
+_LEAF_NAMES = frozenset(c.__name__ for c in LEAF_CLASSES)
+
+# the fields of a statement (or except handler, match case) that hold blocks of statements
+BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def statements(stmts, stop=()):
+    """Every statement of the list `stmts` and of the blocks nested in them (except
+    handlers and match cases included), depth first, in no promised order. A statement of
+    a class in `stop` is yielded but not entered. No statement stands in an expression, so
+    no expression is walked."""
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, stop):
+            continue
+        d = n.__dict__
+        for field in BLOCK_FIELDS:
+            block = d.get(field)
+            if block:
+                todo.extend(block)
 
 
 def _dispatch_table(visitor_cls):
