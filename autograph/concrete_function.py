@@ -23,21 +23,36 @@ from autograph.runtime.graph import get_default_graph
 from autograph.runtime.tensor import Tensor
 
 
-# Thread-local stacks read by the call fast path (as autograph.function reads them): a
-# device scope or a graph being built on this thread sends calls down the checked path.
-_SCOPES = devices._scope
-_GRAPHS = graph_module._state
-_FAST_ENTRIES = 256
-
-
-def _array_key(args):
-    """Type, dtype and shape of every argument (a dtype/shape check depends on nothing else
-    for NumPy arrays); only keys of calls with NumPy arrays are ever stored."""
-    return tuple([(type(a), getattr(a, "dtype", None), getattr(a, "shape", None))
-                  for a in args])
+_FAST_ENTRIES = 256   # per ConcreteFunction
 
 
 # -- shared with Function ----------------------------------------------------------------------
+
+# The call fast paths (here and in autograph.function) ask "is a `with ag.device(...)` scope
+# open, or a graph being built, on this thread?" by reading the runtime's thread-local
+# stacks through their __dict__ (a missing thread-local attribute is slow to look up). If
+# the runtime ever keeps them differently, the fast paths are simply off (every call takes
+# the general path, which asks the public API).
+SCOPES = getattr(devices, "_scope", None)
+GRAPHS = getattr(graph_module, "_state", None)
+FAST_PATH = isinstance(SCOPES, threading.local) and isinstance(GRAPHS, threading.local)
+
+
+def fast_key(args):
+    """The fast paths' key: per argument its type, then dtype and shape for an array or the
+    value and None for a Python value. Only keys of arrays and Python primitives are ever
+    stored, so other objects (whose key parts mean nothing) simply miss. getattr with a
+    default does not raise internally, so this stays cheap for Python values too."""
+    if len(args) == 1:
+        a = args[0]
+        return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))
+    if len(args) == 2:
+        a, b = args
+        return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None),
+                type(b), getattr(b, "dtype", b), getattr(b, "shape", None))
+    return tuple([x for a in args
+                  for x in (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))])
+
 
 def choose_device(explicit, flat_inputs):
     """Explicit device, else the scope's, else the first input array's, else the default."""
@@ -168,7 +183,7 @@ class ConcreteFunction:
         self._tensor_slots = tensor_slots
         self._unpack = _make_unpack(structure, flat_outputs, tensor_slots)
         # the call fast path: for a function whose parameters are all plain arrays
-        self._fast = {}   # _array_key(args) -> runner
+        self._fast = {}   # fast_key(args) -> runner
         self._arrays_only = self._sig.fast_arity == len(names) and all(
             type(k) is tt.TensorSpec for k in key)
 
@@ -212,11 +227,11 @@ class ConcreteFunction:
         # keywords, no device scope, not inside a trace. Else: the checked call below.
         if not kwargs:
             try:
-                runner = self._fast.get(_array_key(args))
+                runner = self._fast.get(fast_key(args))
             except TypeError:   # an unhashable argument
                 runner = None
-            if runner is not None and not _SCOPES.__dict__.get("stack") \
-                    and not _GRAPHS.__dict__.get("stack"):
+            if runner is not None and not SCOPES.__dict__.get("stack") \
+                    and not GRAPHS.__dict__.get("stack"):
                 return runner(*args)
         return self._call(args, kwargs)
 
@@ -237,14 +252,14 @@ class ConcreteFunction:
         move = not (on_numpy and dev.name == "cpu")
         runner = self._runner(dev, self._outputs_mode, move=move)
         result = runner(*flat)
-        if not kwargs and self._arrays_only and len(args) == len(self._names) and \
+        if FAST_PATH and not kwargs and self._arrays_only and len(args) == len(self._names) and \
                 (on_numpy or self._device is not None) and devices.current_device() is None \
                 and all(a is v and tt.is_array(a) for a, v in zip(args, values)):
             # every argument is an array that passed the checks above unchanged: the same
             # types, dtypes and shapes pass them again, so later calls may skip them
             if len(self._fast) >= _FAST_ENTRIES:
                 self._fast.clear()
-            self._fast[_array_key(args)] = runner
+            self._fast[fast_key(args)] = runner
         return result
 
     def _structured_values(self, args, kwargs):

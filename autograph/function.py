@@ -44,11 +44,11 @@ import numpy as np
 
 from autograph import config
 from autograph import trace_type as tt
-from autograph.concrete_function import ConcreteFunction, Signature, choose_device, flat_arrays
+from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
+                                         choose_device, fast_key, flat_arrays)
 from autograph.errors import ConversionError
 from autograph.log import get_verbosity, log
 from autograph.runtime import devices, nest, primitives, variables
-from autograph.runtime import graph as graph_module
 from autograph.runtime.graph import Graph, get_default_graph
 from autograph.runtime.tensor import Tensor
 
@@ -57,14 +57,7 @@ __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "Auto
 # a warning after this many traces of one Function
 RETRACE_WARNING_THRESHOLD = 5
 
-
-# The fast path asks "is a `with ag.device(...)` scope open, or a graph being built, on this
-# thread?" by reading the runtime's thread-local stacks through their __dict__ (a missing
-# thread-local attribute is slow to look up). If the runtime ever keeps them differently,
-# the fast path is simply off (every call takes the general path, which asks the public API).
-_SCOPES = getattr(devices, "_scope", None)
-_GRAPHS = getattr(graph_module, "_state", None)
-_FAST_PATH = isinstance(_SCOPES, threading.local) and isinstance(_GRAPHS, threading.local)
+# the call fast path (its key and thread-local checks: concrete_function.fast_key, FAST_PATH)
 _FAST_PATH_ENTRIES = 1024   # per Function
 
 
@@ -75,26 +68,10 @@ _FAST_PATH_ENTRIES = 1024   # per Function
 _PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
 
 
-def _fast_key(args):
-    """The fast path's key: per argument its type, then dtype and shape for an array or the
-    value and None for a Python value. Only keys of arrays and Python primitives are ever
-    stored, so other objects (whose key parts mean nothing) simply miss. getattr with a
-    default does not raise internally, so this stays cheap for Python values too."""
-    if len(args) == 1:
-        a = args[0]
-        return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))
-    if len(args) == 2:
-        a, b = args
-        return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None),
-                type(b), getattr(b, "dtype", b), getattr(b, "shape", None))
-    return tuple([x for a in args
-                  for x in (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))])
-
-
 def _kw_key(args, kwargs):
-    """The fast path's key of a call with keywords (never equal to a _fast_key: its first
+    """The fast path's key of a call with keywords (never equal to a fast_key: its first
     item is a tuple, not a type)."""
-    return (_fast_key(args), tuple(kwargs), _fast_key(tuple(kwargs.values())))
+    return (fast_key(args), tuple(kwargs), fast_key(tuple(kwargs.values())))
 
 
 class RetracingWarning(UserWarning):
@@ -156,7 +133,7 @@ class Function:
         self._lock = threading.RLock()
         self._traces = {}        # trace key -> ConcreteFunction
         self._dispatch = {}      # call key -> ConcreteFunction of a supertype key
-        self._fast = {}          # _fast_key(args) -> runner (see __call__)
+        self._fast = {}          # fast_key(args) -> runner (see __call__)
         self._tracing_count = 0
         self._last_trace = None  # (names, key) of the latest trace, to explain retraces
         self._variables = []     # Variables created by the first trace: kept alive
@@ -201,11 +178,11 @@ class Function:
         # The fast path: arrays and Python values whose types, dtypes, shapes and values were
         # seen before, no device scope, not inside a trace, not eager. Else: _call.
         try:
-            runner = self._fast.get(_fast_key(args) if not kwargs else _kw_key(args, kwargs))
+            runner = self._fast.get(fast_key(args) if not kwargs else _kw_key(args, kwargs))
         except TypeError:   # an unhashable argument (a list, a dict): the general path
             runner = None
-        if (runner is not None and not _SCOPES.__dict__.get("stack")
-                and not _GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
+        if (runner is not None and not SCOPES.__dict__.get("stack")
+                and not GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
             return runner(*args, *kwargs.values()) if kwargs else runner(*args)
         return self._call(args, kwargs)
 
@@ -268,7 +245,7 @@ class Function:
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         # NumPy arrays on the cpu need no moving; anything else goes through devices.place
         runner = concrete._runner(dev, self._outputs, move=not (on_numpy and dev.name == "cpu"))
-        if _FAST_PATH and self._sig.fast_arity >= 0:
+        if FAST_PATH and self._sig.fast_arity >= 0:
             self._remember_fast(args, kwargs, names, values, flat, runner, on_numpy)
         return runner(*flat)
 
@@ -297,7 +274,7 @@ class Function:
             runner = functools.partial(_select, runner, tuple(positions))
         if len(self._fast) >= _FAST_PATH_ENTRIES:   # many shapes through one [None] trace:
             self._fast.clear()                       # start over rather than grow forever
-        self._fast[_fast_key(args) if not kwargs else _kw_key(args, kwargs)] = runner
+        self._fast[fast_key(args) if not kwargs else _kw_key(args, kwargs)] = runner
 
     def _bind(self, args, kwargs):
         return self._sig.bind_values(self.__name__, args, kwargs)
