@@ -626,7 +626,7 @@ def _fill_plan(graph, new, consts):
     if start is None or limit is None or int(start) != 0 or int(limit) != int(size):
         return None
     write, p = _only_reader(bg, bg.inputs[j], "ta_write")
-    if write is None or p != 0 or _readers(cg, cg.inputs[j]) or \
+    if write is None or p != 0 or _uses(cg, cg.inputs[j]) or \
             write.inputs[1] is not bg.inputs[c.k] or _readers(bg, write.outputs[0]) != [(None, j)]:
         return None
     value = write.inputs[2]
@@ -641,8 +641,17 @@ def _fill_plan(graph, new, consts):
 def _readers(graph, tensor):
     """(node, input position) for each read of `tensor` by a node of `graph`; a graph
     output counts as a read by None."""
-    found = [(nd, p) for nd in graph.nodes for p, t in enumerate(nd.inputs) if t is tensor]
-    return found + [(None, p) for p, t in enumerate(graph.outputs) if t is tensor]
+    return list(_each_reader(graph, tensor))
+
+
+def _each_reader(graph, tensor):
+    for nd in graph.nodes:
+        for p, t in enumerate(nd.inputs):
+            if t is tensor:
+                yield nd, p
+    for p, t in enumerate(graph.outputs):
+        if t is tensor:
+            yield None, p
 
 
 def _only_reader(graph, tensor, op):
@@ -671,8 +680,7 @@ def _constant_of(node, cg, tensor, consts):
 
 def _uses(graph, tensor):
     """True when a node of `graph` or its outputs read `tensor`."""
-    return any(t is tensor for t in graph.outputs) or any(
-        t is tensor for nd in graph.nodes for t in nd.inputs)
+    return next(_each_reader(graph, tensor), None) is not None
 
 
 def _is_literal(value):
