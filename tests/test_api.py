@@ -171,8 +171,9 @@ def test_conversion_is_logged(caplog):
 
 
 def test_large_function_converts_in_linear_work():
-    import sys
     import types
+
+    from tests import work
 
     def build(n):
         lines = ["def big(x):", "    s = 0"]
@@ -192,18 +193,7 @@ def test_large_function_converts_in_linear_work():
     calls = {}
     for n in (100, 400):
         fn = build(n)
-        count = [0]
-
-        def profiler(frame, event, arg):
-            if event == "call":
-                count[0] += 1
-
-        sys.setprofile(profiler)
-        try:
-            converted = api.to_graph(fn)
-        finally:
-            sys.setprofile(None)
-        calls[n] = count[0]
+        converted, calls[n] = work.calls(lambda: api.to_graph(fn))
         assert isinstance(converted, types.FunctionType)
         assert converted(3) == fn(3) and converted(-1) == fn(-1)
     # 4x the lines: about 4x the calls (quadratic work would be 16x)

@@ -226,7 +226,7 @@ def test_weak_constant_tensors_behave_like_python_scalars(g):
 def test_collatz_step_traces_without_wasted_work():
     """Tracing a collatz body makes one node per op and a bounded number of Python calls
     per node (counted, not timed: benchmarks/ times the first call)."""
-    import sys
+    from tests import work
 
     def step(n, steps):
         n = np.where(n % 2 == 0, n // 2, 3 * n + 1)
@@ -242,20 +242,10 @@ def test_collatz_step_traces_without_wasted_work():
         return graph
 
     trace_once()
-    count = [0]
-
-    def profiler(frame, event, arg):
-        if event == "call":
-            count[0] += 1
-
-    sys.setprofile(profiler)
-    try:
-        graph = trace_once()
-    finally:
-        sys.setprofile(None)
+    graph, count = work.calls(trace_once)
     ops = [nd.op for nd in graph.nodes if nd.op not in ("Placeholder", "Const")]
     assert len(ops) == 8, ops  # %, ==, //, *, +, where, +, !=
-    assert count[0] < 30 * len(graph.nodes), (count[0], len(graph.nodes))
+    assert count < 30 * len(graph.nodes), (count, len(graph.nodes))
 
 
 class _OtherArray:
