@@ -16,8 +16,19 @@ local to the functions. A state variable that has no value yet before the statem
 initialised with `x = ag__.Undefined('x')` right before it, so a variable set in one branch
 only is reported by name if the condition turns out to be a tensor.
 
+Branch and loop functions are new Python scopes: a variable they assign that is not state
+is a local of that function, unbound when it starts, whatever it held outside. So whether a
+state variable has a value where the statement reads it is tracked per generated scope
+(`bound`: surely bound there, `maybe`: bound on some path). A state variable surely unbound
+gets the `Undefined` initialiser; one bound on some paths only is read with
+`ag__.ldu(lambda: x, 'x')`, which gives `Undefined('x')` where Python would have no value.
+
+Attributes and items the statement writes (`self.total = ...`, `d['k'] = ...`) are passed
+as `places=(ag__.attr(self, 'total', 'self.total'), ...)`: Python values never need them,
+and a staged statement carries them like state (autograph.operators.places).
+
 The facts come from the analyses (autograph.analysis): activity (modified symbols),
-liveness (what is used afterwards) and reaching definitions (what may be defined before).
+liveness (what is used afterwards) and reaching definitions (what is defined on every path).
 """
 
 import re
@@ -26,7 +37,7 @@ from collections import deque
 import gast
 
 from autograph.converters.base import Conv, Transformer, name
-from autograph.source import anno, parser, templates
+from autograph.source import anno, templates
 from autograph.source.templates import moved
 from autograph.source.traversal import children, statements
 from autograph.source.anno import Static
@@ -54,12 +65,25 @@ def _fixed_composite(q):
     return True
 
 
-def _scope_modified_attrs(node, key):
-    """Composite symbols (`self.total`, `d['k']`) the block modifies, as strings."""
-    scope = anno.getanno(node, key, None)
-    if scope is None:
-        return set()
-    return {str(q) for q in scope.modified if _fixed_composite(q)}
+def _places(node, keys):
+    """The attributes and items (`self.total`, `d['k']`) the statement's blocks write, whose
+    object the statement does not rebind (then the object itself is the state)."""
+    written = set()
+    for key in keys:
+        scope = anno.getanno(node, key, None)
+        if scope is not None:
+            written |= set(scope.modified)
+    return sorted(q for q in written if _fixed_composite(q) and not (q.owner_set & written))
+
+
+def _place_expr(q):
+    """`ag__.attr(self, 'total', 'self.total')` / `ag__.item(d, 'k', "d['k']")`."""
+    if q.has_attr():
+        key, fn = gast.Constant(value=q.attr, kind=None), "ag__.attr"
+    else:
+        key, fn = gast.Constant(value=q.subscript.value, kind=None), "ag__.item"
+    return templates.replace_as_expression(f"{fn}(obj, key, label)", obj=q.parent.ast(), key=key,
+                                           label=gast.Constant(value=str(q), kind=None))
 
 
 def _order(names, stmts):
@@ -82,16 +106,6 @@ def _order(names, stmts):
     return seen + sorted(names - found)
 
 
-def _expr(symbol, ctx=None):
-    """The node for a state symbol: a Name ('x'), or an Attribute/Subscript ('self.total',
-    "d['k']") whose outermost node gets `ctx` (Store for assignment targets)."""
-    if symbol.isidentifier():
-        return name(symbol, ctx)
-    node = parser.parse_expression(symbol)
-    node.ctx = ctx or gast.Load()
-    return node
-
-
 def _target_names(target):
     return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
 
@@ -102,7 +116,8 @@ class _ControlFlow(Transformer):
         super().__init__(ctx)
         self.declared = [set()]  # global/nonlocal names of the functions being visited
         self.extra_live = set()  # names the extra tests of enclosing for loops read
-        self.defined_before = set()
+        self.bound = set()       # names surely bound here, in the generated scope
+        self.maybe = set()       # names bound on some path to here
         self.try_depth = 0
 
     # -- facts ------------------------------------------------------------------------------
@@ -121,34 +136,52 @@ class _ControlFlow(Transformer):
         state = (modified & live) | (modified & self.declared[-1])
         return state
 
-    def _attr_state(self, node, attrs, modified):
-        """Attributes modified by the statement and read by it before they are written
-        (`self.total += i` in a loop): state too, so a tensor loop carries them. Attributes
-        only written stay plain Python side effects (reading them first could fail)."""
-        live_in = {str(q) for q in anno.getanno(node, Static.LIVE_VARS_IN, frozenset())}
-        return sorted(a for a in attrs
-                      if a in live_in and re.match(r"\w+", a).group() not in modified)
-
-    def _maybe_in(self, node):
-        return _simple(anno.getanno(node, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
-
-    def visit_block(self, stmts, entry=None):
-        """Visit a block, tracking what may be defined before each statement when control
-        arrives from before it (a loop's own IN facts also count its back edge)."""
+    def visit_block(self, stmts, bound=None, maybe=None):
+        """Visit a block of the current generated scope, tracking which names are bound
+        before each statement (`bound`/`maybe` at its start: by default the current ones).
+        Leaves self.bound/self.maybe as they are after the block."""
         out = []
-        defined = set(entry or ())
+        bound = set(self.bound if bound is None else bound)
+        maybe = set(self.maybe if maybe is None else maybe)
         for s in stmts:
-            self.defined_before = defined
-            defined = defined | self._maybe_in(s) | _scope_modified(s, Static.SCOPE)
+            self.bound, self.maybe = bound, maybe
             r = self.visit(s)
             out.extend(r if isinstance(r, list) else [r] if r is not None else [])
+            bound, maybe = self._after(s, self.bound, self.maybe)
+        self.bound, self.maybe = bound, maybe
         return out
 
-    def _undefined_inits(self, node, state, loop=False):
-        maybe = self.defined_before if loop else self._maybe_in(node)
-        maybe = maybe | self.declared[-1]  # globals and nonlocals live outside: never reset
+    def _after(self, s, bound, maybe):
+        """What is bound after statement `s` of the current scope."""
+        if isinstance(s, (gast.If, gast.While, gast.For)):  # converted: assigns its state back
+            return bound | self.assigned, maybe | self.assigned
+        written = _scope_modified(s, Static.SCOPE)
+        if isinstance(s, gast.Delete):
+            return bound - written, maybe
+        if isinstance(s, (gast.Try, gast.With, gast.AsyncWith)):
+            # their blocks ran in this scope (self.bound is where the last one left it)
+            return (bound if isinstance(s, gast.Try) else self.bound), maybe | written
+        return bound | written, maybe | written
+
+    def _enter(self, modified, params):
+        """(bound, maybe) at the start of a generated function whose body assigns
+        `modified` and that takes `params`: what it assigns is its own local (unbound at
+        entry) unless it is a parameter; what it only reads comes from outside."""
+        local = modified - self.declared[-1]
+        params = set(params)
+        return (self.bound - local) | params, (self.maybe - local) | params
+
+    def _reads(self, state):
+        """How the statement reads each state variable: plainly where it is surely bound,
+        through `ag__.ldu` where it is bound on some paths only."""
+        return {v for v in state if v not in self.bound and v in self.maybe
+                and v not in self.declared[-1]}
+
+    def _undefined_inits(self, node, state):
+        # globals and nonlocals live outside: never reset
         return [templates.replace(f"{v} = ag__.Undefined('{v}')", origin=node)[0]
-                for v in state if v not in maybe]
+                for v in state if v not in self.maybe and v not in self.bound
+                and v not in self.declared[-1]]
 
     # -- scopes -----------------------------------------------------------------------------
 
@@ -160,30 +193,21 @@ class _ControlFlow(Transformer):
             if isinstance(n, (gast.Global, gast.Nonlocal)):
                 declared.update(n.names)
         self.declared.append(declared)
-        saved_try, self.try_depth = self.try_depth, 0
+        saved = self.try_depth, self.bound, self.maybe, getattr(self, "assigned", None)
+        self.try_depth = 0
         args = node.args
         params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
-                  [args.vararg, args.kwarg] if a is not None}
-        node.body = self.visit_block(node.body, params)
+                  [args.vararg, args.kwarg] if a is not None} | declared
+        node.body = self.visit_block(node.body, params, params)
         self.declared.pop()
-        self.try_depth = saved_try
+        self.try_depth, self.bound, self.maybe, self.assigned = saved
         return node
 
     # -- building blocks --------------------------------------------------------------------
 
-    def _params(self, state):
-        """Parameter names for state variables: attributes get a plain name (self_total)."""
-        return [n if n.isidentifier() else
-                self.ctx.namer.new_symbol(re.sub(r"\W+", "_", n).strip("_") or "state")
-                for n in state]
-
-    def _function(self, fn_name, params, body, returns, origin, state=()):
-        """def fn_name(params): body; return returns
-
-        A composite state symbol (`self.total`, `d['k']`) comes in under a plain parameter
-        name and is set from it first (`self.total = self_total`): the object is shared, so
-        each branch or iteration must start from the value the statement started with."""
-        body = self._setters(params[len(params) - len(state):], state, origin) + list(body)
+    def _function(self, fn_name, params, body, returns, origin):
+        """def fn_name(params): body; return returns"""
+        body = list(body)
         if returns is not None:
             body = body + self._return(returns, origin)
         if not body:
@@ -195,21 +219,13 @@ class _ControlFlow(Transformer):
         fn_def[0].body = body
         return fn_def
 
-    def _setters(self, params, state, origin):
-        """`self.total = self_total` for attribute state read by a loop test."""
-        out = []
-        for param, state_name in zip(params, state):
-            if param != state_name:
-                out += templates.replace(f"{state_name} = {param}", origin=origin)
-        return out
-
     def _return(self, names, origin):
         if not names:
             return []
         if len(names) == 1:
             return templates.replace("return x", origin=origin, x=names[0])
         return templates.replace("return x", origin=origin,
-                                 x=moved(gast.Tuple(elts=[_expr(n) for n in names], ctx=gast.Load())))
+                                 x=moved(gast.Tuple(elts=[name(n) for n in names], ctx=gast.Load())))
 
     def _assign_call(self, state, call_template, origin, **repl):
         """`a, b = <call>` (or just `<call>` with no state)."""
@@ -221,9 +237,9 @@ class _ControlFlow(Transformer):
             anno.copy_origin(origin, [stmt], skip=call)
             return [stmt]
         if len(state) == 1:
-            target = _expr(state[0], gast.Store())
+            target = name(state[0], gast.Store())
         else:
-            target = gast.Tuple(elts=[_expr(n, gast.Store()) for n in state], ctx=gast.Store())
+            target = gast.Tuple(elts=[name(n, gast.Store()) for n in state], ctx=gast.Store())
         stmt = gast.Assign(targets=[target], value=call, type_comment=None)
         anno.copy_origin(origin, [stmt], skip=call)
         return [stmt]
@@ -233,58 +249,79 @@ class _ControlFlow(Transformer):
         if self.try_depth:
             call.keywords.append(gast.keyword(arg="in_try", value=gast.Constant(value=True, kind=None)))
 
+    def _add_places(self, call, places):
+        if places:
+            value = gast.Tuple(elts=[_place_expr(q) for q in places], ctx=gast.Load())
+            call.keywords.append(gast.keyword(arg="places", value=value))
+
     def visit_Try(self, node):
         self.try_depth += 1
-        node.body = self.visit_block(node.body, self.defined_before)
+        entry_bound, entry_maybe = set(self.bound), set(self.maybe)
+        node.body = self.visit_block(node.body)
         self.try_depth -= 1
+        # a handler or finally may start after any statement of the body
+        maybe = entry_maybe | self.maybe
         for h in node.handlers:
-            h.body = self.visit_block(h.body, self.defined_before)
-        node.orelse = self.visit_block(node.orelse, self.defined_before)
-        node.finalbody = self.visit_block(node.finalbody, self.defined_before)
+            h.body = self.visit_block(h.body, entry_bound, maybe)
+        node.orelse = self.visit_block(node.orelse, entry_bound, maybe)
+        node.finalbody = self.visit_block(node.finalbody, entry_bound, maybe)
+        self.bound, self.maybe = entry_bound, maybe | self.maybe
         return node
 
     def _state_args(self, state):
-        return (gast.Tuple(elts=[_expr(n) for n in state], ctx=gast.Load()),
+        ldu = self._reads(state)
+        values = [templates.replace_as_expression(f"ag__.ldu(lambda: {n}, '{n}')") if n in ldu
+                  else name(n) for n in state]
+        return (gast.Tuple(elts=values, ctx=gast.Load()),
                 gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in state], ctx=gast.Load()))
+
+    def _call(self, out, state, places, template, node, **repl):
+        """Emit `state = <operator call>` with the state's values, names and places
+        (`template` has `{state}` where the values and names go)."""
+        if state:
+            values, names = self._state_args(state)
+            repl.update(values=moved(values), names=moved(names))
+        template = template.format(state=", values, names" if state else "")
+        stmts = self._assign_call(state, template, node, **repl)
+        self._add_places(stmts[0].value, places)
+        self.assigned = set(state)
+        return out + stmts
 
     # -- if ---------------------------------------------------------------------------------
 
     def visit_If(self, node):
-        modified = _scope_modified(node, Static.BODY_SCOPE) | _scope_modified(node, Static.ORELSE_SCOPE)
+        body_mod = _scope_modified(node, Static.BODY_SCOPE)
+        else_mod = _scope_modified(node, Static.ORELSE_SCOPE)
         namer = self.ctx.namer  # outer statements get the first names
         t_name, f_name = namer.new_symbol("if_true"), namer.new_symbol("if_false")
-        entry = self._maybe_in(node)
         branch_live = set()
         for block in (node.body, node.orelse):
             if block:
                 branch_live |= anno.getanno(block[0], Static.LIVE_VARS_IN, frozenset())
-        node.body = self.visit_block(node.body, entry)
-        node.orelse = self.visit_block(node.orelse, entry)
+        state = _order(self._state(node, body_mod | else_mod, branch_live), [node])
+        places = _places(node, (Static.BODY_SCOPE, Static.ORELSE_SCOPE))
+        bound, maybe = self.bound, self.maybe
+        node.body = self.visit_block(node.body, *self._enter(body_mod, state))
+        self.bound, self.maybe = bound, maybe
+        node.orelse = self.visit_block(node.orelse, *self._enter(else_mod, state))
+        self.bound, self.maybe = bound, maybe
         returns_value = anno.getanno(node, Conv.RETURN_IF, False)
-        state = _order(self._state(node, modified, branch_live), [node])
         out = self._undefined_inits(node, state)
-        attrs = _scope_modified_attrs(node, Static.BODY_SCOPE) | _scope_modified_attrs(node, Static.ORELSE_SCOPE)
-        state += self._attr_state(node, attrs, modified)
-        params = self._params(state)
         outputs = None if returns_value else state
-        out += self._function(t_name, params, node.body, outputs, node, state)
-        out += self._function(f_name, params, node.orelse, outputs, node, state)
+        out += self._function(t_name, state, node.body, outputs, node)
+        out += self._function(f_name, state, node.orelse, outputs, node)
         if returns_value:
             call = "ag__.if_stmt(test, t, f, state)" if state else "ag__.if_stmt(test, t, f)"
             values, _ = self._state_args(state)
             ret = templates.replace(f"return {call}", origin=node, test=moved(node.test), t=t_name,
                                     f=f_name, state=moved(values))
             self._mark_try(ret[0].value)
+            self._add_places(ret[0].value, places)
             out += ret
+            self.assigned = set()
             return out
-        if state:
-            values, names = self._state_args(state)
-            out += self._assign_call(state, "ag__.if_stmt(test, t, f, values, names)", node,
-                                     test=moved(node.test), t=t_name, f=f_name, values=moved(values), names=moved(names))
-        else:
-            out += self._assign_call(state, "ag__.if_stmt(test, t, f)", node,
-                                     test=moved(node.test), t=t_name, f=f_name)
-        return out
+        return self._call(out, state, places, "ag__.if_stmt(test, t, f{state})", node,
+                          test=moved(node.test), t=t_name, f=f_name)
 
     # -- while ------------------------------------------------------------------------------
 
@@ -292,26 +329,27 @@ class _ControlFlow(Transformer):
         modified = _scope_modified(node, Static.BODY_SCOPE)
         namer = self.ctx.namer
         test_name, body_name = namer.new_symbol("loop_test"), namer.new_symbol("loop_body")
-        before = self.defined_before
-        entry = self._maybe_in(node)
-        node.body = self.visit_block(node.body, entry)
-        orelse = self.visit_block(node.orelse, entry | modified)
         state = _order(self._state(node, modified), [node])
-        self.defined_before = before
-        out = self._undefined_inits(node, state, loop=True)
-        state += self._attr_state(node, _scope_modified_attrs(node, Static.BODY_SCOPE), modified)
-        params = self._params(state)
+        places = _places(node, (Static.BODY_SCOPE,))
+        bound, maybe = self.bound, self.maybe
+        node.body = self.visit_block(node.body, *self._enter(modified, state))
+        self.bound, self.maybe = bound, maybe
+        out = self._undefined_inits(node, state)
         test_ret = templates.replace("return test", origin=node, test=moved(node.test))
-        out += self._function(test_name, params, test_ret, None, node, state)
-        out += self._function(body_name, params, node.body, state, node, state)
-        if state:
-            values, names = self._state_args(state)
-            out += self._assign_call(state, "ag__.while_stmt(test, body, values, names)", node,
-                                     test=test_name, body=body_name, values=moved(values), names=moved(names))
-        else:
-            out += self._assign_call(state, "ag__.while_stmt(test, body)", node,
-                                     test=test_name, body=body_name)
-        return out + orelse
+        out += self._function(test_name, state, test_ret, None, node)
+        out += self._function(body_name, state, node.body, state, node)
+        out = self._call(out, state, places, "ag__.while_stmt(test, body{state})", node,
+                         test=test_name, body=body_name)
+        return out + self._orelse(node, state)
+
+    def _orelse(self, node, state):
+        """A loop's `else` block runs after it, in the same scope."""
+        if not node.orelse:
+            return []
+        self.bound, self.maybe = self.bound | set(state), self.maybe | set(state)
+        orelse = self.visit_block(node.orelse)
+        self.assigned = set(self.bound)  # what is bound after the else block
+        return orelse
 
     # -- for --------------------------------------------------------------------------------
 
@@ -321,47 +359,37 @@ class _ControlFlow(Transformer):
         namer = self.ctx.namer
         body_name = namer.new_symbol("loop_body")
         extra = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
-        saved = self.extra_live
-        if extra is not None:  # the analyses cannot see this test: its reads stay live
-            self.extra_live = saved | _target_names(extra)
-        before = self.defined_before
-        entry = self._maybe_in(node) | targets
-        node.body = self.visit_block(node.body, entry)
-        self.extra_live = saved
-        orelse = self.visit_block(node.orelse, entry | modified)
-        self.defined_before = before
         state = self._state(node, modified)
-        if extra is not None:  # flags the extra test reads are loop state too
+        saved = self.extra_live
+        if extra is not None:  # flags the extra test reads are loop state too; the analyses
+            # cannot see this test, so inside the body its reads stay live
             state |= modified & _target_names(extra)
+            self.extra_live = saved | _target_names(extra)
         state = _order(state, [node])
+        places = _places(node, (Static.BODY_SCOPE,))
+        bound, maybe = self.bound, self.maybe
+        node.body = self.visit_block(node.body, *self._enter(modified, set(state) | targets))
+        self.bound, self.maybe = bound, maybe
+        self.extra_live = saved
         body = node.body
         if isinstance(node.target, gast.Name) and node.target.id not in state:
             item = node.target.id
         else:
             item = namer.new_symbol("itr")
             body = templates.replace("target = itr", origin=node, target=moved(node.target), itr=item) + body
-        out = self._undefined_inits(node, state, loop=True)
-        state += self._attr_state(node, _scope_modified_attrs(node, Static.BODY_SCOPE), modified)
-        params = self._params(state)
-        out += self._function(body_name, [item] + params, body, state, node, state)
-        extra_kw = ""
+        out = self._undefined_inits(node, state)
+        out += self._function(body_name, [item] + state, body, state, node)
         repl = {}
+        template = "ag__.for_stmt(iter_, body{state})"
         if extra is not None:
             test_name = namer.new_symbol("loop_test")
-            out += self._function(test_name, params,
+            out += self._function(test_name, state,
                                   templates.replace("return test", origin=node, test=moved(extra)),
-                                  None, node, state)
-            extra_kw = ", extra_test=loop_test"
+                                  None, node)
+            template = "ag__.for_stmt(iter_, body{state}, extra_test=loop_test)"
             repl["loop_test"] = test_name
-        if state:
-            values, names = self._state_args(state)
-            out += self._assign_call(state, f"ag__.for_stmt(iter_, body, values, names{extra_kw})",
-                                     node, iter_=moved(node.iter), body=body_name, values=moved(values),
-                                     names=moved(names), **repl)
-        else:
-            out += self._assign_call(state, f"ag__.for_stmt(iter_, body{extra_kw})", node,
-                                     iter_=moved(node.iter), body=body_name, **repl)
-        return out + orelse
+        out = self._call(out, state, places, template, node, iter_=moved(node.iter), body=body_name, **repl)
+        return out + self._orelse(node, state)
 
 
 def transform(node, ctx):

@@ -7,13 +7,16 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     if_stmt(cond, if_true, if_false, state, names)      if/else statements
     while_stmt(test, body, state, names)                 while loops
     for_stmt(iterable, body, state, names, extra_test)   for loops (extra_test: break flags)
+        (each takes places=(...) when the statement writes attributes or items)
         (each takes in_try=True when the statement sits in a `try` block: it then refuses
         to stage, since Python's except cannot catch errors raised when the graph runs)
     if_exp(cond, if_true, if_false)                      a if cond else b
     and_(a, *fns), or_(a, *fns), not_(a)                 logical operators
     assert_stmt(cond, message_fn)                        assert
     converted_call(f, *args, **kwargs)                   calls of user code
-    Undefined(name), UndefinedReturnValue(), ld(x), retval(x)   undefined variables
+    Undefined(name), UndefinedReturnValue(), ld(x), ldu(lambda: x, name), retval(x)
+                                                         undefined variables
+    attr(obj, name, label), item(obj, key, label)        places a statement writes
     range, len, enumerate, zip, abs, int, float, bool, min, max  builtins with tensor meanings
 """
 
@@ -25,10 +28,11 @@ from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumera
                                               float_ as float, int_ as int, len_ as len,
                                               max_ as max, min_ as min, range_ as range,
                                               zip_ as zip)
-from autograph.operators.variables import Undefined, UndefinedReturnValue, ld, retval
+from autograph.operators.places import attr, item
+from autograph.operators.variables import Undefined, UndefinedReturnValue, ld, ldu, retval
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
-    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "retval",
+    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval", "attr", "item",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
 ]

@@ -23,6 +23,7 @@ import numpy as np
 from autograph import errors
 from autograph.operators.iterables import StagedIterable
 from autograph.operators.location import where
+from autograph.operators.places import get_all, put_all
 from autograph.operators.variables import Undefined, UndefinedReturnValue
 from autograph.runtime import nest
 from autograph.runtime.tensor import is_tensor
@@ -120,16 +121,67 @@ def _refuse_in_try(statement):
         f"outside the function, or make the condition a Python value.")
 
 
-def if_stmt(cond, if_true, if_false, state=(), names=(), in_try=False):
+def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False):
     """`if cond:` with branch functions taking and returning the state variables.
 
     With `names` empty the branches return whatever they return (e.g. the function's return
-    value when both branches end in `return`), and so does if_stmt."""
+    value when both branches end in `return`), and so does if_stmt. `places`: the
+    attributes and items the branches write (autograph.operators.places); only a staged
+    `if` needs them."""
     if is_tensor(cond):
         if in_try:
             _refuse_in_try("if")
+        if places:
+            return _if_with_places(cond, if_true, if_false, tuple(state), tuple(names), places)
         return _staged_if(cond, if_true, if_false, tuple(state), tuple(names))
     return if_true(*state) if cond else if_false(*state)
+
+
+def _if_with_places(pred, if_true, if_false, state, names, places):
+    """A staged `if` whose branches also write attributes or items: each branch starts
+    from the places' values before the `if`, and their values after it are outputs too."""
+    n, k = len(names), len(places)
+    before = get_all(places)
+    pnames = tuple(p.name for p in places)
+    if n == 0:  # the branches' own return values travel with the places
+        def returning(fn, which):
+            def branch():
+                put_all(places, before)
+                value = fn(*state)
+                after = get_all(places)
+                _check_branch(after, pnames, which)
+                return after + (value,)
+            return branch
+        leaf_names = list(pnames) + [f"item {i} of the return value" for i in range(256)]
+        out = _cond(pred, returning(if_true, "if"), returning(if_false, "else"), leaf_names)
+        put_all(places, out[:k])
+        return out[k]
+
+    out = _staged_if(pred, _with_places(if_true, places, n), _with_places(if_false, places, n),
+                     state + before, names + pnames)
+    out = _as_tuple(out, n + k)
+    put_all(places, out[n:])
+    return _result(out[:n], n)
+
+
+def _with_places(fn, places, n, lead=0):
+    """`fn` over the state variables, as a function over variables and places: it sets the
+    places from its last arguments first and returns their values after it (`lead`: leading
+    arguments that are not state, like a for loop's item)."""
+    k = len(places)
+
+    def wrapped(*args):
+        put_all(places, args[lead + n:])
+        out = _as_tuple(fn(*args[:lead + n]), n)
+        return _result(out + get_all(places), n + k)
+    return wrapped
+
+
+def _test_with_places(test, places, n):
+    def wrapped(*s):
+        put_all(places, s[n:])
+        return test(*s[:n])
+    return wrapped
 
 
 def _check_branch(out, names, which):
@@ -212,7 +264,7 @@ def if_exp(cond, if_true, if_false):
 
 # -- while ----------------------------------------------------------------------------------
 
-def while_stmt(test, body, state=(), names=(), in_try=False):
+def while_stmt(test, body, state=(), names=(), places=(), in_try=False):
     """`while test:` with a test and a body that take the state variables.
 
     Runs as a Python loop while the test gives Python values; from the first time it gives a
@@ -224,6 +276,11 @@ def while_stmt(test, body, state=(), names=(), in_try=False):
         if is_tensor(cond):
             if in_try:
                 _refuse_in_try("while")
+            if places:
+                out = _staged_while(_test_with_places(test, places, n), _with_places(body, places, n),
+                                    state + get_all(places), tuple(names) + tuple(p.name for p in places))
+                put_all(places, out[n:])
+                return _result(out[:n], n)
             return _result(_staged_while(test, body, state, names), n)
         if not cond:
             return _result(state, n)
@@ -286,7 +343,7 @@ def _staged_while(test, body, state, names, what="`while` loop"):
 
 # -- for ------------------------------------------------------------------------------------
 
-def for_stmt(iterable, body, state=(), names=(), extra_test=None, in_try=False):
+def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_try=False):
     """`for target in iterable:` with body(item, *state) returning the state.
 
     `extra_test(*state)`, when given, is checked before every iteration; the loop stops when
@@ -299,18 +356,28 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, in_try=False):
     if is_tensor(iterable):
         iterable = StagedIterable.of(iterable)
     if isinstance(iterable, StagedIterable):
+        if places:
+            k = len(places)
+            body = _with_places(body, places, n, lead=1)
+            if extra_test is not None:
+                extra_test = _test_with_places(extra_test, places, n)
+            out = _staged_for(iterable, body, tuple(state) + get_all(places),
+                              tuple(names) + tuple(p.name for p in places), extra_test)
+            put_all(places, out[n:n + k])
+            return _result(out[:n], n)
         return _result(_staged_for(iterable, body, tuple(state), tuple(names), extra_test), n)
-    return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test), n)
+    return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test, places), n)
 
 
-def _py_for(iterable, body, state, n, names, extra_test):
+def _py_for(iterable, body, state, n, names, extra_test, places=()):
     for item in iterable:
         if extra_test is not None:
             go = extra_test(*state)
             if is_tensor(go):
                 # A break under a tensor condition: the iterations left are unrolled, each
                 # running only where the loop has not broken yet.
-                state = _as_tuple(if_stmt(go, _bind_item(body, item, n), _identity(n), state, names), n)
+                state = _as_tuple(if_stmt(go, _bind_item(body, item, n), _identity(n), state, names,
+                                          places), n)
                 continue
             if not go:
                 break

@@ -55,6 +55,15 @@ def ld(value):
     return value
 
 
+def ldu(read, name):
+    """The value of a variable bound on some paths only: `read()`, or Undefined(name)
+    where it has no value (generated code passes `lambda: x`)."""
+    try:
+        return read()
+    except NameError:  # UnboundLocalError too, and a closure cell not yet filled
+        return Undefined(name)
+
+
 def retval(value):
     """The value a function returns: None when no `return` ran (Python's implicit return)."""
     return None if isinstance(value, UndefinedReturnValue) else value

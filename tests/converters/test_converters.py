@@ -399,19 +399,33 @@ class Accumulator:
             if i > self.best:
                 self.best = i
         if n > 100:
-            self.note = "big"  # only written: stays a plain Python side effect
+            self.note = "big"  # only written: a place too (a tensor `if` must not leave it set)
         return self.total, self.best
 
 
-def test_attributes_read_and_written_are_state():
+def test_attributes_written_are_places():
     code = code_of(Accumulator.run)
-    assert "self.best, self.total = ag__.for_stmt(" in code
-    assert "self.total = self_total" in code
+    assert "places=(ag__.attr(self, 'best', 'self.best'), ag__.attr(self, 'total', 'self.total'))" in code
+    assert "places=(ag__.attr(self, 'note', 'self.note'),)" in code
     a, b = Accumulator(), Accumulator()
     assert api.to_graph(a.run)(5) == b.run(5) == (10, 4)
     assert (a.total, a.best) == (b.total, b.best)
-    got = ag.function(Accumulator().run)(np.int64(5))
+    # under a tensor `if`, self.note would be "big" or None depending on the data: refused,
+    # naming the attribute (it used to stay "big" whatever n was)
+    with pytest.raises(ag.errors.StagingError, match="self.note"):
+        ag.function(Accumulator().run)(np.int64(5))
+    t = Totals()
+    got = ag.function(t.run)(np.int64(5))
     assert [int(v) for v in got] == [10, 4]
+
+
+class Totals(Accumulator):
+    def run(self, n):
+        for i in range(n):
+            self.total += i
+            if i > self.best:
+                self.best = i
+        return self.total, self.best
 
 
 def defines_a_class(x):
@@ -495,7 +509,7 @@ def dict_entries_as_state(n):
 
 def test_constant_subscripts_read_and_written_are_state():
     code = code_of(dict_entries_as_state)
-    assert "d['count'], d['total'] = ag__.for_stmt(" in code
+    assert """places=(ag__.item(d, 'count', "d['count']"), ag__.item(d, 'total', "d['total']"))""" in code
     check_same(dict_entries_as_state, (0,), (5,))
     got = ag.function(dict_entries_as_state)(np.int64(5))
     assert [int(v) for v in got] == [10, 3]
