@@ -255,10 +255,13 @@ class _ControlFlow(Transformer):
             call.keywords.append(gast.keyword(arg="places", value=value))
 
     def visit_Try(self, node):
-        self.try_depth += 1
+        # only `except` could mean something the graph cannot do (catch an error raised while
+        # it runs); try/finally runs its finally block after the statement either way
+        guarded = 1 if node.handlers else 0
+        self.try_depth += guarded
         entry_bound, entry_maybe = set(self.bound), set(self.maybe)
         node.body = self.visit_block(node.body)
-        self.try_depth -= 1
+        self.try_depth -= guarded
         # a handler or finally may start after any statement of the body
         maybe = entry_maybe | self.maybe
         for h in node.handlers:
@@ -326,7 +329,11 @@ class _ControlFlow(Transformer):
     # -- while ------------------------------------------------------------------------------
 
     def visit_While(self, node):
-        modified = _scope_modified(node, Static.BODY_SCOPE)
+        # a walrus in the test (`while (n := n - 1) > 0:`) assigns state too: the test
+        # function then returns its condition and the state it leaves
+        test_writes = {n.target.id for n in gast.walk(node.test)
+                       if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
+        modified = _scope_modified(node, Static.BODY_SCOPE) | test_writes
         namer = self.ctx.namer
         test_name, body_name = namer.new_symbol("loop_test"), namer.new_symbol("loop_body")
         state = _order(self._state(node, modified), [node])
@@ -335,11 +342,19 @@ class _ControlFlow(Transformer):
         node.body = self.visit_block(node.body, *self._enter(modified, state))
         self.bound, self.maybe = bound, maybe
         out = self._undefined_inits(node, state)
-        test_ret = templates.replace("return test", origin=node, test=moved(node.test))
+        if test_writes:
+            after = gast.Tuple(elts=[name(n) for n in state], ctx=gast.Load())
+            test_ret = templates.replace("return (test, after)", origin=node, test=moved(node.test),
+                                         after=moved(after))
+        else:
+            test_ret = templates.replace("return test", origin=node, test=moved(node.test))
         out += self._function(test_name, state, test_ret, None, node)
         out += self._function(body_name, state, node.body, state, node)
         out = self._call(out, state, places, "ag__.while_stmt(test, body{state})", node,
                          test=test_name, body=body_name)
+        if test_writes:
+            out[-1].value.keywords.append(
+                gast.keyword(arg="test_writes", value=gast.Constant(value=True, kind=None)))
         return out + self._orelse(node, state)
 
     def _orelse(self, node, state):

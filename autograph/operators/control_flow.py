@@ -25,7 +25,7 @@ from autograph.operators.iterables import StagedIterable
 from autograph.operators.location import where
 from autograph.operators.places import get_all, put_all
 from autograph.operators.variables import Undefined, UndefinedReturnValue
-from autograph.runtime import nest
+from autograph.runtime import nest, primitives
 from autograph.runtime.tensor import is_tensor
 
 
@@ -264,38 +264,84 @@ def if_exp(cond, if_true, if_false):
 
 # -- while ----------------------------------------------------------------------------------
 
-def while_stmt(test, body, state=(), names=(), places=(), in_try=False):
+def while_stmt(test, body, state=(), names=(), places=(), test_writes=False, in_try=False):
     """`while test:` with a test and a body that take the state variables.
 
     Runs as a Python loop while the test gives Python values; from the first time it gives a
-    tensor, the rest of the loop is staged as one while_loop node."""
+    tensor, the rest of the loop is staged as one while_loop node. `test_writes`: the test
+    assigns variables too (a walrus) and returns `(condition, state after the test)`."""
     n = len(names)
     state = tuple(state)
     while True:
         cond = test(*state)
+        if test_writes:
+            cond, after = cond
+            state = _as_tuple(after, n)
         if is_tensor(cond):
             if in_try:
                 _refuse_in_try("while")
-            if places:
-                out = _staged_while(_test_with_places(test, places, n), _with_places(body, places, n),
-                                    state + get_all(places), tuple(names) + tuple(p.name for p in places))
-                put_all(places, out[n:])
-                return _result(out[:n], n)
-            return _result(_staged_while(test, body, state, names), n)
+            if test_writes:
+                # the condition becomes a loop variable: the body runs, then the test,
+                # whose writes the next iteration (or the code after the loop) sees
+                out = _staged_while_stmt(_given_test, _body_then_test(body, test, n),
+                                         (cond,) + state, ("<loop test>",) + tuple(names), places)
+                return _result(out[1:], n)
+            return _result(_staged_while_stmt(test, body, state, tuple(names), places), n)
         if not cond:
             return _result(state, n)
         state = _as_tuple(body(*state), n)
 
 
-def _check_loop_entry(state, names, what):
-    for value, name in zip(state, names):
-        if isinstance(value, Undefined) and not _is_return_placeholder(value):
-            raise errors.StagingError(
-                f"'{name}' is first assigned inside the {what}{where()}, whose condition is a "
-                f"tensor, and is used after the loop (or by its next iteration). A loop run by "
-                f"the graph may run zero times, so '{name}' needs a value before it: assign "
-                f"'{name}' before the loop (e.g. {name} = 0, or an array of the right shape "
-                f"and dtype).")
+def _staged_while_stmt(test, body, state, names, places):
+    n = len(names)
+    if not places:
+        return _staged_while(test, body, state, names)
+    out = _staged_while(_test_with_places(test, places, n), _with_places(body, places, n),
+                        state + get_all(places), names + tuple(p.name for p in places))
+    put_all(places, out[n:])
+    return out[:n]
+
+
+def _given_test(cond, *state):
+    return cond
+
+
+def _body_then_test(body, test, n):
+    def step(cond, *state):
+        cond, after = test(*_as_tuple(body(*state), n))
+        return (cond,) + _as_tuple(after, n)
+    return step
+
+
+def _bound_check_kernel(xp, ran, *, message):
+    if not bool(ran):
+        raise UnboundLocalError(message)
+    return ()
+
+
+primitives.register("check_bound", lambda ran, *, message: [], kernel=_bound_check_kernel,
+                    effectful=True,
+                    doc="Raise UnboundLocalError(message) unless `ran`: a loop that was to give a "
+                        "variable its first value ran at least once.")
+
+
+def _first_assigned(state, names):
+    """Indices of state variables that have no value before the loop (the body gives them
+    their first one)."""
+    return [i for i, v in enumerate(state)
+            if isinstance(v, Undefined) and not _is_return_placeholder(v)]
+
+
+def _check_ran(ran, state, names, first, what):
+    """After a staged loop that gives variables their first value: raise when the graph
+    runs it zero times, as Python would when the variable is read."""
+    listed = ", ".join(f"'{names[i]}'" for i in first)
+    one = len(first) == 1
+    message = (f"{listed} {'is' if one else 'are'} first assigned inside the {what}"
+               f"{where(' at ')}, which ran zero times, so {'it has' if one else 'they have'} "
+               f"no value after the loop. Assign {listed} before the loop (e.g. "
+               f"{names[first[0]]} = 0, or an array of the right shape and dtype).")
+    primitives.bind("check_bound", [ran], {"message": message}, node_name="check_bound")
 
 
 def _check_loop_exit(out, names, what):
@@ -320,9 +366,15 @@ def _check_structures(before, after, names, what):
 
 
 def _staged_while(test, body, state, names, what="`while` loop"):
-    """Stage a while loop; returns the final state tuple."""
+    """Stage a while loop; returns the final state tuple.
+
+    A variable the body gives its first value (TensorFlow allows it too) enters the loop as
+    a placeholder of the type the body gives it, learned from a trace of the body; the
+    loop carries a flag that it ran, and the graph checks it after the loop."""
+    first = _first_assigned(state, names)
+    if first:
+        return _staged_while_first(test, body, state, names, what, first)
     n = len(names)
-    _check_loop_entry(state, names, what)
 
     def body_fn(*vs):
         out = _as_tuple(body(*vs), n)
@@ -339,6 +391,29 @@ def _staged_while(test, body, state, names, what="`while` loop"):
     except errors.StagingError as exc:
         raise _locate(exc, what.strip("`").split("`")[0] if "`" in what else what) from None
     return tuple(out)
+
+
+def _staged_while_first(test, body, state, names, what, first):
+    n = len(names)
+
+    def learn():
+        out = _as_tuple(body(*[_as_loop_value(v) for v in state]), n)
+        _check_loop_exit(out, names, what)
+        return out
+    tmpl = _scratch_trace(learn)
+    state = tuple(_placeholder_like(tmpl[i]) if i in first else v for i, v in enumerate(state))
+
+    def flagged_test(ran, *s):
+        return test(*s)
+
+    def flagged_body(ran, *s):
+        return (True,) + _as_tuple(body(*s), n)
+
+    from autograph.runtime import primitives as prims
+    out = _staged_while(flagged_test, flagged_body, (prims.constant(False),) + state,
+                        ("<loop ran>",) + tuple(names), what)
+    _check_ran(out[0], state, names, first, what)
+    return out[1:]
 
 
 # -- for ------------------------------------------------------------------------------------

@@ -54,10 +54,13 @@ def defined_in_loop(n):
 
 
 def test_variable_first_defined_in_tensor_loop_and_used_after():
-    with pytest.raises(errors.StagingError) as info:
-        _trace(defined_in_loop, np.int64(3))
+    # allowed, as in TensorFlow: the graph checks that the loop ran
+    f = ag.function(defined_in_loop)
+    assert f(np.int64(3)) == defined_in_loop(3) == 4
+    with pytest.raises(UnboundLocalError) as info:
+        f(np.int64(0))
     msg = str(info.value)
-    assert "'last'" in msg and "before the loop" in msg
+    assert "'last'" in msg and "ran zero times" in msg and "before the loop" in msg
     assert f"{HERE}:{_line_of(defined_in_loop, 'while i < n')}" in msg
     assert api.to_graph(defined_in_loop)(3) == defined_in_loop(3) == 4
 
