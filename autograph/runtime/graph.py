@@ -12,16 +12,22 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 
 import threading
 
+from autograph.frames import user_position
 from autograph.runtime.tensor import Tensor
 
 
 class Node:
-    """One operation: `op` applied to `inputs` with `attrs`, producing `outputs`."""
+    """One operation: `op` applied to `inputs` with `attrs`, producing `outputs`.
 
-    __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs")
+    `origin` is where the user's code made it while tracing: (filename, line, function
+    name) of the innermost user frame (a generated file's line maps to the user's through
+    autograph.source.origin; `autograph.errors.describe_origin` does both), or None."""
 
-    def __init__(self, graph, name, op, inputs, attrs, specs):
+    __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs", "origin")
+
+    def __init__(self, graph, name, op, inputs, attrs, specs, origin=None):
         self.graph = graph
+        self.origin = origin
         self.name = name
         self.op = op
         self.inputs = tuple(inputs)
@@ -72,6 +78,14 @@ def _stack():
     return stack
 
 
+def _origin():
+    """The user's place making a node, while tracing (None otherwise: the optimiser's and
+    other late rewrites pass the origin of the node they stand for)."""
+    if not _state.__dict__.get("stack"):
+        return None
+    return user_position(3)
+
+
 def get_default_graph():
     """The graph being built on this thread, or None when running eagerly."""
     stack = _state.__dict__.get("stack")   # this thread's (no attribute-miss cost)
@@ -99,9 +113,11 @@ class _DefaultScope:
 class Graph:
     """A dataflow graph under construction (and, once its outputs are set, a finished one)."""
 
-    def __init__(self, name="graph", parent=None):
+    def __init__(self, name="graph", parent=None, origin=None):
         self.name = name
         self.parent = parent
+        # a branch or loop body: the user's line of its `if` / `while` (see Node.origin)
+        self.origin = origin if origin is not None or parent is None else _origin()
         self.nodes = []
         self.inputs = []        # placeholder tensors: arguments first, then captures
         self.outputs = []       # flat output tensors
@@ -133,8 +149,9 @@ class Graph:
         self._used_names.add(name)
         return name
 
-    def add_node(self, op, inputs=(), attrs=None, specs=(), name=None):
+    def add_node(self, op, inputs=(), attrs=None, specs=(), name=None, origin=None):
         """Append a node; `specs` are (dtype, shape, weak) triples, one per output.
+        `origin`: the user's place that made it (default: found on the stack while tracing).
 
         Inputs from an enclosing graph are captured; inputs from an unrelated graph are an
         error (a tensor leaked out of the trace that made it)."""
@@ -145,13 +162,15 @@ class Graph:
             self._used_names.add(base)
         else:
             base = self.unique_name(base)
-        node = Node(self, base, op, inputs, attrs or {}, specs)
+        node = Node(self, base, op, inputs, attrs or {}, specs,
+                    origin if origin is not None else _origin())
         self.nodes.append(node)
         return node
 
-    def _append(self, op, inputs, attrs, specs, name):
-        """`add_node` for inputs known to be tensors of this graph (the optimiser's copies)."""
-        node = Node(self, self.unique_name(name), op, inputs, attrs or {}, specs)
+    def _append(self, op, inputs, attrs, specs, name, origin=None):
+        """`add_node` for inputs known to be tensors of this graph (the optimiser's copies,
+        which keep the origin of the node they copy)."""
+        node = Node(self, self.unique_name(name), op, inputs, attrs or {}, specs, origin)
         self.nodes.append(node)
         return node
 
