@@ -157,6 +157,18 @@ def flat_arrays(values):
     return out
 
 
+def user_error(exc):
+    """Make an exception leaving an ag.function / ConcreteFunction call speak of the user's
+    code: its traceback starts at the user's call, converted code and a failing graph node
+    show as the user's lines, autograph's own frames are hidden (unless
+    ag.config.show_internal_frames(True)). See autograph.source.origin.user_traceback."""
+    try:
+        from autograph.source import origin
+    except ImportError:   # the front end is not part of this build: tracebacks as they are
+        return
+    origin.user_traceback(exc)
+
+
 # -- ConcreteFunction -----------------------------------------------------------------------------
 
 class ConcreteFunction:
@@ -225,15 +237,19 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         # The fast path: NumPy arrays of dtypes and shapes that passed the checks before, no
         # keywords, no device scope, not inside a trace. Else: the checked call below.
-        if not kwargs:
-            try:
-                runner = self._fast.get(fast_key(args))
-            except TypeError:   # an unhashable argument
-                runner = None
-            if runner is not None and not SCOPES.__dict__.get("stack") \
-                    and not GRAPHS.__dict__.get("stack"):
-                return runner(*args)
-        return self._call(args, kwargs)
+        try:
+            if not kwargs:
+                try:
+                    runner = self._fast.get(fast_key(args))
+                except TypeError:   # an unhashable argument
+                    runner = None
+                if runner is not None and not SCOPES.__dict__.get("stack") \
+                        and not GRAPHS.__dict__.get("stack"):
+                    return runner(*args)
+            return self._call(args, kwargs)
+        except Exception as exc:
+            user_error(exc)
+            raise
 
     def _call(self, args, kwargs):
         if get_default_graph() is not None:

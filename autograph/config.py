@@ -4,9 +4,20 @@
 instead of a traced graph: print statements run on every call, a debugger stops at the user's
 lines, and exceptions come straight from the user's code. It is a debugging switch; turn it
 off again to get graphs (and their speed) back.
+
+`show_internal_frames(True)` keeps autograph's own frames in the tracebacks of errors that
+leave an `ag.function` (by default they are hidden, and the frames of converted code and of
+a running graph are shown as the user's own lines: a traceback starts at the user's call and
+reads like one of plain Python). The environment variable AUTOGRAPH_TRACEBACK=full (or the
+older AUTOGRAPH_FULL_TRACEBACKS=1) sets it at start-up: for reporting a bug in autograph, or
+for a post-mortem debugger that should see the generated code's real frames.
 """
 
+import os
+
 _run_functions_eagerly = False
+_show_internal_frames = (os.environ.get("AUTOGRAPH_TRACEBACK", "").lower() in ("full", "off", "1")
+                         or os.environ.get("AUTOGRAPH_FULL_TRACEBACKS", "") not in ("", "0"))
 
 
 def run_functions_eagerly(run_eagerly):
@@ -18,3 +29,15 @@ def run_functions_eagerly(run_eagerly):
 def functions_run_eagerly():
     """Whether ag.function calls currently run the original Python (see run_functions_eagerly)."""
     return _run_functions_eagerly
+
+
+def show_internal_frames(show):
+    """Keep autograph's own frames (and the generated code's) in tracebacks (True), or hide
+    them so that tracebacks show only the user's code (False, the default)."""
+    global _show_internal_frames
+    _show_internal_frames = bool(show)
+
+
+def internal_frames_shown():
+    """Whether tracebacks keep autograph's internal frames (see show_internal_frames)."""
+    return _show_internal_frames

@@ -16,3 +16,81 @@ class StagingError(AutographError, TypeError):
 
 class ConversionError(AutographError, ValueError):
     """The compiler cannot convert a construct (found while reading the source)."""
+
+
+# -- errors raised while a graph runs -----------------------------------------------------------
+#
+# Every node records where the user's code made it (runtime.graph.Node.origin). When a kernel
+# raises while a graph runs (a shape mismatch in `A @ b` with unknown dims, an index out of
+# bounds, a failed reshape), the executor that ran it names that node here: the exception
+# keeps its type and gains the user's file, line and source text of the operation.
+
+def origin_location(origin):
+    """The user's LineLocation (file, line, column, source line, function) of a node's
+    `origin`, or None. A line of converted code maps to the user's line it came from."""
+    if origin is None:
+        return None
+    filename, lineno, function_name = origin
+    try:
+        from autograph.source import origin as origin_map
+    except ImportError:   # the front end is not there: only plain files
+        origin_map = None
+    if origin_map is not None and origin_map.is_generated(filename):
+        # a line of scaffolding (no user line of its own) belongs to the statement above it
+        for line in range(lineno, max(0, lineno - 50), -1):
+            loc = origin_map.lookup(filename, line)
+            if loc is not None:
+                return loc
+        return None
+    import linecache
+    text = linecache.getline(filename, lineno).rstrip("\n")
+    if origin_map is not None:
+        return origin_map.LineLocation(filename, lineno, 0, text, function_name)
+    return (filename, lineno, 0, text, function_name)
+
+
+def describe_origin(origin):
+    """'file.py:12 (`y = A @ b`)' for a node's origin, or '' when unknown."""
+    loc = origin_location(origin)
+    if loc is None:
+        return ""
+    filename, lineno, _, text, _ = loc
+    text = (text or "").strip()
+    return f"{filename}:{lineno}" + (f" (`{text}`)" if text else "")
+
+
+def add_to_message(exc, text):
+    """Append `text` to the message of `exc` in place (its type and identity stay, so
+    `except ValueError` still catches it): into its one string argument when it has one,
+    else as a note (printed under the message)."""
+    args = exc.args
+    if (len(args) == 1 and isinstance(args[0], str) and type(exc).__str__ is BaseException.__str__
+            and not isinstance(exc, KeyError)):   # (KeyError shows the repr of its argument)
+        try:
+            exc.args = (args[0] + text,)
+            return
+        except Exception:
+            pass
+    if hasattr(exc, "add_note"):
+        exc.add_note(text.lstrip("\n"))
+
+
+def locate_run_error(exc, graph_name, node_name, op, origin):
+    """Say in `exc` which operation of the user's failed while graph `graph_name` ran
+    (once: the innermost executor that saw it names it)."""
+    if getattr(exc, "_autograph_node", None) is not None:
+        return exc
+    try:
+        exc._autograph_node = node_name
+        exc._autograph_origin = origin   # the traceback shows this line (source.origin)
+    except Exception:     # exceptions without a __dict__: say it anyway (once is best effort)
+        pass
+    loc = origin_location(origin)
+    text = f"\n  raised while running the graph of {graph_name}, by node {node_name!r} ({op})"
+    if loc is not None:
+        filename, lineno, _, source_line, function_name = loc
+        text += f" made at {filename}:{lineno}, in {function_name}"
+        if source_line and source_line.strip():
+            text += f":\n    {source_line.strip()}"
+    add_to_message(exc, text)
+    return exc

@@ -45,7 +45,7 @@ import numpy as np
 from autograph import config
 from autograph import trace_type as tt
 from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
-                                         choose_device, fast_key, flat_arrays)
+                                         choose_device, fast_key, flat_arrays, user_error)
 from autograph.errors import ConversionError
 from autograph.log import get_verbosity, log
 from autograph.runtime import devices, nest, primitives, variables
@@ -161,14 +161,18 @@ class Function:
         arrays, `ag.TensorSpec`s (also inside lists/dicts) or Python values."""
         if self._input_signature is not None and not args and not kwargs:
             args = self._input_signature
-        names, values = self._bind(args, kwargs)
-        if self._input_signature is not None:
-            values = self._check_input_signature(names, values)
-        key = tuple(tt.make_key(v) for v in values)
-        if self._input_signature is not None:
-            return self._lookup(key) or self._trace_new(names, values, key)
-        # asked for these exact types: a trace for them, not a more general one that fits
-        return self._traces.get(key) or self._trace_new(names, values, key, exact=True)
+        try:
+            names, values = self._bind(args, kwargs)
+            if self._input_signature is not None:
+                values = self._check_input_signature(names, values)
+            key = tuple(tt.make_key(v) for v in values)
+            if self._input_signature is not None:
+                return self._lookup(key) or self._trace_new(names, values, key)
+            # asked for these exact types: a trace for them, not a more general one that fits
+            return self._traces.get(key) or self._trace_new(names, values, key, exact=True)
+        except Exception as exc:
+            user_error(exc)   # the traceback shows the user's code only (concrete_function)
+            raise
 
     def pretty_printed_concrete_signatures(self):
         """Every cached trace's signature, as `str(concrete)` shows it, one after another."""
@@ -178,13 +182,19 @@ class Function:
         # The fast path: arrays and Python values whose types, dtypes, shapes and values were
         # seen before, no device scope, not inside a trace, not eager. Else: _call.
         try:
-            runner = self._fast.get(fast_key(args) if not kwargs else _kw_key(args, kwargs))
-        except TypeError:   # an unhashable argument (a list, a dict): the general path
-            runner = None
-        if (runner is not None and not SCOPES.__dict__.get("stack")
-                and not GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
-            return runner(*args, *kwargs.values()) if kwargs else runner(*args)
-        return self._call(args, kwargs)
+            try:
+                runner = self._fast.get(fast_key(args) if not kwargs else _kw_key(args, kwargs))
+            except TypeError:   # an unhashable argument (a list, a dict): the general path
+                runner = None
+            if (runner is not None and not SCOPES.__dict__.get("stack")
+                    and not GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
+                return runner(*args, *kwargs.values()) if kwargs else runner(*args)
+            return self._call(args, kwargs)
+        except Exception as exc:
+            # (a try costs nothing until something raises) the traceback starts at the
+            # user's call and shows the user's lines only (concrete_function.user_error)
+            user_error(exc)
+            raise
 
     def __get__(self, instance, owner=None):
         """`obj.method` for a decorated method: a Function bound to `obj` (one per instance,

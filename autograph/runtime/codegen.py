@@ -48,13 +48,16 @@ import weakref
 
 import numpy as np
 
+from autograph import errors
+from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime import primitives
 from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.devices import get_device
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
-_RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values"}
+_RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
+             "ag_error_at"}
 _LITERALS = (int, float, bool, str, type(None))
 
 # primitives that are Python operators on every array API array (same function, same dtypes)
@@ -134,6 +137,8 @@ class _Compiler:
     def __init__(self, graph, device):
         self.graph, self.device = graph, device
         self.lines = []
+        self.made_by = []          # per line: (node name, op, node origin) of the node it runs
+        self.node = None           # ... of the node being emitted
         self.used = set(_RESERVED)
         self.namespace = {"xp": device.xp, "to_host": device.to_host}
         self.kernels = {}          # op -> (global name, takes_xp)
@@ -170,6 +175,7 @@ class _Compiler:
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
+        self.made_by.append(self.node)
 
     # -- building ----------------------------------------------------------------------------
 
@@ -181,11 +187,18 @@ class _Compiler:
             params.append(self.fresh(t.node.name))
             env[id(t)] = params[-1]
         self.emit(0, f"def {self.fresh(g.name)}({', '.join(params)}):")
-        self.graph_body(g, env, 1)
+        # an error names the node that raised it (and so the user's line): the handler
+        # costs nothing until something raises (zero-cost try in Python 3.11+)
+        self.emit(1, "try:")
+        self.graph_body(g, env, 2)
         outs = [env[id(t)] for t in g.outputs]
-        self.emit(1, f"return ({''.join(o + ', ' for o in outs).rstrip()})")
+        self.emit(2, f"return ({''.join(o + ', ' for o in outs).rstrip()})")
+        self.emit(1, "except Exception as ag_error:")
+        self.emit(2, "ag_error_at(ag_error)")
+        self.emit(2, "raise")
         source = "\n".join(self.lines) + "\n"
-        filename = f"<autograph codegen {g.name} #{next(_counter)}>"
+        filename = f"{CODEGEN_PREFIX} {g.name} #{next(_counter)}>"
+        self.namespace["ag_error_at"] = _ErrorLocator(filename, g.name, self.made_by)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), self.namespace)
         fn = self.namespace[self.lines[0][4:].split("(", 1)[0]]
@@ -200,10 +213,12 @@ class _Compiler:
         block's last lines); `env` maps the graph's input tensors to expressions. `block`:
         the lines are a block of their own (`pass` when there are none)."""
         start = len(self.lines)
+        outer_node = self.node
         for node in graph.nodes:
             op = node.op
             if op == "Placeholder" or node in skip:
                 continue
+            self.node = (node.name, op, node.origin)
             if op == "Const":
                 self.const(node, env)
                 continue
@@ -220,6 +235,7 @@ class _Compiler:
                 self.fills.pop(id(node))(node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
+        self.node = outer_node
         if then is not None:
             then()
         if block and len(self.lines) == start:
@@ -372,7 +388,7 @@ class _Compiler:
             counter = self.fresh(f"{node.name}_iteration")
             self.emit(depth, f"{counter} = 0")
         inner = self.enter(cg, outer, loop_vars + ins[n:])
-        test = self.lines_of(lambda: self.graph_body(cg, inner, depth + 1))
+        test, test_made_by = self.lines_of(lambda: self.graph_body(cg, inner, depth + 1))
         test_expr = inner[id(cg.outputs[0])]
         single = _ASSIGN.match(test[0].strip()) if len(test) == 1 else None
         if counter is None and single and single.group(1) == test_expr:
@@ -383,6 +399,7 @@ class _Compiler:
                 self.emit(depth + 1, f"if {counter} >= {limit}:")
                 self.emit(depth + 2, "break")
             self.lines.extend(test)
+            self.made_by.extend(test_made_by)
             self.emit(depth + 1, f"if not {self.truth(test_expr)}:")
             self.emit(depth + 2, "break")
             if counter is not None:
@@ -497,17 +514,36 @@ class _Compiler:
             self.preferred[id(t)] = loop_vars[j]
 
     def lines_of(self, emit):
-        """The lines `emit()` adds, taken out of the output."""
+        """The lines `emit()` adds, taken out of the output (and the nodes they run)."""
         start = len(self.lines)
         emit()
-        taken = self.lines[start:]
-        del self.lines[start:]
-        return taken
+        taken, made_by = self.lines[start:], self.made_by[start:]
+        del self.lines[start:], self.made_by[start:]
+        return taken, made_by
 
     def need_truth(self):
         if "truth" not in self.namespace:
             to_host = self.device.to_host
             self.namespace["truth"] = lambda value: bool(to_host(value))
+
+
+class _ErrorLocator:
+    """The handler of a compiled graph's errors: names the node whose line raised (its op
+    and the user's line that made it) in the exception, which keeps its type."""
+    __slots__ = ("filename", "graph_name", "made_by")
+
+    def __init__(self, filename, graph_name, made_by):
+        self.filename, self.graph_name, self.made_by = filename, graph_name, made_by
+
+    def __call__(self, exc):
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != self.filename:
+            tb = tb.tb_next
+        if tb is None or not 1 <= tb.tb_lineno <= len(self.made_by):
+            return
+        made_by = self.made_by[tb.tb_lineno - 1]
+        if made_by is not None:
+            errors.locate_run_error(exc, self.graph_name, *made_by)
 
 
 class _Counter:

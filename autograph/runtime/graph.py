@@ -12,16 +12,22 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 
 import threading
 
+from autograph.frames import user_position
 from autograph.runtime.tensor import Tensor
 
 
 class Node:
-    """One operation: `op` applied to `inputs` with `attrs`, producing `outputs`."""
+    """One operation: `op` applied to `inputs` with `attrs`, producing `outputs`.
 
-    __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs")
+    `origin` is where the user's code made it while tracing: (filename, line, function
+    name) of the innermost user frame (a generated file's line maps to the user's through
+    autograph.source.origin; `autograph.errors.describe_origin` does both), or None."""
 
-    def __init__(self, graph, name, op, inputs, attrs, specs):
+    __slots__ = ("graph", "name", "op", "inputs", "attrs", "outputs", "origin")
+
+    def __init__(self, graph, name, op, inputs, attrs, specs, origin=None):
         self.graph = graph
+        self.origin = origin
         self.name = name
         self.op = op
         self.inputs = tuple(inputs)
@@ -72,6 +78,14 @@ def _stack():
     return stack
 
 
+def _origin():
+    """The user's place making a node, while tracing (None otherwise: the optimiser's and
+    other late rewrites pass the origin of the node they stand for)."""
+    if not _state.__dict__.get("stack"):
+        return None
+    return user_position(3)
+
+
 def get_default_graph():
     """The graph being built on this thread, or None when running eagerly."""
     stack = _state.__dict__.get("stack")   # this thread's (no attribute-miss cost)
@@ -99,9 +113,11 @@ class _DefaultScope:
 class Graph:
     """A dataflow graph under construction (and, once its outputs are set, a finished one)."""
 
-    def __init__(self, name="graph", parent=None):
+    def __init__(self, name="graph", parent=None, origin=None):
         self.name = name
         self.parent = parent
+        # a branch or loop body: the user's line of its `if` / `while` (see Node.origin)
+        self.origin = origin if origin is not None or parent is None else _origin()
         self.nodes = []
         self.inputs = []        # placeholder tensors: arguments first, then captures
         self.outputs = []       # flat output tensors
@@ -133,8 +149,9 @@ class Graph:
         self._used_names.add(name)
         return name
 
-    def add_node(self, op, inputs=(), attrs=None, specs=(), name=None):
+    def add_node(self, op, inputs=(), attrs=None, specs=(), name=None, origin=None):
         """Append a node; `specs` are (dtype, shape, weak) triples, one per output.
+        `origin`: the user's place that made it (default: found on the stack while tracing).
 
         Inputs from an enclosing graph are captured; inputs from an unrelated graph are an
         error (a tensor leaked out of the trace that made it)."""
@@ -145,13 +162,15 @@ class Graph:
             self._used_names.add(base)
         else:
             base = self.unique_name(base)
-        node = Node(self, base, op, inputs, attrs or {}, specs)
+        node = Node(self, base, op, inputs, attrs or {}, specs,
+                    origin if origin is not None else _origin())
         self.nodes.append(node)
         return node
 
-    def _append(self, op, inputs, attrs, specs, name):
-        """`add_node` for inputs known to be tensors of this graph (the optimiser's copies)."""
-        node = Node(self, self.unique_name(name), op, inputs, attrs or {}, specs)
+    def _append(self, op, inputs, attrs, specs, name, origin=None):
+        """`add_node` for inputs known to be tensors of this graph (the optimiser's copies,
+        which keep the origin of the node they copy)."""
+        node = Node(self, self.unique_name(name), op, inputs, attrs or {}, specs, origin)
         self.nodes.append(node)
         return node
 
@@ -175,11 +194,7 @@ class Graph:
         if graph is self:
             return tensor
         if self.parent is None or not graph.is_ancestor_of(self):
-            raise ValueError(
-                f"The symbolic tensor {tensor.name!r} belongs to graph {graph.name!r} and cannot "
-                f"be used in graph {self.name!r}. A tensor made while tracing one function leaked "
-                "out of it (kept in a global, an attribute or a list?). Pass it in as an argument "
-                "or return it instead.")
+            raise ValueError(leak_message(tensor, self))
         entry = self.captures.get(id(tensor))
         if entry is not None:
             return entry[1]
@@ -245,6 +260,101 @@ class Graph:
             lines.append(f"  {outs} = {n.op}({', '.join(t.name for t in n.inputs)})")
         lines.append(f"  return {', '.join(t.name for t in self.outputs)}")
         return "\n".join(lines)
+
+
+# -- tensors used outside the graph that made them ---------------------------------------------
+
+def _root(graph):
+    while graph.parent is not None:
+        graph = graph.parent
+    return graph
+
+
+def _where(origin):
+    from autograph import errors   # (lazily: only for messages)
+    return errors.describe_origin(origin)
+
+
+def _assigned_name(source_line):
+    """`y` for the user's line `y = x * 2` (the variable a tensor made there is bound to)."""
+    import ast
+    try:
+        body = ast.parse((source_line or "").strip()).body
+    except SyntaxError:
+        return None
+    if len(body) != 1:
+        return None
+    stmt = body[0]
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        target = stmt.target
+    else:
+        return None
+    return ast.unparse(target) if isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)) \
+        else None
+
+
+def describe_tensor(tensor):
+    """How the user knows `tensor`: "'mul:0' (`y`, made at f.py:8 (`y = x * 2`))"."""
+    node, text = tensor.node, repr(tensor.name)
+    name = None
+    if node.op == "Placeholder":
+        graph = node.graph
+        if not any(inner is tensor for _, inner in graph.captures.values()):
+            name = node.name          # an argument, or a loop variable of a loop body
+    where = ""
+    if node.origin is not None:
+        from autograph import errors
+        loc = errors.origin_location(node.origin)
+        if loc is not None:
+            where = _where(node.origin)
+            if name is None:
+                name = _assigned_name(loc[3])
+    parts = ([f"`{name}`"] if name else []) + ([f"made at {where}"] if where else [])
+    return text + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _made_inside(graph):
+    """'inside the body of the loop at f.py:7 (`while i < n:`)' for a loop body or branch
+    graph, or '' for a function's graph."""
+    if graph.parent is None:
+        return ""
+    kind = ("the body of the loop" if graph.name.startswith("while_body") else
+            "the condition of the loop" if graph.name.startswith("while_cond") else
+            "a branch of the `if`" if graph.name.startswith("cond_") else
+            f"graph {graph.name!r}")
+    where = _where(graph.origin)
+    return f"inside {kind}" + (f" at {where}" if where else "")
+
+
+def leak_message(tensor, used_in=None):
+    """The error message for `tensor` used outside the trace (or the loop body or branch)
+    that made it: in graph `used_in`, or eagerly (None)."""
+    made_in = tensor.node.graph
+    root = _root(made_in)
+    what = f"The symbolic tensor {describe_tensor(tensor)}"
+    here = ("outside the function trace that made it" if used_in is None
+            else f"in `{_root(used_in).name}`")
+    if used_in is not None and _root(used_in) is root and made_in.parent is not None:
+        inside = _made_inside(made_in)
+        if made_in.name.startswith("cond_"):
+            fix = ("A Python list, attribute or global that keeps a value made in a branch of "
+                   "a tensor `if` holds a placeholder of that branch. Assign it to a variable "
+                   "in both branches instead: the `if` then gives its value after it.")
+        else:
+            fix = ("A value made in a tensor loop's body exists only within one iteration: a "
+                   "Python list, attribute or global that keeps it (e.g. `out.append(y)`) "
+                   "holds a placeholder, not the values. Collect one value per iteration in "
+                   "an ag.TensorArray (`ta = ta.write(i, y)`, after the loop `ta.stack()`), "
+                   "or make it a loop variable (assign it before the loop).")
+        return f"{what} was made {inside} and is used outside it, {here}. {fix}"
+    inside = _made_inside(made_in)
+    return (f"{what} was made while tracing `{root.name}`" + (f", {inside}," if inside else "")
+            + f" and is used {here}: a tensor made while tracing a function leaked out of "
+            "the trace (kept in a global, an attribute or a list?). Its value exists only when "
+            "that graph runs: return it from the traced function (or pass it in as an "
+            "argument) instead.")
 
 
 def _input_name(t):

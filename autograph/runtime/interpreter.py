@@ -7,6 +7,7 @@ assign, TensorArray writes) happen in the order the program staged them.
 
 import numpy as np
 
+from autograph import errors
 from autograph.runtime import primitives
 from autograph.runtime.devices import get_device
 
@@ -36,16 +37,30 @@ def _run(graph, args, device, check=False):
         raise TypeError(f"graph {graph.name!r} takes {len(graph.inputs)} inputs, "
                         f"got {len(args)}")
     env = {id(t): a for t, a in zip(graph.inputs, args)}
-    for node in graph.nodes:
-        if node.op == "Placeholder":
-            continue
-        values = [env[id(t)] for t in node.inputs]
-        outs = _eval(node, values, device, check)
-        for t, v in zip(node.outputs, outs):
-            if check:
-                _check(node, t, v, device)
-            env[id(t)] = v
+    node = None
+    try:
+        for node in graph.nodes:
+            if node.op == "Placeholder":
+                continue
+            values = [env[id(t)] for t in node.inputs]
+            outs = _eval(node, values, device, check)
+            for t, v in zip(node.outputs, outs):
+                if check:
+                    _check(node, t, v, device)
+                env[id(t)] = v
+    except Exception as exc:
+        # name the node that raised and the user's line that made it (the innermost graph
+        # names it: a node inside a branch or loop body, not the cond/while_loop node)
+        if node is not None:
+            errors.locate_run_error(exc, _root(graph).name, node.name, node.op, node.origin)
+        raise
     return [env[id(t)] for t in graph.outputs]
+
+
+def _root(graph):
+    while graph.parent is not None:
+        graph = graph.parent
+    return graph
 
 
 def _check(node, t, value, device):

@@ -48,7 +48,7 @@ class _Rewriter:
     def rewrite(self, graph, parent, keep=None, drop_inputs=()):
         """The optimised copy of `graph`. `keep`: indices of the outputs to keep (default
         all); `drop_inputs`: indices of inputs to remove (nothing kept may use them)."""
-        new = Graph(graph.name, parent)
+        new = Graph(graph.name, parent, origin=graph.origin)
         new.variables = list(graph.variables)
         mapping = {id(t): new.placeholder(t.node.name, t.dtype, t.shape, t.weak)
                    for t in graph.inputs}
@@ -116,7 +116,7 @@ class _Rewriter:
             if found is not None:
                 return found
         copy = new._append(op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in node.outputs],
-                           node.name)
+                           node.name, node.origin)
         if effectful:
             effects.add(copy)
         if key is not None:
@@ -136,7 +136,8 @@ class _Rewriter:
                 return None
             outs.append(np.asarray(value).astype(t.dtype, copy=False))
         return [new.add_node("Const", (), {"value": v, "weak": t.weak},
-                             [(t.dtype, v.shape, t.weak)], name=node.name).outputs[0]
+                             [(t.dtype, v.shape, t.weak)], name=node.name,
+                             origin=node.origin).outputs[0]
                 for t, v in zip(node.outputs, outs)]
 
     def control_flow(self, node, ins, new, used, seen, effects, effectful):
@@ -167,7 +168,7 @@ class _Rewriter:
             _record_captures(node, sub, ins, len(keep))
         kept = [node.outputs[k] for k in keep]
         copy = new._append(node.op, ins, attrs, [(t.dtype, t.shape, t.weak) for t in kept],
-                           node.name)
+                           node.name, node.origin)
         if effectful:
             effects.add(copy)
         outs = dict(zip(map(id, kept), copy.outputs))

@@ -49,9 +49,8 @@ def current_graph(inputs=()):
     if graph is None:
         for t in inputs:
             if isinstance(t, Tensor):
-                raise ValueError(
-                    f"The symbolic tensor {t!r} was used outside the function trace that made it. "
-                    "Return it from the traced function instead of keeping it.")
+                from autograph.runtime.graph import leak_message
+                raise ValueError(leak_message(t))
         raise RuntimeError("no graph is being built (not inside a trace)")
     return graph
 

@@ -365,6 +365,11 @@ class SymbolicTensorError(TypeError):
 
 
 def raise_symbolic(tensor, what, fix):
+    from autograph.runtime import graph   # (lazily: graph imports this module)
+    if graph.get_default_graph() is None and getattr(tensor, "node", None) is not None:
+        # no trace is running: the tensor leaked out of the one that made it
+        raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}. "
+                                  + graph.leak_message(tensor))
     raise SymbolicTensorError(
         f"Cannot use the symbolic tensor {tensor!r} {what}: {fix}.")
 

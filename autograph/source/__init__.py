@@ -29,7 +29,10 @@ origin       LineLocation(filename, lineno, col_offset, source_line, function_na
              user_location() (innermost converted frame -> the user's line),
              rewrite_traceback(exc), `with origin.user_frames(): ...` and the decorator
              @origin.boundary (re-raise with the user's frames in a note, autograph's own
-             frames dropped; AUTOGRAPH_FULL_TRACEBACKS=1 keeps them).
+             frames dropped; ag.config.show_internal_frames(True) or AUTOGRAPH_TRACEBACK=full
+             keeps them); user_traceback(exc) at ag.function's entry points: the traceback
+             itself shows the user's lines (converted code mapped, a failing graph node as
+             the user's line that made it).
 traversal    NodeVisitor / NodeTransformer: drop-in for gast's (visit_<Class>, generic_visit,
              a transformer's visit returns None / a node / a list), several times faster:
              method lookup cached per class, fields read directly, context/operator leaves

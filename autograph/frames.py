@@ -1,0 +1,78 @@
+"""Whose code a stack frame runs: autograph's own, a library's, or the user's.
+
+Two things need the answer. While tracing, every graph node records the user's place that
+made it (`user_position()`, the innermost frame of the user's code on the stack: converted
+code or the user's own functions), so that an error raised when the graph runs, or a
+tensor leaked out of its trace, can name the user's file and line. And tracebacks leaving
+autograph's entry points hide autograph's own frames (autograph.source.origin).
+
+Kept at the bottom of the package (it imports nothing of autograph): the runtime calls it.
+"""
+
+import os
+import sys
+import sysconfig
+
+# autograph's own modules live here; tests, examples and user code live elsewhere
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+CODEGEN_PREFIX = "<autograph codegen"   # files of graphs compiled to Python (runtime.codegen)
+
+
+def _library_dirs():
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.add(os.path.realpath(path) + os.sep)
+    return tuple(sorted(dirs))
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+def is_library(filename):
+    """True for the standard library and installed packages (NumPy, ...)."""
+    return os.path.realpath(filename).startswith(_LIBRARY_DIRS) if filename[:1] != "<" else False
+
+
+def is_package_file(filename):
+    """True for autograph's own modules (a real file inside the package directory)."""
+    return filename[:1] != "<" and os.path.abspath(filename).startswith(PACKAGE_DIR + os.sep)
+
+
+def _is_user(filename):
+    if filename.startswith(CODEGEN_PREFIX):
+        return False
+    if filename[:1] == "<":      # converted code ("<autograph: f at ...>"), <stdin>, <string>
+        return True
+    return not is_package_file(filename) and not is_library(filename)
+
+
+_user_files = {}     # co_filename -> whether it is the user's (bounded: cleared when large)
+_MAX_DEPTH = 64      # frames looked at: nodes made far from any user frame get no origin
+
+
+def user_position(depth=2):
+    """(filename, line, function name) of the innermost user frame on the stack, starting
+    `depth` frames above this call, or None. Converted code counts as the user's (its
+    generated line maps back through autograph.source.origin). Called for every node made
+    while tracing, so it is a plain loop over frames with one dict lookup per frame."""
+    try:
+        frame = sys._getframe(depth)
+    except ValueError:
+        return None
+    known = _user_files
+    for _ in range(_MAX_DEPTH):
+        if frame is None:
+            return None
+        code = frame.f_code
+        filename = code.co_filename
+        user = known.get(filename)
+        if user is None:
+            if len(known) > 4096:
+                known.clear()
+            user = known[filename] = _is_user(filename)
+        if user:
+            return (filename, frame.f_lineno, code.co_name)
+        frame = frame.f_back
+    return None
