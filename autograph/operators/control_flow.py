@@ -24,8 +24,9 @@ from autograph import errors
 from autograph.operators.iterables import StagedIterable
 from autograph.operators.location import where
 from autograph.operators.places import get_all, put_all
+from autograph.operators.unbound import Tracker, mark as mark_unbound
 from autograph.operators.variables import Undefined, UndefinedReturnValue
-from autograph.runtime import nest, primitives
+from autograph.runtime import nest
 from autograph.runtime.tensor import is_tensor
 
 
@@ -131,10 +132,20 @@ def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False
     if is_tensor(cond):
         if in_try:
             _refuse_in_try("if")
-        if places:
-            return _if_with_places(cond, if_true, if_false, tuple(state), tuple(names), places)
-        return _staged_if(cond, if_true, if_false, tuple(state), tuple(names))
+        state, names = tuple(state), tuple(names)
+        track = Tracker(state, names)
+        if track:  # variables that may have no value (see autograph.operators.unbound)
+            return track.finish(_as_tuple(_staged_if_stmt(
+                cond, track.wrap(if_true), track.wrap(if_false), track.state, track.names,
+                places), len(track.names)))
+        return _staged_if_stmt(cond, if_true, if_false, state, names, places)
     return if_true(*state) if cond else if_false(*state)
+
+
+def _staged_if_stmt(cond, if_true, if_false, state, names, places):
+    if places:
+        return _if_with_places(cond, if_true, if_false, state, names, places)
+    return _staged_if(cond, if_true, if_false, state, names)
 
 
 def _if_with_places(pred, if_true, if_false, state, names, places):
@@ -293,6 +304,10 @@ def while_stmt(test, body, state=(), names=(), places=(), test_writes=False, in_
 
 
 def _staged_while_stmt(test, body, state, names, places):
+    track = Tracker(state, names)
+    if track:  # variables that may have no value (see autograph.operators.unbound)
+        return track.finish(_staged_while_stmt(track.wrap_test(test), track.wrap(body),
+                                               track.state, track.names, places))
     n = len(names)
     if not places:
         return _staged_while(test, body, state, names)
@@ -313,18 +328,6 @@ def _body_then_test(body, test, n):
     return step
 
 
-def _bound_check_kernel(xp, ran, *, message):
-    if not bool(ran):
-        raise UnboundLocalError(message)
-    return ()
-
-
-primitives.register("check_bound", lambda ran, *, message: [], kernel=_bound_check_kernel,
-                    effectful=True,
-                    doc="Raise UnboundLocalError(message) unless `ran`: a loop that was to give a "
-                        "variable its first value ran at least once.")
-
-
 def _first_assigned(state, names):
     """Indices of state variables that have no value before the loop (the body gives them
     their first one)."""
@@ -332,16 +335,10 @@ def _first_assigned(state, names):
             if isinstance(v, Undefined) and not _is_return_placeholder(v)]
 
 
-def _check_ran(ran, state, names, first, what):
-    """After a staged loop that gives variables their first value: raise when the graph
-    runs it zero times, as Python would when the variable is read."""
-    listed = ", ".join(f"'{names[i]}'" for i in first)
-    one = len(first) == 1
-    message = (f"{listed} {'is' if one else 'are'} first assigned inside the {what}"
-               f"{where(' at ')}, which ran zero times, so {'it has' if one else 'they have'} "
-               f"no value after the loop. Assign {listed} before the loop (e.g. "
-               f"{names[first[0]]} = 0, or an array of the right shape and dtype).")
-    primitives.bind("check_bound", [ran], {"message": message}, node_name="check_bound")
+def _unbound_message(name, what):
+    return (f"'{name}' is first assigned inside the {what}{where(' at ')}, which ran zero "
+            f"times, so it has no value where it is read after the loop. Assign '{name}' "
+            f"before the loop (e.g. {name} = 0, or an array of the right shape and dtype).")
 
 
 def _check_loop_exit(out, names, what):
@@ -412,7 +409,8 @@ def _staged_while_first(test, body, state, names, what, first):
     from autograph.runtime import primitives as prims
     out = _staged_while(flagged_test, flagged_body, (prims.constant(False),) + state,
                         ("<loop ran>",) + tuple(names), what)
-    _check_ran(out[0], state, names, first, what)
+    for i in first:  # no value when the loop ran zero times: checked where it is read
+        mark_unbound(out[1 + i], out[0], _unbound_message(names[i], what))
     return out[1:]
 
 
@@ -431,6 +429,12 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     if is_tensor(iterable):
         iterable = StagedIterable.of(iterable)
     if isinstance(iterable, StagedIterable):
+        track = Tracker(state, names)
+        if track:  # variables that may have no value (see autograph.operators.unbound)
+            return track.finish(_as_tuple(for_stmt(
+                iterable, track.wrap(body, lead=1), track.state, track.names,
+                None if extra_test is None else track.wrap_test(extra_test), places),
+                len(track.names)))
         if places:
             k = len(places)
             body = _with_places(body, places, n, lead=1)

@@ -12,6 +12,10 @@ operators fill it with a placeholder of the right type there, since it is never 
 """
 
 
+from autograph.operators import unbound
+from autograph.runtime.tensor import is_tensor
+
+
 class Undefined:
     """The value of variable `symbol_name` before the program assigns it."""
 
@@ -52,6 +56,8 @@ def ld(value):
     """Read a variable that may be undefined here: raise as Python would if it is."""
     if isinstance(value, Undefined):
         raise _unbound(value.symbol_name)
+    if is_tensor(value):  # perhaps a staged loop's first value: checked by the graph
+        return unbound.check(value)
     return value
 
 

@@ -360,3 +360,37 @@ def for_else_assigns(n):
 def test_for_else_assigning_the_target():
     same_in_python(for_else_assigns, (0,), (3,), (9,))
     same_traced(for_else_assigns, (0,), (3,), (9,))
+
+
+def first_in_loop_then_maybe_reassigned(n, c):
+    i = 0
+    while i < n:
+        v = i * 2
+        i += 1
+    if c:
+        v = 5
+    return v
+
+
+def first_in_loop_read_on_one_path(n, c):
+    i = 0
+    while i < n:
+        v = i * 2
+        i += 1
+    if c:
+        return 0
+    return v
+
+
+@pytest.mark.parametrize("fn", [first_in_loop_then_maybe_reassigned, first_in_loop_read_on_one_path])
+def test_first_assigned_checked_where_read(fn):
+    """The run-time check fires exactly where Python would raise."""
+    f = ag.function(fn)
+    for n in (0, 3):
+        for c in (False, True):
+            want = _py(fn, (n, c))
+            try:
+                got = ("ok", int(f(np.int64(n), np.bool_(c))))
+            except UnboundLocalError:
+                got = ("raise", UnboundLocalError)
+            assert got == want, (fn.__name__, n, c)
