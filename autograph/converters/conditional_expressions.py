@@ -5,12 +5,13 @@ condition each is traced into its own branch of a staged cond.
 """
 
 from autograph.converters.base import Transformer
-from autograph.source import templates
+from autograph.source import anno, templates
 
 
 class IfExpConverter(Transformer):
 
     def visit_IfExp(self, node):
+        anno.setanno(node.test, anno.Basic.TRUTH_TEST, True)
         node = self.generic_visit(node)
         return templates.replace_as_expression(
             "ag__.if_exp(test, lambda: body, lambda: orelse)", origin=node,

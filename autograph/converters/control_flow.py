@@ -293,6 +293,7 @@ class _ControlFlow(Transformer):
     # -- if ---------------------------------------------------------------------------------
 
     def visit_If(self, node):
+        anno.setanno(node.test, anno.Basic.TRUTH_TEST, True)
         body_mod = _scope_modified(node, Static.BODY_SCOPE)
         else_mod = _scope_modified(node, Static.ORELSE_SCOPE)
         namer = self.ctx.namer  # outer statements get the first names
@@ -334,6 +335,7 @@ class _ControlFlow(Transformer):
         test_writes = {n.target.id for n in gast.walk(node.test)
                        if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
         modified = _scope_modified(node, Static.BODY_SCOPE) | test_writes
+        anno.setanno(node.test, anno.Basic.TRUTH_TEST, True)
         namer = self.ctx.namer
         test_name, body_name = namer.new_symbol("loop_test"), namer.new_symbol("loop_body")
         state = _order(self._state(node, modified), [node])

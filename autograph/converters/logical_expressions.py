@@ -4,11 +4,15 @@
     a or b           ->  ag__.or_(a, lambda: b)
     not a            ->  ag__.not_(a)
     0 <= i < n       ->  ag__.and_(0 <= i, lambda: i < n)
+    0 < x + 1 <= 8   ->  ag__.and_(0 < (chain := x + 1), lambda: chain <= 8)
+    if a % 2 or b:   ->  ag__.if_stmt(ag__.or_(a % 2, lambda: b, truth=True), ...)
 
 The first operand is evaluated as written; the others stay behind lambdas so they run only
 when Python would run them (and, on tensors, only in the branch of the staged cond that
-needs them). A chained comparison is split only when its middle operands are names or
-constants, which are safe to evaluate twice; any other chain is left as it is.
+needs them). A middle operand of a chained comparison that is not a name or a constant is
+evaluated once, into a fresh name, as Python does. Where only the truth of `and`/`or`
+matters (an if or while test, a conditional expression's test), `truth=True` lets tensor
+operands of different dtypes meet as booleans.
 """
 
 import gast
@@ -22,14 +26,24 @@ def _lambda(expr, origin):
                                            expr=templates.moved(expr))
 
 
+def _truth_only(node):
+    return anno.getanno(node, anno.Basic.TRUTH_TEST, False)
+
+
 class LogicalConverter(Transformer):
 
     def visit_BoolOp(self, node):
+        truth = _truth_only(node)
+        if truth:  # the operands' values only matter for their truth too
+            for v in node.values:
+                anno.setanno(v, anno.Basic.TRUTH_TEST, True)
         node = self.generic_visit(node)
         fn = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
         call = templates.replace_as_expression(f"{fn}(first)", origin=node,
                                                first=templates.moved(node.values[0]))
         call.args += [_lambda(v, node) for v in node.values[1:]]
+        if truth:
+            call.keywords.append(gast.keyword(arg="truth", value=gast.Constant(value=True, kind=None)))
         return call
 
     def visit_UnaryOp(self, node):
@@ -43,13 +57,26 @@ class LogicalConverter(Transformer):
         node = self.generic_visit(node)
         if len(node.ops) < 2:
             return node
-        middle = node.comparators[:-1]
-        if not all(isinstance(m, (gast.Name, gast.Constant)) for m in middle):
-            return node
         operands = [node.left] + node.comparators
+        for i in range(1, len(operands) - 1):
+            if not isinstance(operands[i], (gast.Name, gast.Constant)):
+                # evaluated once, as Python does: `(chain := x + 1)`, then `chain` again
+                tmp = self.ctx.namer.new_symbol("chain")
+                operands[i] = gast.NamedExpr(
+                    target=gast.Name(id=tmp, ctx=gast.Store(), annotation=None, type_comment=None),
+                    value=operands[i])
+                anno.copy_origin(node, [operands[i]])
+                copy_of = gast.Name(id=tmp, ctx=gast.Load(), annotation=None, type_comment=None)
+                operands[i] = (operands[i], copy_of)
         # a middle operand stands in two comparisons: the second gets a copy
-        parts = [gast.Compare(left=operands[i] if i == 0 else anno.copy_tree(operands[i]),
-                              ops=[op], comparators=[operands[i + 1]])
+        def left(i):
+            o = operands[i]
+            return o[1] if isinstance(o, tuple) else o if i == 0 else anno.copy_tree(o)
+
+        def right(i):
+            o = operands[i]
+            return o[0] if isinstance(o, tuple) else o
+        parts = [gast.Compare(left=left(i), ops=[op], comparators=[right(i + 1)])
                  for i, op in enumerate(node.ops)]
         call = templates.replace_as_expression("ag__.and_(first)", origin=node,
                                                first=templates.moved(parts[0]))

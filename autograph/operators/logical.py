@@ -12,29 +12,39 @@ import numpy as np
 from autograph.runtime.tensor import is_tensor
 
 
-def _cond(pred, true_fn, false_fn):
+def _cond(pred, true_fn, false_fn, op):
+    from autograph import errors
+    from autograph.operators.location import where
     from autograph.runtime import control_flow
-    return control_flow.cond(pred, true_fn, false_fn)
+    try:
+        return control_flow.cond(pred, true_fn, false_fn, names=[f"the value of `{op}`"])
+    except errors.StagingError as exc:
+        raise errors.StagingError(
+            f"`{op}`{where()} gives its first operand on one path and a later one on the "
+            f"other, as Python does, but here they differ in kind ({exc}). A graph value has "
+            f"one dtype and structure: make the operands agree (e.g. with .astype), or "
+            f"compare them explicitly (`x != 0 {op} y > 0`) to get a boolean.") from None
 
 
-def and_(first, *rest):
-    """`first and rest[0]() and rest[1]() ...`"""
+def and_(first, *rest, truth=False):
+    """`first and rest[0]() and rest[1]() ...` (`truth`: only its truth is used, e.g. as an
+    `if` test, so tensor operands may be taken as booleans)."""
     value = first
     for i, fn in enumerate(rest):
         if is_tensor(value):
-            return _tensor_and(value, rest[i:])
+            return _tensor_and(value, rest[i:], truth)
         if not value:
             return value
         value = fn()
     return value
 
 
-def or_(first, *rest):
+def or_(first, *rest, truth=False):
     """`first or rest[0]() or rest[1]() ...`"""
     value = first
     for i, fn in enumerate(rest):
         if is_tensor(value):
-            return _tensor_or(value, rest[i:])
+            return _tensor_or(value, rest[i:], truth)
         if value:
             return value
         value = fn()
@@ -45,22 +55,27 @@ def _as_bool(x):
     return np.asarray(x, dtype=bool) if not is_tensor(x) else (x if x.dtype == np.bool_ else x != 0)
 
 
-def _rest(value, result):
+def _rest(value, result, truth):
     """The value of the remaining operands, as Python gives it: the operand itself. Only
-    after a bool tensor is it made a bool too, so the staged cond's branches agree."""
-    if value.dtype == np.bool_:
+    after a bool tensor (or where only truth matters) is it made a bool too, so the staged
+    cond's branches agree."""
+    if truth or value.dtype == np.bool_:
         return _as_bool(result)
     return result
 
 
-def _tensor_and(value, fns):
+def _tensor_and(value, fns, truth=False):
     # like Python: the first falsy operand, else the last one (on bools: logical and)
-    return _cond(_as_bool(value), lambda: _rest(value, and_(fns[0](), *fns[1:])), lambda: value)
+    first = _as_bool(value) if truth else value
+    return _cond(_as_bool(value), lambda: _rest(value, and_(fns[0](), *fns[1:], truth=truth), truth),
+                 lambda: first, "and")
 
 
-def _tensor_or(value, fns):
+def _tensor_or(value, fns, truth=False):
     # like Python: the first truthy operand, else the last one (on bools: logical or)
-    return _cond(_as_bool(value), lambda: value, lambda: _rest(value, or_(fns[0](), *fns[1:])))
+    first = _as_bool(value) if truth else value
+    return _cond(_as_bool(value), lambda: first,
+                 lambda: _rest(value, or_(fns[0](), *fns[1:], truth=truth), truth), "or")
 
 
 def not_(x):

@@ -40,6 +40,8 @@ class Basic(NoValue):
     EXTRA_LOOP_TEST = "An extra condition a converter adds to a loop's test (e.g. a break flag)."
     DIRECTIVES = "Per-statement directives from the user (e.g. loop options)."
     GENERATED = "True on nodes created by a converter rather than parsed from user code."
+    TRUTH_TEST = ("True on an expression whose value is only tested for truth (the test of an "
+                  "if, while or conditional expression, and the operands of and/or there).")
 
 
 class Static(NoValue):
