@@ -37,6 +37,11 @@ class LogicalConverter(Transformer):
         if truth:  # the operands' values only matter for their truth too
             for v in node.values:
                 anno.setanno(v, anno.Basic.TRUTH_TEST, True)
+            # comparisons, `not` and and/or give booleans already: the keyword is only
+            # written where an operand may be a number or an array
+            truth = not all(isinstance(v, (gast.Compare, gast.BoolOp)) or
+                            (isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.Not))
+                            for v in node.values)
         node = self.generic_visit(node)
         fn = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
         call = templates.replace_as_expression(f"{fn}(first)", origin=node,
