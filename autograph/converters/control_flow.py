@@ -106,6 +106,29 @@ def _order(names, stmts):
     return seen + sorted(names - found)
 
 
+def _closure_reads(root):
+    """{id(function node): names read by the functions and lambdas nested in it}, for `root`
+    and every function under it, in one walk. Such a closure may run inside a later
+    statement's branches or loop, or after it (late binding): it must see the variable
+    itself, never a copy that a branch or loop function holds."""
+    index = {}
+    kinds = (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef)
+
+    def walk(node):
+        loads, nested = set(), set()
+        if node.__class__ is gast.Name and node.ctx.__class__ is gast.Load:
+            loads.add(node.id)
+        for child in children(node):
+            child_loads, child_nested = walk(child)
+            loads |= child_loads
+            nested |= child_loads if isinstance(child, kinds) else child_nested
+        if isinstance(node, kinds):
+            index[id(node)] = nested
+        return loads, nested
+    walk(root)
+    return index
+
+
 def _target_names(target):
     return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
 
@@ -119,6 +142,10 @@ class _ControlFlow(Transformer):
         self.bound = set()       # names surely bound here, in the generated scope
         self.maybe = set()       # names bound on some path to here
         self.try_depth = 0
+        self.closure_reads = {}  # see _closure_reads
+        self.closures = [set()]  # names closures read, per function being visited
+        self.sharing = set()     # shared variables of the statements being visited
+        self.shared = set()      # the shared variables of the statement just converted
 
     # -- facts ------------------------------------------------------------------------------
 
@@ -135,6 +162,26 @@ class _ControlFlow(Transformer):
         # function that declares it, so the write reaches the global or the outer cell
         state = (modified & live) | (modified & self.declared[-1])
         return state
+
+    def _shared(self, node, modified):
+        """Variables the statement assigns that closures made inside it read: its functions
+        declare them `nonlocal` rather than take them as state."""
+        return (self.closures[-1] & modified) - (self.declared[-1] - self.sharing)
+
+    def _share(self, shared, node):
+        """Before the statement: a binding for each shared variable (so `nonlocal` finds
+        it) and a setter through which a staged statement assigns it.
+        Returns those statements and the places (`ag__.variable(...)`) to pass."""
+        out, places = [], []
+        for v in sorted(shared):
+            if v not in self.bound and v not in self.maybe and v not in self.sharing:
+                out += templates.replace(f"{v} = ag__.Undefined('{v}')", origin=node)
+            setter = self.ctx.namer.new_symbol(f"set_{v}")
+            out += templates.replace(f"def {setter}(value):\n    nonlocal {v}\n    {v} = value",
+                                     origin=node)
+            places.append(templates.replace_as_expression(
+                f"ag__.variable(lambda: {v}, {setter}, '{v}')"))
+        return out, places
 
     def visit_block(self, stmts, bound=None, maybe=None):
         """Visit a block of the current generated scope, tracking which names are bound
@@ -154,7 +201,7 @@ class _ControlFlow(Transformer):
     def _after(self, s, bound, maybe):
         """What is bound after statement `s` of the current scope."""
         if isinstance(s, (gast.If, gast.While, gast.For)):  # converted: assigns its state back
-            return bound | self.assigned, maybe | self.assigned
+            return bound | self.assigned, maybe | self.assigned | self.shared
         written = _scope_modified(s, Static.SCOPE)
         if isinstance(s, gast.Delete):
             return bound - written, maybe
@@ -193,21 +240,26 @@ class _ControlFlow(Transformer):
             if isinstance(n, (gast.Global, gast.Nonlocal)):
                 declared.update(n.names)
         self.declared.append(declared)
-        saved = self.try_depth, self.bound, self.maybe, getattr(self, "assigned", None)
-        self.try_depth = 0
+        self.closures.append(self.closure_reads.get(id(node), set()))
+        saved = (self.try_depth, self.bound, self.maybe, getattr(self, "assigned", None),
+                 self.sharing)
+        self.try_depth, self.sharing = 0, set()
         args = node.args
         params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
                   [args.vararg, args.kwarg] if a is not None} | declared
         node.body = self.visit_block(node.body, params, params)
         self.declared.pop()
-        self.try_depth, self.bound, self.maybe, self.assigned = saved
+        self.closures.pop()
+        self.try_depth, self.bound, self.maybe, self.assigned, self.sharing = saved
         return node
 
     # -- building blocks --------------------------------------------------------------------
 
-    def _function(self, fn_name, params, body, returns, origin):
-        """def fn_name(params): body; return returns"""
+    def _function(self, fn_name, params, body, returns, origin, nonlocals=()):
+        """def fn_name(params): nonlocal nonlocals; body; return returns"""
         body = list(body)
+        if nonlocals:
+            body = [gast.Nonlocal(names=sorted(nonlocals))] + body
         if returns is not None:
             body = body + self._return(returns, origin)
         if not body:
@@ -249,9 +301,10 @@ class _ControlFlow(Transformer):
         if self.try_depth:
             call.keywords.append(gast.keyword(arg="in_try", value=gast.Constant(value=True, kind=None)))
 
-    def _add_places(self, call, places):
-        if places:
-            value = gast.Tuple(elts=[_place_expr(q) for q in places], ctx=gast.Load())
+    def _add_places(self, call, places, shared=()):
+        if places or shared:
+            value = gast.Tuple(elts=[_place_expr(q) for q in places] + list(shared),
+                               ctx=gast.Load())
             call.keywords.append(gast.keyword(arg="places", value=value))
 
     def visit_Try(self, node):
@@ -278,7 +331,7 @@ class _ControlFlow(Transformer):
         return (gast.Tuple(elts=values, ctx=gast.Load()),
                 gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in state], ctx=gast.Load()))
 
-    def _call(self, out, state, places, template, node, **repl):
+    def _call(self, out, state, places, template, node, shared=(), shared_places=(), **repl):
         """Emit `state = <operator call>` with the state's values, names and places
         (`template` has `{state}` where the values and names go)."""
         if state:
@@ -286,8 +339,8 @@ class _ControlFlow(Transformer):
             repl.update(values=moved(values), names=moved(names))
         template = template.format(state=", values, names" if state else "")
         stmts = self._assign_call(state, template, node, **repl)
-        self._add_places(stmts[0].value, places)
-        self.assigned = set(state)
+        self._add_places(stmts[0].value, places, shared_places)
+        self.assigned, self.shared = set(state), set(shared)
         return out + stmts
 
     # -- if ---------------------------------------------------------------------------------
@@ -302,29 +355,34 @@ class _ControlFlow(Transformer):
         for block in (node.body, node.orelse):
             if block:
                 branch_live |= anno.getanno(block[0], Static.LIVE_VARS_IN, frozenset())
-        state = _order(self._state(node, body_mod | else_mod, branch_live), [node])
+        shared = self._shared(node, body_mod | else_mod)
+        state = _order(self._state(node, body_mod | else_mod, branch_live) - shared, [node])
         places = _places(node, (Static.BODY_SCOPE, Static.ORELSE_SCOPE))
-        bound, maybe = self.bound, self.maybe
+        out, shared_places = self._share(shared, node)
+        bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
+        self.declared[-1] = declared | shared
+        sharing, self.sharing = self.sharing, self.sharing | shared
         node.body = self.visit_block(node.body, *self._enter(body_mod, state))
         self.bound, self.maybe = bound, maybe
         node.orelse = self.visit_block(node.orelse, *self._enter(else_mod, state))
-        self.bound, self.maybe = bound, maybe
+        self.bound, self.maybe, self.declared[-1] = bound, maybe, declared
+        self.sharing = sharing
         returns_value = anno.getanno(node, Conv.RETURN_IF, False)
-        out = self._undefined_inits(node, state)
+        out += self._undefined_inits(node, state)
         outputs = None if returns_value else state
-        out += self._function(t_name, state, node.body, outputs, node)
-        out += self._function(f_name, state, node.orelse, outputs, node)
+        out += self._function(t_name, state, node.body, outputs, node, shared)
+        out += self._function(f_name, state, node.orelse, outputs, node, shared)
         if returns_value:
             call = "ag__.if_stmt(test, t, f, state)" if state else "ag__.if_stmt(test, t, f)"
             values, _ = self._state_args(state)
             ret = templates.replace(f"return {call}", origin=node, test=moved(node.test), t=t_name,
                                     f=f_name, state=moved(values))
             self._mark_try(ret[0].value)
-            self._add_places(ret[0].value, places)
+            self._add_places(ret[0].value, places, shared_places)
             out += ret
-            self.assigned = set()
+            self.assigned, self.shared = set(), set(shared)
             return out
-        return self._call(out, state, places, "ag__.if_stmt(test, t, f{state})", node,
+        return self._call(out, state, places, "ag__.if_stmt(test, t, f{state})", node, shared, shared_places,
                           test=moved(node.test), t=t_name, f=f_name)
 
     # -- while ------------------------------------------------------------------------------
@@ -338,12 +396,17 @@ class _ControlFlow(Transformer):
         anno.setanno(node.test, anno.Basic.TRUTH_TEST, True)
         namer = self.ctx.namer
         test_name, body_name = namer.new_symbol("loop_test"), namer.new_symbol("loop_body")
-        state = _order(self._state(node, modified), [node])
+        shared = self._shared(node, modified - test_writes)
+        state = _order(self._state(node, modified) - shared, [node])
         places = _places(node, (Static.BODY_SCOPE,))
-        bound, maybe = self.bound, self.maybe
+        out, shared_places = self._share(shared, node)
+        bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
+        self.declared[-1] = declared | shared
+        sharing, self.sharing = self.sharing, self.sharing | shared
         node.body = self.visit_block(node.body, *self._enter(modified, state))
-        self.bound, self.maybe = bound, maybe
-        out = self._undefined_inits(node, state)
+        self.bound, self.maybe, self.declared[-1] = bound, maybe, declared
+        self.sharing = sharing
+        out += self._undefined_inits(node, state)
         if test_writes:
             after = gast.Tuple(elts=[name(n) for n in state], ctx=gast.Load())
             test_ret = templates.replace("return (test, after)", origin=node, test=moved(node.test),
@@ -351,8 +414,8 @@ class _ControlFlow(Transformer):
         else:
             test_ret = templates.replace("return test", origin=node, test=moved(node.test))
         out += self._function(test_name, state, test_ret, None, node)
-        out += self._function(body_name, state, node.body, state, node)
-        out = self._call(out, state, places, "ag__.while_stmt(test, body{state})", node,
+        out += self._function(body_name, state, node.body, state, node, shared)
+        out = self._call(out, state, places, "ag__.while_stmt(test, body{state})", node, shared, shared_places,
                          test=test_name, body=body_name)
         if test_writes:
             out[-1].value.keywords.append(
@@ -382,20 +445,25 @@ class _ControlFlow(Transformer):
             # cannot see this test, so inside the body its reads stay live
             state |= modified & _target_names(extra)
             self.extra_live = saved | _target_names(extra)
-        state = _order(state, [node])
+        shared = self._shared(node, modified)
+        state = _order(state - shared, [node])
         places = _places(node, (Static.BODY_SCOPE,))
-        bound, maybe = self.bound, self.maybe
-        node.body = self.visit_block(node.body, *self._enter(modified, set(state) | targets))
-        self.bound, self.maybe = bound, maybe
+        out, shared_places = self._share(shared, node)
+        bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
+        self.declared[-1] = declared | shared
+        sharing, self.sharing = self.sharing, self.sharing | shared
+        node.body = self.visit_block(node.body, *self._enter(modified, set(state) | (targets - shared)))
+        self.bound, self.maybe, self.declared[-1] = bound, maybe, declared
+        self.sharing = sharing
         self.extra_live = saved
         body = node.body
-        if isinstance(node.target, gast.Name) and node.target.id not in state:
+        if isinstance(node.target, gast.Name) and node.target.id not in set(state) | shared:
             item = node.target.id
         else:
             item = namer.new_symbol("itr")
             body = templates.replace("target = itr", origin=node, target=moved(node.target), itr=item) + body
-        out = self._undefined_inits(node, state)
-        out += self._function(body_name, [item] + state, body, state, node)
+        out += self._undefined_inits(node, state)
+        out += self._function(body_name, [item] + state, body, state, node, shared)
         repl = {}
         template = "ag__.for_stmt(iter_, body{state})"
         if extra is not None:
@@ -405,7 +473,8 @@ class _ControlFlow(Transformer):
                                   None, node)
             template = "ag__.for_stmt(iter_, body{state}, extra_test=loop_test)"
             repl["loop_test"] = test_name
-        out = self._call(out, state, places, template, node, iter_=moved(node.iter), body=body_name, **repl)
+        out = self._call(out, state, places, template, node, shared, shared_places, iter_=moved(node.iter),
+                         body=body_name, **repl)
         return out + self._orelse(node, state)
 
 
@@ -420,7 +489,9 @@ def transform(node, ctx):
     # the variables pass reads the same facts: run it here, before the tree changes
     from autograph.converters import variables
     node = variables.transform(node, ctx, analysed=True)
-    return _ControlFlow(ctx).visit(node)
+    converter = _ControlFlow(ctx)
+    converter.closure_reads = _closure_reads(node)
+    return converter.visit(node)
 
 
 def run_analyses(node, ctx):

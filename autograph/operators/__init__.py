@@ -17,6 +17,7 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     Undefined(name), UndefinedReturnValue(), ld(x), ldu(lambda: x, name), retval(x)
                                                          undefined variables
     attr(obj, name, label), item(obj, key, label)        places a statement writes
+    variable(lambda: x, set_x, name)                     a variable closures share (nonlocal)
     range, len, enumerate, zip, abs, int, float, bool, min, max  builtins with tensor meanings
 """
 
@@ -28,11 +29,11 @@ from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumera
                                               float_ as float, int_ as int, len_ as len,
                                               max_ as max, min_ as min, range_ as range,
                                               zip_ as zip)
-from autograph.operators.places import attr, item
+from autograph.operators.places import attr, item, variable
 from autograph.operators.variables import Undefined, UndefinedReturnValue, ld, ldu, retval
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
-    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval", "attr", "item",
+    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval", "attr", "item", "variable",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
 ]

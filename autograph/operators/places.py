@@ -64,6 +64,27 @@ class _Item(Place):
             pass
 
 
+class _Variable(Place):
+    """A variable of the function around the statement, which closures made inside the
+    statement read (so the statement's functions share it through `nonlocal` instead of
+    passing it as state: Python's late binding). `obj` reads it, `key` assigns it."""
+    __slots__ = ()
+
+    def get(self):
+        try:
+            return self.obj()
+        except NameError:
+            return Undefined(self.name)
+
+    def put(self, value):
+        self.key(value)
+
+
+def variable(read, assign, name):
+    """The variable `name` as a place: `read()` gives its value, `assign(v)` sets it."""
+    return _Variable(read, assign, name)
+
+
 def attr(obj, name, label=None):
     """`obj.name` as a place (`label`: how the user wrote it, for messages)."""
     return _Attr(obj, name, label or name)

@@ -394,3 +394,81 @@ def test_first_assigned_checked_where_read(fn):
             except UnboundLocalError:
                 got = ("raise", UnboundLocalError)
             assert got == want, (fn.__name__, n, c)
+
+
+# -- class 3: closures over loop and branch variables (late binding) ------------------------
+
+def closure_before_tensor_loop(n):
+    i = 0
+    get = lambda: i  # noqa: E731
+    while i < n:
+        i += 1
+    return get()
+
+
+def lambdas_made_in_for(n):
+    fs = []
+    for i in range(n):
+        fs.append(lambda: i)
+    return sum(f() for f in fs)
+
+
+def defs_made_in_while(n):
+    fs = []
+    i = 0
+    while i < n:
+        def g():
+            return i * 10
+        fs.append(g)
+        i += 1
+    return [f() for f in fs]
+
+
+def closure_made_in_branch(x):
+    v = 1
+    if x > 0:
+        v = 2
+        get = lambda: v  # noqa: E731
+    else:
+        get = lambda: -v  # noqa: E731
+    v = 7
+    return get()
+
+
+def closure_in_nested_loops(n):
+    fs = []
+    for i in range(n):
+        for j in range(n):
+            fs.append(lambda: i * 10 + j)
+    return [f() for f in fs]
+
+
+@pytest.mark.parametrize("fn,args", [
+    (closure_before_tensor_loop, [(0,), (3,)]),
+    (lambdas_made_in_for, [(0,), (3,)]),
+    (defs_made_in_while, [(0,), (3,)]),
+    (closure_made_in_branch, [(1,), (-1,)]),
+    (closure_in_nested_loops, [(0,), (2,)]),
+])
+def test_closures_see_the_variable_not_a_copy(fn, args):
+    same_in_python(fn, *args)
+
+
+def test_closure_read_after_tensor_loop_and_branch():
+    assert ag.function(closure_before_tensor_loop)(np.int64(3)) == 3
+    code = ag.to_code(lambdas_made_in_for)
+    assert "nonlocal i" in code and "ag__.variable(lambda: i, set_i, 'i')" in code
+
+
+def counter_in_tensor_loop(n):
+    i = 0
+    get = lambda: i  # noqa: E731
+    total = 0
+    while i < n:
+        total += get()  # a closure read inside a staged loop sees the loop's i
+        i += 1
+    return total
+
+
+def test_closure_called_inside_staged_loop():
+    assert ag.function(counter_in_tensor_loop)(np.int64(4)) == counter_in_tensor_loop(4)
