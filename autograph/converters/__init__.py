@@ -1,6 +1,7 @@
 """The compiler's passes: each module rewrites one construct, in this order.
 
     declarations             `global`/`nonlocal` inside blocks -> at the top of the function
+    locals_calls             locals() / vars() -> ag__.user_locals(the user's variables)
     asserts                  assert -> ag__.assert_stmt
     return_statements        returns anywhere -> returns at the end (if/else or a flag)
     break_statements         break -> a flag joining the loop condition
@@ -17,7 +18,7 @@ whose flags are ordinary variables; expressions are converted last, inside the f
 the control-flow pass made.
 """
 
-from autograph.converters import (asserts, break_statements, call_trees, declarations,
+from autograph.converters import (asserts, break_statements, call_trees, declarations, locals_calls,
                                   conditional_expressions, continue_statements, control_flow,
                                   logical_expressions, return_statements, variables)  # noqa: F401
 import gast
@@ -49,6 +50,7 @@ def _rewrites_expression(node):
 
 PIPELINE = (
     declarations.transform,
+    locals_calls.transform,
     asserts.transform,
     return_statements.transform,
     break_statements.transform,

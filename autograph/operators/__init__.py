@@ -14,6 +14,7 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     assert_stmt(cond, message_fn)                        assert
     converted_call(f, *args, **kwargs)                   calls of user code
     Undefined(name), UndefinedReturnValue(), ld(x), retval(x)   undefined variables
+    user_locals(readers)                                        locals() as the user's code sees it
     range, len, enumerate, zip, abs, int, float, bool, min, max  builtins with tensor meanings
 """
 
@@ -25,10 +26,10 @@ from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumera
                                               float_ as float, int_ as int, len_ as len,
                                               max_ as max, min_ as min, range_ as range,
                                               zip_ as zip)
-from autograph.operators.variables import Undefined, UndefinedReturnValue, ld, retval
+from autograph.operators.variables import Undefined, UndefinedReturnValue, ld, retval, user_locals
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
-    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "retval",
+    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "retval", "user_locals",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
 ]
