@@ -452,6 +452,25 @@ def _instructions(code):
             for i in dis.get_instructions(code)]
 
 
+def _bytecode_is_current(fn):
+    """The cheap answer first: the module's .pyc records the size and time of the source
+    it was compiled from; when they are the file's now, the file has not changed since."""
+    cached = fn.__globals__.get("__cached__")
+    filename = fn.__code__.co_filename
+    if not cached or fn.__globals__.get("__file__") != filename:
+        return False
+    try:
+        with open(cached, "rb") as f:
+            header = f.read(16)
+        st = os.stat(filename)
+    except OSError:
+        return False
+    if len(header) < 16 or int.from_bytes(header[4:8], "little") != 0:
+        return False   # a hash-based .pyc: the compile check decides
+    return (int.from_bytes(header[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
+            and int.from_bytes(header[12:16], "little") == st.st_size & 0xFFFFFFFF)
+
+
 def _check_unchanged(fn, py_node):
     """Refuse to convert text that is not the code `fn` runs: the file changed on disk
     after it was imported (linecache reads the new text), and converting it would
@@ -461,6 +480,8 @@ def _check_unchanged(fn, py_node):
     loader = fn.__globals__.get("__loader__")
     if loader is not None and not isinstance(loader, _PLAIN_LOADERS):
         return   # an import hook may compile other code than the text (pytest rewrites asserts)
+    if _bytecode_is_current(fn):
+        return
     code = fn.__code__
     name = code.co_name
     if isinstance(py_node, ast.Lambda):
@@ -478,7 +499,10 @@ def _check_unchanged(fn, py_node):
     if owner is not None:   # private names are mangled by the class they are written in
         module.body = [ast.ClassDef(name=owner, bases=[], keywords=[], body=[factory],
                                     decorator_list=[])]
-    ast.fix_missing_locations(module)
+    for n in (module, factory, factory.args, *factory.args.args, *module.body, *factory.body):
+        if n is not py_node and hasattr(n, "_attributes") and "lineno" in n._attributes:
+            n.lineno, n.col_offset = py_node.lineno, 0
+            n.end_lineno, n.end_col_offset = py_node.lineno, 0
     try:
         compiled = compile(module, code.co_filename, "exec",
                            flags=code.co_flags & _FUTURE_MASK, dont_inherit=True)
