@@ -73,7 +73,8 @@ def _convert_code(fn):
     node, _, info = parser.parse_entity(fn)
     ctx = converters.Context(fn, node, info)
     node = converters.convert(node, ctx)
-    new_fn, source, filename = loader.load(node, fn, {"ag__": operators})
+    new_fn, source, filename = loader.load(node, fn, {"ag__": operators},
+                                           generated=ctx.namer.generated)
     log.log(1, "converted %s (%s:%s)", fn.__qualname__, info.filename, info.lineno)
     log.log(2, "generated code of %s:\n%s", fn.__qualname__, source)
     entry = _Converted(new_fn, source, filename)

@@ -536,7 +536,12 @@ def _placeholders(graph, name, value, specs):
     """`value` with each array/TensorSpec leaf replaced by a placeholder named after the
     argument (`x`, `x_1`, ...), shaped by the next spec of the trace key."""
     if nest.is_nested(value) and not tt.is_tensor_leaf(value):
-        leaves = [_placeholder(graph, name, leaf, specs) for leaf in nest.flatten(value)]
+        flat = nest.flatten(value)
+        if not any(tt.is_tensor_leaf(leaf) for leaf in flat):
+            # no arrays in it: the object itself, as Python passes it (a mutable default
+            # or a list the caller keeps sees the function's appends)
+            return value
+        leaves = [_placeholder(graph, name, leaf, specs) for leaf in flat]
         return nest.pack_sequence_as(value, leaves)
     return _placeholder(graph, name, value, specs)
 

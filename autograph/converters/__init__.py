@@ -1,5 +1,7 @@
 """The compiler's passes: each module rewrites one construct, in this order.
 
+    declarations             `global`/`nonlocal` inside blocks -> at the top of the function
+    locals_calls             locals() / vars() -> ag__.user_locals(the user's variables)
     asserts                  assert -> ag__.assert_stmt
     return_statements        returns anywhere -> returns at the end (if/else or a flag)
     break_statements         break -> a flag joining the loop condition
@@ -16,7 +18,7 @@ whose flags are ordinary variables; expressions are converted last, inside the f
 the control-flow pass made.
 """
 
-from autograph.converters import (asserts, break_statements, call_trees,
+from autograph.converters import (asserts, break_statements, call_trees, declarations, locals_calls,
                                   conditional_expressions, continue_statements, control_flow,
                                   logical_expressions, return_statements, variables)  # noqa: F401
 import gast
@@ -47,6 +49,8 @@ def _rewrites_expression(node):
 
 
 PIPELINE = (
+    declarations.transform,
+    locals_calls.transform,
     asserts.transform,
     return_statements.transform,
     break_statements.transform,
@@ -58,7 +62,7 @@ PIPELINE = (
 
 
 # passes that rewrite one kind of statement and leave a function without it unchanged
-_ONLY_FOR = {asserts.transform: gast.Assert, break_statements.transform: gast.Break,
+_ONLY_FOR = {declarations.transform: (gast.Global, gast.Nonlocal), asserts.transform: gast.Assert, break_statements.transform: gast.Break,
              continue_statements.transform: gast.Continue}
 
 
@@ -69,7 +73,8 @@ def convert(node, ctx):
     kinds = base.statement_kinds(node)
     for transform in PIPELINE:
         needed = _ONLY_FOR.get(transform)
-        if needed is None or needed in kinds:
+        if needed is None or (any(k in kinds for k in needed) if isinstance(needed, tuple)
+                              else needed in kinds):
             node = transform(node, ctx)
     return node
 

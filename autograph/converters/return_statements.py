@@ -17,7 +17,8 @@ Two forms, the more readable first:
    return the function's value.
 
 2. Otherwise (a return inside a loop, or returns the first form cannot place), a flag:
-   `do_return = True; retval_ = value` at each return, the statements that may run after a
+   `retval_ = value; do_return = True` at each return (the value first: if it raises, nothing
+   returned), the statements that may run after a
    return guarded by `if not do_return:`, `not do_return` added to the test of every loop
    the return is in, and one `return retval_` at the end. `retval_` starts as ag__.UndefinedReturnValue(), so a path
    that returns nothing gives None, as in Python.
@@ -27,7 +28,7 @@ import copy
 
 import gast
 
-from autograph.converters import jumps
+from autograph.converters import finally_jumps, jumps
 from autograph.converters.base import SCOPE_NODES, Conv, Transformer
 from autograph.source import anno, templates
 
@@ -120,12 +121,15 @@ class _FlagLowering:
     """Form 2: do_return / retval_ flags."""
 
     def __init__(self, ctx):
+        self.ctx = ctx
         self.do_return = ctx.namer.new_symbol("do_return")
         self.retval = ctx.namer.new_symbol("retval_")
 
     def _assign(self, stmt):
         value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
-        return templates.replace("do_return = True\nretval_ = value", origin=stmt,
+        # the value first: if computing it raises, the function has not returned (an
+        # `except` or a `with` that suppresses the error goes on as in Python)
+        return templates.replace("retval_ = value\ndo_return = True", origin=stmt,
                                  do_return=self.do_return, retval_=self.retval, value=value)
 
     def lower(self, stmts):
@@ -149,12 +153,42 @@ class _FlagLowering:
         return out
 
     def _lower_children(self, s):
+        # None: not a try whose body returns
+        skips_else = bool(s.orelse) if isinstance(s, gast.Try) and _contains_return(s.body) else None
         for field in ("body", "orelse", "finalbody"):
             block = getattr(s, field, None)
-            if block:
-                setattr(s, field, self.lower(block) or ([gast.Pass()] if field == "body" else []))
+            if not block:
+                continue
+            if field == "finalbody" and finally_jumps.jumps_out(block):
+                setattr(s, field, self._lower_jumping_finally(block))
+                continue
+            setattr(s, field, self.lower(block) or ([gast.Pass()] if field == "body" else []))
         for clause in jumps.clauses(s):   # except handlers, match cases
             clause.body = self.lower(clause.body) or [gast.Pass()]
+            if skips_else is not None:
+                # an exception that reaches a handler ended any return of the body (it
+                # was raised by a `finally:` or a `with` exit after the return)
+                clause.body = self._forget_return(clause) + clause.body
+        if skips_else:
+            # a `try` body that returned skips its `else:` (it left the statement)
+            s.orelse = jumps.guard(self.do_return, s.orelse, origin=s.orelse[0])
+
+    def _forget_return(self, origin):
+        return templates.replace("do_return = False\nretval_ = ag__.UndefinedReturnValue()",
+                                 origin=origin, do_return=self.do_return, retval_=self.retval)
+
+    def _lower_jumping_finally(self, block):
+        """A `finally:` that returns, breaks or continues replaces the return pending from
+        its `try` (if any): the pending return is set aside while the block runs (so its own
+        loops and guards do not stop at it) and comes back only if the block ends normally;
+        a break or continue there drops it (Python returns nothing then, or returns later)."""
+        pending = self.ctx.namer.new_symbol("pending_return")
+        finally_jumps.before_outward_loop_jumps(block, self._forget_return)
+        start = templates.replace("pending = do_return\ndo_return = False", origin=block[0],
+                                  pending=pending, do_return=self.do_return)
+        end = templates.replace("do_return = do_return or pending", origin=block[-1],
+                                pending=pending, do_return=self.do_return)
+        return start + self.lower(block + end)
 
     def _stop_loop(self, loop):
         """A loop that may return stops when it does: `not do_return` joins its test, and
@@ -185,6 +219,7 @@ class _FlagLowering:
 
 
 def _convert_function(node, ctx):
+    node.body = finally_jumps.rewrite(node.body, ctx)
     if not _contains_return(node.body):
         return node
     body = _canonicalize(node.body)

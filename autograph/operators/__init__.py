@@ -18,6 +18,7 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
                                                          undefined variables
     attr(obj, name, label), item(obj, key, label)        places a statement writes
     variable(lambda: x, set_x, name)                     a variable closures share (nonlocal)
+    user_locals(readers)                                 locals() as the user's code sees it
     range, len, enumerate, zip, abs, int, float, bool, min, max  builtins with tensor meanings
 """
 
@@ -30,10 +31,12 @@ from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumera
                                               max_ as max, min_ as min, range_ as range,
                                               zip_ as zip)
 from autograph.operators.places import attr, item, variable
-from autograph.operators.variables import Undefined, UndefinedReturnValue, ld, ldu, retval
+from autograph.operators.variables import (Undefined, UndefinedReturnValue, ld, ldu, retval,
+                                           user_locals)
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
-    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval", "attr", "item", "variable",
+    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval", "user_locals",
+    "attr", "item", "variable",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
 ]

@@ -73,3 +73,18 @@ def ldu(read, name):
 def retval(value):
     """The value a function returns: None when no `return` ran (Python's implicit return)."""
     return None if isinstance(value, UndefinedReturnValue) else value
+
+
+def user_locals(readers):
+    """What `locals()` gives in the original function: `readers` holds (name, read) for
+    each variable Python would show; those not assigned yet (unbound, or Undefined in
+    converted code) are left out."""
+    out = {}
+    for name, read in readers:
+        try:
+            value = read()
+        except NameError:   # UnboundLocalError, or a free variable not assigned yet
+            continue
+        if not isinstance(value, Undefined):
+            out[name] = value
+    return out

@@ -26,6 +26,7 @@ node's anno.Basic.ORIGIN; it is registered with autograph.source.origin.
 
 import ast
 import functools
+import inspect
 import itertools
 import os
 import re
@@ -166,7 +167,39 @@ def _find_code(code, name):
     raise AssertionError(f"no code object {name!r} in {code.co_name}")
 
 
-def load(node, original_fn, extra=None, name=None):
+def _requalify(code, old, new, generated):
+    """`code` with the qualified names of the functions and classes nested in it as Python
+    gave them in the original: under `new` (the user's `Outer.make`) instead of `old` (what
+    compiling inside the factory gave), without the `if_true.<locals>` of generated
+    functions (`generated`: their names) a def or class was moved into."""
+    consts = list(code.co_consts)
+    changed = False
+    for i, const in enumerate(consts):
+        if isinstance(const, types.CodeType):
+            fixed = _requalify(const, old, new, generated)
+            if fixed is not const:
+                consts[i], changed = fixed, True
+    qualname = code.co_qualname
+    if qualname == old or qualname.startswith(old + "."):
+        parts = qualname[len(old):].split(".")[1:]
+        kept = []
+        for part in parts:
+            if part == "<locals>" and kept and kept[-1] in generated:
+                kept.pop()
+                continue
+            kept.append(part)
+        qualname = ".".join([new] + kept)
+    if qualname != code.co_qualname and not code.co_flags & inspect.CO_NEWLOCALS:
+        # a class body: it stores its __qualname__ as a constant
+        consts = [qualname if c == code.co_qualname and isinstance(c, str) else c
+                  for c in consts]
+        changed = True
+    if not changed and qualname == code.co_qualname:
+        return code
+    return code.replace(co_consts=tuple(consts), co_qualname=qualname)
+
+
+def load(node, original_fn, extra=None, name=None, generated=()):
     """Compile converted `node` (gast FunctionDef or Lambda) into a function bound to
     `original_fn`'s globals and closure cells plus `extra` (name -> value or cell).
 
@@ -222,6 +255,9 @@ def load(node, original_fn, extra=None, name=None):
         module_code = _find_code(module_code, cls)
     factory_code = _find_code(module_code, _FACTORY)
     inner_code = _find_code(factory_code, inner_name)
+    if hasattr(inner_code, "co_qualname"):   # Python 3.11+
+        inner_code = _requalify(inner_code, inner_code.co_qualname, fn.__qualname__,
+                                frozenset(generated))
 
     missing = [v for v in inner_code.co_freevars if v not in cells]
     if missing:
