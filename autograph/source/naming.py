@@ -71,8 +71,11 @@ class Namer:
         i = self._next_suffix.get(base, 0)
         name = f"{base}_{i}" if i else base
         skipped = None   # the first suffix passed over only for `reserved_locals`
-        while self.is_used(name) or name in local:
-            if skipped is None and not self.is_used(name):
+        while True:
+            used = self.is_used(name)
+            if not used and name not in local:
+                break
+            if skipped is None and not used:
                 skipped = i
             i += 1
             name = f"{base}_{i}"
