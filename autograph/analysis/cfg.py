@@ -21,8 +21,13 @@ anywhere an exception may be raised, and leaves towards each of those continuati
 `Graph.stmt_next[stmt]` / `Graph.stmt_prev[stmt]` are the nodes control reaches right after
 leaving / right before entering any statement (compound ones included), and
 `Graph.stmt_nodes[stmt]` are the nodes inside it; the dataflow analyses use them to annotate
-compound statements.
+compound statements. The nodes of a statement are contiguous in `Graph.nodes`
+(`Graph.stmt_span[stmt]` is their range, `Graph.stmt_entry(stmt)` the first), and the edges
+leaving a statement are gathered from its children's, so that none of this costs more for
+deeply nested statements (a statement's node set is made only when asked for).
 """
+
+import collections.abc
 
 import gast
 
@@ -101,7 +106,8 @@ class Graph:
         self.exit = set()
         self.error = set()
         self.index = {}       # ast node -> its CFG Node
-        self.stmt_nodes = {}  # statement -> frozenset of the CFG nodes inside it
+        self.stmt_span = {}   # statement -> (first, end): graph.nodes[first:end] are inside it
+        self.stmt_nodes = _StmtNodes(self)  # statement -> frozenset of the CFG nodes inside it
         self.stmt_prev = {}
         self.stmt_next = {}
         # the statement of the enclosing function that defines this one (a def: itself; a
@@ -110,6 +116,11 @@ class Graph:
 
     def node_for(self, ast_node):
         return self.index[ast_node]
+
+    def stmt_entry(self, stmt):
+        """The first node built for `stmt` (its entry), or None if it has no node."""
+        first, end = self.stmt_span[stmt]
+        return self.nodes[first] if first < end else None
 
     def __repr__(self):
         lines = [f"Graph({_describe(self.fn_node)})"]
@@ -137,6 +148,24 @@ class _Finally:
         self.pending = []
 
 
+class _StmtNodes(collections.abc.Mapping):
+    """statement -> frozenset of its CFG nodes, made from Graph.stmt_span when looked up
+    (making them all up front costs the sum of the statements' sizes: quadratic in depth)."""
+
+    def __init__(self, graph):
+        self._graph = graph
+
+    def __getitem__(self, stmt):
+        first, end = self._graph.stmt_span[stmt]
+        return frozenset(self._graph.nodes[first:end])
+
+    def __iter__(self):
+        return iter(self._graph.stmt_span)
+
+    def __len__(self):
+        return len(self._graph.stmt_span)
+
+
 class _Handlers:
     """An enclosing try body with except handlers: a raise inside stops there (the
     handler edges are added when the handlers are built)."""
@@ -147,6 +176,8 @@ class _Builder(traversal.NodeVisitor):
         self.graph = Graph(fn_node)
         self.leaves = set()
         self.stack = []
+        self.children = {}   # statement -> the statements directly inside it, in order
+        self._open = [[]]    # the children found so far of each statement being visited
 
     # -- plumbing --------------------------------------------------------------------------
     def add(self, ast_node):
@@ -194,9 +225,11 @@ class _Builder(traversal.NodeVisitor):
         if not isinstance(node, (gast.stmt, gast.ExceptHandler, gast.match_case)):
             return
         first = len(self.graph.nodes)
+        self._open.append([])
         super().visit(node)
-        inside = frozenset(self.graph.nodes[first:])
-        self.graph.stmt_nodes[node] = inside
+        self.children[node] = self._open.pop()
+        self._open[-1].append(node)
+        self.graph.stmt_span[node] = (first, len(self.graph.nodes))
 
     def generic_visit(self, node):  # simple statements
         self.add(node)
@@ -335,10 +368,27 @@ class _Builder(traversal.NodeVisitor):
             self.block(fn.body)
         self.graph.exit |= self.leaves  # falling off the end returns None
         g = self.graph
-        for stmt, inside in g.stmt_nodes.items():
-            g.stmt_next[stmt] = frozenset(s for n in inside for s in n.next if s not in inside)
-            g.stmt_prev[stmt] = frozenset(p for n in inside for p in n.prev if p not in inside)
+        for stmt, (first, end) in g.stmt_span.items():   # children before their parents
+            kids = self.children[stmt]
+            nxt, prev = set(), set()
+            for n in self._own_nodes(first, end, kids):
+                nxt.update(n.next)
+                prev.update(n.prev)
+            for kid in kids:   # what leaves a child and is not inside this statement
+                nxt.update(g.stmt_next[kid])
+                prev.update(g.stmt_prev[kid])
+            g.stmt_next[stmt] = frozenset(n for n in nxt if not first <= n.index < end)
+            g.stmt_prev[stmt] = frozenset(n for n in prev if not first <= n.index < end)
         return g
+
+    def _own_nodes(self, first, end, kids):
+        """The nodes of graph.nodes[first:end] that no statement in `kids` holds."""
+        nodes, spans, at = self.graph.nodes, self.graph.stmt_span, first
+        for kid in kids:
+            kid_first, kid_end = spans[kid]
+            yield from nodes[at:kid_first]
+            at = max(at, kid_end)
+        yield from nodes[at:end]
 
 
 def build(fn_node):

@@ -115,10 +115,10 @@ def _with_closures(live, closures):
 
 
 def _annotate(graph, facts):
-    for stmt, inside in graph.stmt_nodes.items():
-        if not inside:
+    for stmt in graph.stmt_span:
+        entry = graph.stmt_entry(stmt)   # the first node built for it
+        if entry is None:
             continue
-        entry = min(inside, key=lambda n: n.index)  # the first node built is the entry
         anno.setanno(stmt, anno.Static.LIVE_VARS_IN, facts[entry][0])
         after = graph.stmt_next[stmt]
         out = frozenset().union(*(facts[s][0] for s in after)) if after else frozenset()

@@ -72,10 +72,10 @@ def analyze(graph, initial=frozenset()):
 
 
 def _annotate(graph, facts):
-    for stmt, inside in graph.stmt_nodes.items():
-        if not inside:
+    for stmt in graph.stmt_span:
+        entry = graph.stmt_entry(stmt)
+        if entry is None:
             continue
-        entry = min(inside, key=lambda n: n.index)
         must, may = facts[entry]
         anno.setanno(stmt, anno.Static.DEFINED_VARS_IN, must)
         anno.setanno(stmt, anno.Static.MAYBE_DEFINED_VARS_IN, may)

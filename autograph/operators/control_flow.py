@@ -71,11 +71,15 @@ def _is_return_placeholder(value):
 
 # -- placeholders for return values that are undefined on some paths ------------------------
 
-def _placeholder_like(value):
-    """A value of the same type as `value`, standing for a return value never read."""
+def _placeholder_like(value, exact=False):
+    """A value of the same type as `value`, standing for a return value never read.
+
+    `exact`: a tensor scalar keeps its dtype unless it is weak (a loop variable's type must
+    be right on entry, or the loop is traced again to relax it)."""
     def leaf(v):
         if is_tensor(v):
-            if v.shape == ():  # a Python scalar: weak, it adopts the real value's dtype
+            if v.shape == () and not (exact and not v.weak):
+                # a Python scalar: weak, it adopts the real value's dtype
                 return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}.get(v.dtype.kind, 0)
             shape = tuple(0 if d is None else d for d in (v.shape or ()))
             from autograph.runtime import primitives
@@ -107,8 +111,9 @@ def _as_loop_value(value):
 
 
 def _fill_placeholders(outputs, templates):
-    """Replace undefined return values in `outputs` by placeholders like `templates`."""
-    return tuple(_placeholder_like(t) if _is_return_placeholder(o) and t is not None else o
+    """Replace undefined return values in `outputs` (a loop's initial state) by
+    placeholders of exactly the types of `templates`."""
+    return tuple(_placeholder_like(t, exact=True) if _is_return_placeholder(o) and t is not None else o
                  for o, t in zip(outputs, templates))
 
 
@@ -221,13 +226,7 @@ def _staged_if(pred, if_true, if_false, state, names):
 
     true_fn, false_fn = run(if_true, "if"), run(if_false, "else")
     if any(_is_return_placeholder(v) for v in state):
-        # A return value assigned in one branch only: learn its type from the branch that
-        # assigns it, and give the other branch a placeholder of that type.
-        t_out, f_out = _scratch_trace(true_fn), _scratch_trace(false_fn)
-        t_tmpl = [None if _is_return_placeholder(v) else v for v in t_out]
-        f_tmpl = [None if _is_return_placeholder(v) else v for v in f_out]
-        true_fn = _then(true_fn, lambda out: _fill_placeholders(out, f_tmpl))
-        false_fn = _then(false_fn, lambda out: _fill_placeholders(out, t_tmpl))
+        true_fn, false_fn = _filling_each_other(true_fn, false_fn)
     out = _cond(pred, true_fn, false_fn, _leaf_names(state, names))
     return _result(tuple(out), n)
 
@@ -236,8 +235,38 @@ def _staged_if(pred, if_true, if_false, state, names):
 _RETURN_NAMES = [f"item {i} of the return value" for i in range(256)]
 
 
-def _then(fn, post):
-    return lambda: post(fn())
+def _filling_each_other(true_fn, false_fn):
+    """Branch functions whose undefined return values become placeholders of the type the
+    other branch gives them (a return value assigned in one branch only).
+
+    Each branch is traced once: the branch that `cond` traces second fills the placeholders
+    of both, each in its own branch graph, before `cond` reads either branch's outputs. (A
+    trial trace of each branch to learn the types first made nested `if`s that may return
+    trace their branches 2**depth times.)"""
+    from autograph.runtime.graph import get_default_graph
+    traced = []   # (branch graph, outputs as a list that can still be filled)
+
+    def filling(fn):
+        def branch():
+            out = list(fn())
+            traced.append((get_default_graph(), out))
+            if len(traced) == 2:
+                (graph_a, a), (graph_b, b) = traced
+                _fill_from(a, b, graph_a)
+                _fill_from(b, a, graph_b)
+            return out
+        return branch
+
+    return filling(true_fn), filling(false_fn)
+
+
+def _fill_from(outputs, templates, graph):
+    """Replace (in place) the undefined return values in `outputs`, a branch's outputs in
+    `graph`, by placeholders like the other branch's `templates`."""
+    with graph.as_default():
+        for i, (o, t) in enumerate(zip(outputs, templates)):
+            if _is_return_placeholder(o) and not _is_return_placeholder(t):
+                outputs[i] = _placeholder_like(t)
 
 
 def _cond(pred, true_fn, false_fn, leaf_names):

@@ -42,6 +42,7 @@ class Namer:
         self._used = set(reserved_names)
         self._reserved_in = tuple(reserved_in)
         self.generated = set()
+        self._next_suffix = {}   # base -> the first suffix not known to be taken
 
     @classmethod
     def for_function(cls, node, global_namespace=None, extra_reserved=()):
@@ -65,10 +66,20 @@ class Namer:
         """`base` if it is free, else `base_1`, `base_2`, ...; never a reserved name."""
         base = str(base)
         local = {str(n) for n in reserved_locals} if reserved_locals else ()
-        name, i = base, 0
-        while self.is_used(name) or name in local:
+        # the search starts past the suffixes already taken for `base` (they stay taken),
+        # so asking for `if_true` n times probes n names, not n**2 / 2
+        i = self._next_suffix.get(base, 0)
+        name = f"{base}_{i}" if i else base
+        skipped = None   # the first suffix passed over only for `reserved_locals`
+        while True:
+            used = self.is_used(name)
+            if not used and name not in local:
+                break
+            if skipped is None and not used:
+                skipped = i
             i += 1
             name = f"{base}_{i}"
+        self._next_suffix[base] = i + 1 if skipped is None else skipped
         self._used.add(name)
         self.generated.add(name)
         return name
