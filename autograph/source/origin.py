@@ -93,6 +93,15 @@ def register(filename, source, line_map):
     return omap
 
 
+def unregister(filename):
+    """Forget a generated file (its code is gone): its origin map and its linecache text."""
+    with _lock:
+        omap = _registry.pop(filename, None)
+    entry = linecache.cache.get(filename)
+    if omap is not None and entry is not None and entry[1] is None:
+        linecache.cache.pop(filename, None)
+
+
 def _ensure_linecache(filename):
     omap = _registry.get(filename)
     if omap is None:
