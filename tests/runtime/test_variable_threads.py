@@ -241,3 +241,20 @@ def test_variable_with_a_lock_can_still_be_copied():
     np.testing.assert_array_equal(v.numpy(), np.arange(3.0))
     np.testing.assert_array_equal(w.numpy(), np.arange(3.0) + 1)
     assert w._lock is not v._lock
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_reads_around_updates_stay_ordered(mode):
+    """An update is a write: the optimiser never merges the reads before and after it."""
+    v = ag.Variable(np.float64(1.0))
+
+    def fn(d):
+        a = v.read_value()
+        v.assign_add(d)
+        b = v.read_value()
+        v.assign_sub(d * 3)
+        c = v.read_value()
+        return a, b, c
+
+    graph, _ = trace(fn, np.float64(2.0))
+    assert run(graph, [np.float64(2.0)], mode) == [1.0, 3.0, -3.0]
