@@ -181,3 +181,47 @@ def test_dict_results_keep_python_key_order():
     assert list(f(np.ones(2))) == list(dict_of_arrays(np.ones(2))) == ["b", "a"]
     g = ag.function(py_dict)
     assert list(g(np.ones(2))) == ["b", "a"]
+
+
+def with_defaultdict(x):
+    d = collections.defaultdict(list)
+    d["a"].append(1)
+    d["b"].append(x)
+    return d
+
+
+def with_counter(x):
+    return collections.Counter("abca"), x
+
+
+def with_ordered_dict(x):
+    return collections.OrderedDict([("b", [x]), ("a", 1)])
+
+
+@pytest.mark.parametrize("fn", [with_defaultdict, with_counter, with_ordered_dict],
+                         ids=lambda f: f.__name__)
+def test_dict_subclasses_come_back_as_themselves(fn):
+    f = ag.function(fn)
+    first = f(np.arange(3.0))
+    want = fn(np.arange(3.0))
+    assert _equal(first, want)
+    for got, ref in zip(nest_dicts(first), nest_dicts(want)):
+        assert type(got) is type(ref) and list(got) == list(ref)
+        assert getattr(got, "default_factory", None) is getattr(ref, "default_factory", None)
+    _mutate(first)
+    second = f(np.arange(3.0))
+    assert _equal(second, want)
+
+
+def nest_dicts(x):
+    return [x] if isinstance(x, dict) else [d for d in x if isinstance(d, dict)]
+
+
+def test_nest_rebuilds_dict_subclasses():
+    from autograph.runtime import nest
+    d = collections.defaultdict(int, {"k": 1, "a": 2})
+    packed = nest.pack_sequence_as(d, [10, 20])   # leaves in sorted key order: a, k
+    assert type(packed) is collections.defaultdict and packed.default_factory is int
+    assert dict(packed) == {"k": 20, "a": 10} and list(packed) == ["k", "a"]
+    c = nest.pack_sequence_as(collections.Counter("aab"), [5, 6])
+    assert type(c) is collections.Counter and dict(c) == {"a": 5, "b": 6}

@@ -115,7 +115,9 @@ def test_functions_passed_as_arguments_are_freed_with_their_closures():
     assert all(a() is None and b() is None for a, b in refs)
     # a function that stays alive keeps its trace and its fast path
     keep = lambda v: v - 1   # noqa: E731
-    apply(keep, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        apply(keep, x)
     count = apply.experimental_get_tracing_count()
     for _ in range(3):
         np.testing.assert_allclose(apply(keep, x), x - 1)
