@@ -43,7 +43,7 @@ from autograph.source import parser
 
 _FACTORY = "__autograph_factory"
 _counter = itertools.count(1)
-_names_lock = threading.Lock()
+_names_lock = threading.RLock()   # reentrant: _forget runs from GC callbacks
 _used_filenames = set()
 
 

@@ -75,7 +75,7 @@ class OriginMap:
 
 
 _registry = {}
-_lock = threading.Lock()
+_lock = threading.RLock()   # reentrant: unregister runs from GC callbacks
 
 # Frames of these directories are autograph's machinery; tracebacks hide them.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
