@@ -7,8 +7,10 @@ Conversion parses the function (autograph.source.parser), runs the converter pas
 (autograph.converters) and loads the result (autograph.source.loader) bound to the user's
 own globals and closure cells. It is cached per code object: another function made from the
 same code (a lambda or nested def created again) reuses the compiled code with its own
-closure. Library code (NumPy, the standard library, installed packages, autograph itself)
-is never converted; neither is anything marked with `do_not_convert`.
+closure. The caches keep nothing alive: the conversion of a code object lives as long as the
+code, a function's converted version lives in (and dies with) the function. Library code
+(NumPy, the standard library, installed packages, autograph itself) is never converted;
+neither is anything marked with `do_not_convert`.
 """
 
 import functools
@@ -23,16 +25,66 @@ from autograph.operators import calls
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 _lock = threading.RLock()
-_by_code = {}                          # (code object, filename) -> _Converted
-_by_function = weakref.WeakKeyDictionary()  # function -> converted entry point
+
+
+class _CodeCache:
+    """code object -> _Converted, by identity, holding the code object weakly: an entry
+    lives as long as its code. Functions made again from one `def` or `lambda` (the code
+    is a constant of the enclosing code) share one conversion; the code of a function made
+    by exec, or of a module that was dropped, takes its conversion with it when it dies.
+    (By identity: equal code objects from two files compare equal.)"""
+
+    def __init__(self):
+        self._entries = {}   # id(code) -> (weakref to the code, _Converted)
+
+    def get(self, code):
+        found = self._entries.get(id(code))
+        if found is not None and found[0]() is code:
+            return found[1]
+        return None
+
+    def setdefault(self, code, entry):
+        with _lock:
+            found = self.get(code)
+            if found is not None:
+                return found
+            ref = weakref.ref(code, functools.partial(self._drop, id(code)))
+            self._entries[id(code)] = (ref, entry)
+            return entry
+
+    def _drop(self, key, ref):
+        with _lock:
+            found = self._entries.get(key)
+            if found is not None and found[0] is ref:
+                del self._entries[key]
+
+    def clear(self):
+        with _lock:
+            self._entries.clear()
+
+    def __len__(self):
+        return len(self._entries)
+
+
+_by_code = _CodeCache()                # user's code object -> _Converted
 _unconvertible = weakref.WeakSet()     # functions without source: called as they are
+
+# The converted version of a function is kept in the function's own __dict__: it holds the
+# function (its closure cells, `__autograph_original__`), so a cache outside the function
+# would keep every converted function alive forever; inside, both die together. Stored
+# with the function's id, so that a wrapper that copies __dict__ (functools.wraps) does not
+# take it for its own.
+_CONVERTED = "__autograph_converted__"
 
 
 class _Converted:
-    """One conversion of a code object: the loaded function and its source text."""
+    """One conversion of a code object: the generated code object (with the names of its
+    free variables that are autograph's own, and their cells), its source text and the
+    filename it is registered under. It holds no user function, globals or closure: each
+    function made from the code gets its own (see _rebind)."""
 
-    def __init__(self, fn, source, filename):
-        self.fn, self.source, self.filename = fn, source, filename
+    def __init__(self, code, cells, source, filename):
+        self.code, self.cells, self.source, self.filename = code, cells, source, filename
 
 
 # -- conversion ---------------------------------------------------------------------------
@@ -62,12 +114,9 @@ def _python_function(f):
 
 def _convert_code(fn):
     """Convert `fn` (a plain function or lambda); cached per code object."""
-    # equal code objects from two files compare equal: the file is part of the key
-    code = (fn.__code__, fn.__code__.co_filename)
-    with _lock:
-        entry = _by_code.get(code)
-        if entry is not None:
-            return entry
+    entry = _by_code.get(fn.__code__)
+    if entry is not None:
+        return entry
     from autograph import converters
     from autograph.source import loader, parser
     node, _, info = parser.parse_entity(fn)
@@ -77,27 +126,42 @@ def _convert_code(fn):
                                            generated=ctx.namer.generated)
     log.log(1, "converted %s (%s:%s)", fn.__qualname__, info.filename, info.lineno)
     log.log(2, "generated code of %s:\n%s", fn.__qualname__, source)
-    entry = _Converted(new_fn, source, filename)
-    with _lock:
-        _by_code.setdefault(code, entry)
-    return entry
+    own = set(fn.__code__.co_freevars)
+    code = new_fn.__code__
+    cells = {name: cell for name, cell in zip(code.co_freevars, new_fn.__closure__ or ())
+             if name not in own}
+    return _by_code.setdefault(fn.__code__, _Converted(code, cells, source, filename))
 
 
 def _rebind(entry, fn):
-    """The converted code of `entry` with the globals, defaults and closure of `fn`."""
-    template = entry.fn
-    if template.__autograph_original__ is fn:
-        return template
+    """The converted code of `entry` as a function of `fn`'s globals, defaults and closure
+    (what the loader makes for the function it converts)."""
     own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    theirs = dict(zip(template.__code__.co_freevars, template.__closure__ or ()))
-    cells = tuple(own.get(v, theirs.get(v)) for v in template.__code__.co_freevars)
-    new = types.FunctionType(template.__code__, fn.__globals__, fn.__name__, fn.__defaults__, cells)
-    new.__kwdefaults__ = fn.__kwdefaults__
+    code = entry.code
+    cells = tuple(own[v] if v in own else entry.cells[v] for v in code.co_freevars)
+    new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, cells)
+    new.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
     new.__qualname__ = fn.__qualname__
     new.__doc__ = fn.__doc__
     new.__module__ = fn.__module__
+    new.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
+    new.__dict__.update({k: v for k, v in fn.__dict__.items()
+                         if k not in ("__wrapped__", _CONVERTED)})
     new.__autograph_original__ = fn
     return new
+
+
+def _cached(f):
+    """The converted version of plain function `f` made before, or None."""
+    found = f.__dict__.get(_CONVERTED)
+    if found is not None and found[0] == id(f):
+        return found[1]
+    return None
+
+
+def _remember(f, converted):
+    f.__dict__[_CONVERTED] = (id(f), converted)
+    return converted
 
 
 def _entry_point(generated):
@@ -161,18 +225,14 @@ def to_graph(f):
             f"autograph can only convert Python functions, methods and lambdas, not "
             f"{type(f).__name__} {f!r}. Call it from a converted function instead; it runs "
             f"as it is.")
-    cached = _by_function.get(f)
+    cached = _cached(f)
     if cached is not None:
         return cached
     if _is_generator(f):
         log.log(1, "%s is a generator or coroutine: not converted", f.__qualname__)
-        converted = _generator_entry_point(f) if inspect.isgeneratorfunction(f) else f
-        _by_function[f] = converted
-        return converted
+        return _remember(f, _generator_entry_point(f) if inspect.isgeneratorfunction(f) else f)
     entry = _convert_code(f)
-    converted = _entry_point(_rebind(entry, f))
-    _by_function[f] = converted
-    return converted
+    return _remember(f, _entry_point(_rebind(entry, f)))
 
 
 def to_code(f):
@@ -210,7 +270,7 @@ def _target(f):
     if getattr(f, _DO_NOT_CONVERT, False):
         return None
     if isinstance(f, types.FunctionType):
-        cached = _by_function.get(f)
+        cached = _cached(f)
         if cached is not None:
             return cached
         if f in _unconvertible:

@@ -11,6 +11,7 @@ Also here: the parameter binding and device choice that `Function` (autograph.fu
 """
 
 import inspect
+import operator
 import threading
 import weakref
 
@@ -384,7 +385,8 @@ class ConcreteFunction:
             return runner
         with self._lock:
             from autograph.runtime import codegen
-            compiled = codegen.compile_graph(self._graph_to_run(), dev)
+            graph = self._graph_to_run()
+            compiled = _fresh_constants(codegen.compile_graph(graph, dev), graph, dev)
             runner = _make_runner(compiled, self._unpack, dev, outputs_mode, move,
                                   self._function_name)
             runner.__device__ = dev
@@ -413,23 +415,81 @@ def _first(outs):
     return outs[0]
 
 
+# Python leaves of these exact types are mutable containers NumPy-free code makes fresh in
+# each call (`return {1, 2}`): each call gets its own shallow copy, like the lists around it.
+_COPIED_LEAVES = {set: set, bytearray: bytearray}
+
+
 def _make_unpack(structure, flat_outputs, tensor_slots):
-    """flat graph outputs -> the structure the Python function returned (Python values in it
-    pass through as they were while tracing)."""
-    if not tensor_slots:
-        return lambda outs: structure
-    if not nest.is_nested(structure) and len(flat_outputs) == 1:
-        return _first
-    template = list(flat_outputs)
-    slots = list(tensor_slots)
+    """flat graph outputs -> the structure the Python function returned, built anew by every
+    call: lists, tuples, dicts, namedtuples and dataclasses are fresh objects each time (as
+    the Python function would return them), so a caller mutating one result never changes
+    the next; graph outputs fill the tensor leaves; other Python leaves are the values the
+    trace returned (sets and bytearrays copied, other objects shared as they are).
 
-    def unpack(outs):
-        flat = list(template)
-        for i, value in zip(slots, outs):
-            flat[i] = value
-        return nest.pack_sequence_as(structure, flat)
+    The common shapes get a builder of their own: one array (`_first`), a flat tuple or
+    list of arrays (`tuple`/`list` of the outputs), so plain array results stay as fast."""
+    if not nest.is_nested(structure):
+        if tensor_slots:
+            return _first
+        copy = _COPIED_LEAVES.get(type(structure))
+        if copy is not None:
+            return lambda outs: copy(structure)
+        return lambda outs: structure   # an immutable Python value or an object
+    n = len(flat_outputs)
+    if len(tensor_slots) == n and type(structure) in (tuple, list) and \
+            len(structure) == n and not any(nest.is_nested(s) for s in structure):
+        return tuple if type(structure) is tuple else list   # outs is a fresh tuple per run
+    where = {flat_i: k for k, flat_i in enumerate(tensor_slots)}
+    leaves = iter(range(n))
 
-    return unpack
+    def leaf(value):
+        i = next(leaves)
+        if i in where:
+            return operator.itemgetter(where[i])
+        copy = _COPIED_LEAVES.get(type(value))
+        if copy is not None:
+            return lambda outs: copy(value)
+        return lambda outs: value
+
+    build = _builder(structure, leaf)
+    return build
+
+
+def _builder(s, leaf):
+    """fn(outs) -> `s` rebuilt from fresh containers (see _make_unpack); `leaf(value)` gives
+    the builder of each leaf, in flatten order."""
+    if not nest.is_nested(s):
+        return leaf(s)
+    kids = [_builder(k, leaf) for k in nest.children(s)]
+    kind = type(s)
+    if kind is tuple:
+        return lambda outs: tuple([k(outs) for k in kids])
+    if kind is list:
+        return lambda outs: [k(outs) for k in kids]
+    if kind is dict:   # children come in sorted key order; the result keeps the dict's order
+        by_key = dict(zip(nest._sorted_keys(s), kids))
+        pairs = [(key, by_key[key]) for key in s]
+        return lambda outs: {key: k(outs) for key, k in pairs}
+    return lambda outs: nest.rebuild(s, [k(outs) for k in kids])
+
+
+def _fresh_constants(compiled, graph, dev):
+    """`compiled`, copying the outputs that are constants of the graph (`return
+    np.zeros(3)`): the graph holds one read-only array for them, while the Python function
+    makes a new writable array in every call. Graphs without such outputs run as they are."""
+    consts = [i for i, t in enumerate(graph.outputs)
+              if t.node.op == "Const" and t.shape != () and t.shape is not None]
+    if not consts:
+        return compiled
+    xp = dev.xp
+
+    def run(*arrays):
+        outs = list(compiled(*arrays))
+        for i in consts:
+            outs[i] = xp.asarray(outs[i], copy=True)
+        return tuple(outs)
+    return run
 
 
 def _make_runner(compiled, unpack, dev, outputs_mode, move, name):

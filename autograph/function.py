@@ -62,10 +62,12 @@ _FAST_PATH_ENTRIES = 1024   # per Function
 
 
 # Functions passed as arguments (the seed's `dynamic_rnn(rnn_step, ...)`) are keyed by
-# identity like any object, and may take the fast path too. The fast path's key then holds
-# the function strongly, so its trace lives as long as the key (at most _FAST_PATH_ENTRIES
-# keys per Function); other objects stay weakly held and never enter the fast path.
+# identity like any object, and may take the fast path too. The fast path's key holds them
+# weakly (_WeakPart), as the trace key does: a function and its closure die when the caller
+# drops them, and so do their trace and fast-path entries. Other objects never enter the
+# fast path.
 _PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
+_HELD_WEAKLY = (types.FunctionType, types.BuiltinFunctionType)   # ufuncs live forever
 
 
 def _kw_key(args, kwargs):
@@ -284,7 +286,10 @@ class Function:
             runner = functools.partial(_select, runner, tuple(positions))
         if len(self._fast) >= _FAST_PATH_ENTRIES:   # many shapes through one [None] trace:
             self._fast.clear()                       # start over rather than grow forever
-        self._fast[fast_key(args) if not kwargs else _kw_key(args, kwargs)] = runner
+        key = fast_key(args) if not kwargs else _kw_key(args, kwargs)
+        if any(type(v) in _HELD_WEAKLY for v in given):
+            key = _weak_parts(key, functools.partial(_forget_fast, weakref.ref(self)))
+        self._fast[key] = runner
 
     def _bind(self, args, kwargs):
         return self._sig.bind_values(self.__name__, args, kwargs)
@@ -504,6 +509,42 @@ def _forbid_creation(message):
         yield
     finally:
         stack.pop()
+
+
+class _WeakPart:
+    """A function inside a fast-path key, held weakly: equal to that function while it
+    lives (a tuple holding it compares and hashes like the call's key, fast_key(args))."""
+
+    __slots__ = ("ref", "hash")
+
+    def __init__(self, obj, on_death):
+        self.ref = weakref.ref(obj, on_death)
+        self.hash = hash(obj)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        obj = self.ref()
+        return other is self or (obj is not None and other is obj)
+
+
+def _weak_parts(key, on_death):
+    """`key` (a fast-path key, tuples of tuples) with its functions held weakly."""
+    if type(key) is tuple:
+        return tuple([_weak_parts(k, on_death) for k in key])
+    if type(key) in _HELD_WEAKLY:
+        try:
+            return _WeakPart(key, on_death)
+        except TypeError:   # cannot be weakly referenced: held like any key part
+            return key
+    return key
+
+
+def _forget_fast(function_ref, _ref):
+    fn = function_ref()
+    if fn is not None:
+        fn._fast.clear()
 
 
 def _select(runner, positions, *args):

@@ -29,7 +29,7 @@ def _library_dirs():
 _LIBRARY_DIRS = _library_dirs()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=4096)   # bounded: exec'd code may invent module names
 def _module_is_library(module_name):
     if not module_name:
         return False

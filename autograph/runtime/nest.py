@@ -8,6 +8,7 @@ so that it can be a loop variable or a branch output. Control flow uses this to 
 several loop variables at once; `ag.function` uses it to key and flatten arguments.
 """
 
+import copy
 import dataclasses
 
 
@@ -77,7 +78,14 @@ def rebuild(x, kids):
         return x.__ag_unflatten__(list(kids))
     if isinstance(x, dict):
         out = dict(zip(_sorted_keys(x), kids))
-        return type(x)((k, out[k]) for k in x) if type(x) is not dict else {k: out[k] for k in x}
+        if type(x) is dict:
+            return {k: out[k] for k in x}
+        # a subclass (defaultdict, Counter, OrderedDict, the user's): a copy keeps what its
+        # constructor would not take back (a default_factory; Counter counts an iterable)
+        new = copy.copy(x)
+        for k in x:
+            new[k] = out[k]
+        return new
     if _is_namedtuple(x):
         return type(x)(*kids)
     if isinstance(x, tuple):

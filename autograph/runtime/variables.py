@@ -7,7 +7,14 @@ replaces it. While tracing, a read stages a `read_variable` node and an assignme
 was deleted raises an error that names the Variable and the function.
 
 Both nodes are effectful: they are never dropped, merged or reordered, so a read sees
-exactly the assignments staged before it. Arithmetic and NumPy functions work on a
+exactly the assignments staged before it.
+
+Updates are atomic per Variable, as TensorFlow's resource variables are by default: each
+Variable has a lock, and `assign`, `assign_add` and `assign_sub` hold it, eagerly and when a
+graph runs (`assign_add` stages one `update_variable` node whose kernel reads, adds and
+writes under the lock). Eight threads adding 1 a thousand times each give 8000. A
+read-modify-write spelled out by hand (`v.assign(v + 1)`) is a read and a separate
+assignment: another thread may assign in between. Arithmetic and NumPy functions work on a
 Variable as on its value (`v + 1`, `np.tanh(v)`), eagerly and while tracing.
 
 `record_creations()` lets `ag.function` see the Variables a trace creates.
@@ -81,7 +88,26 @@ def _read_kernel(xp, *, variable, name, function, **_):
 
 
 def _assign_kernel(xp, value, *, variable, name, function, **_):
-    _on_device(xp, variable, name, function)._value = value
+    var = _on_device(xp, variable, name, function)
+    with var._lock:   # never between the read and the write of an update on another thread
+        var._value = value
+
+
+def _update_kernel(xp, delta, *, variable, name, function, op, operand_dtype, dtype, **_):
+    """assign_add / assign_sub: the Variable's value `op` delta, as one step under its lock.
+    The value is computed in `operand_dtype` (NumPy's loop dtype, which the staged delta
+    already has) and stored in the Variable's `dtype`, as a read, an add and an assign
+    would compute it."""
+    var = _on_device(xp, variable, name, function)
+    fn = getattr(xp, op)
+    with var._lock:
+        old = var._value
+        if old.dtype != operand_dtype:
+            old = xp.astype(old, operand_dtype)
+        new = fn(old, delta)
+        if new.dtype != dtype:
+            new = xp.astype(new, dtype)
+        var._value = new
 
 
 def _read_infer(*, variable, name, function, dtype, shape):
@@ -96,6 +122,8 @@ primitives.register("read_variable", _read_infer, _read_kernel, effectful=True,
                     doc="the Variable's current value (ordered with assignments)")
 primitives.register("assign_variable", _assign_infer, _assign_kernel, effectful=True,
                     doc="replaces the Variable's value")
+primitives.register("update_variable", _assign_infer, _update_kernel, effectful=True,
+                    doc="the Variable's value `op` (add/subtract) delta, atomically")
 
 
 def _root(graph):
@@ -130,6 +158,7 @@ class Variable:
         self._value = self._device.to_device(value)
         self.name = "Variable" if name is None else str(name)
         self.trainable = trainable
+        self._lock = threading.Lock()   # held by assign, assign_add, assign_sub (and kernels)
         for made in getattr(_local, "stack", ()):
             made.append(self)
 
@@ -181,9 +210,8 @@ class Variable:
         """Replace the value (same shape; cast to the Variable's dtype). Returns self."""
         graph = get_default_graph()
         if graph is None and not isinstance(value, Tensor):
-            new = np.asarray(_host(value))
-            self._check(new.dtype, new.shape, isinstance(value, (int, float, bool)))
-            self._value = self._device.to_device(new.astype(self._dtype, copy=False))
+            with self._lock:
+                self._assign_now(value)
             return self
         value = primitives.convert(value)
         self._check(value.dtype, value.shape, value.weak)
@@ -194,10 +222,47 @@ class Variable:
         return self
 
     def assign_add(self, delta):
-        return self.assign(self.read_value() + _unwrap(delta))
+        """Add `delta` to the value, atomically (see the module docstring). Returns self."""
+        return self._update(operator.add, np.add, delta, "AssignAddVariableOp")
 
     def assign_sub(self, delta):
-        return self.assign(self.read_value() - _unwrap(delta))
+        """Subtract `delta` from the value, atomically. Returns self."""
+        return self._update(operator.sub, np.subtract, delta, "AssignSubVariableOp")
+
+    def _assign_now(self, value):
+        new = np.asarray(_host(value))
+        self._check(new.dtype, new.shape, isinstance(value, (int, float, bool)))
+        self._value = self._device.to_device(new.astype(self._dtype, copy=False))
+
+    def _update(self, op, ufunc, delta, node_name):
+        delta = _unwrap(delta)
+        graph = get_default_graph()
+        if graph is None and not isinstance(delta, Tensor):
+            with self._lock:   # the read, the arithmetic and the write as one step
+                self._assign_now(op(self._value, delta))
+            return self
+        # One node: its kernel reads, computes and writes under the lock. Its dtypes are
+        # those of `read_value() (op) delta` then `assign`: NumPy's loop for the two
+        # operands (the delta made or cast to its loop dtype here), stored in ours.
+        from autograph.runtime import elementwise, shapes
+        entry = elementwise.UFUNCS[ufunc]
+        if isinstance(delta, Tensor):
+            key = elementwise.dtypes.WEAK_TYPE[delta.dtype.kind] if delta.weak else delta.dtype
+        else:
+            key = elementwise.operand_key(delta)[0]
+        prim, ins, out = entry.plan((self._dtype, key))
+        delta = primitives.convert(elementwise.as_tensor(delta, ins[1]))
+        try:
+            shape = shapes.broadcast(self._shape, delta.shape)
+        except ValueError as e:
+            # a ValueError, as NumPy's (eagerly) and the staged arithmetic's are
+            raise ValueError(f"numpy.{ufunc.__name__} of Variable {self.name!r} of shape "
+                             f"{self._shape} and a value of shape {delta.shape}: {e}") from None
+        self._check(out, shape, False)
+        attrs = self._attrs(delta.graph)
+        attrs.update(op=prim, operand_dtype=np.dtype(ins[0]), dtype=self._dtype)
+        primitives.bind("update_variable", [delta], attrs, node_name=node_name)
+        return self
 
     def _check(self, dtype, shape, weak):
         if dtype != self._dtype and not weak and \
@@ -246,6 +311,15 @@ class Variable:
         return self._shape[0]
 
     __hash__ = object.__hash__   # Variables are keys by identity (trace cache)
+
+    def __getstate__(self):   # copy/deepcopy: a new Variable gets a lock of its own
+        state = dict(self.__dict__)
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def __repr__(self):
         return (f"<ag.Variable {self.name!r} shape={self._shape} dtype={self._dtype.name}, "

@@ -33,6 +33,7 @@ import re
 import textwrap
 import threading
 import types
+import weakref
 
 import gast
 
@@ -43,7 +44,7 @@ from autograph.source import parser
 
 _FACTORY = "__autograph_factory"
 _counter = itertools.count(1)
-_names_lock = threading.Lock()
+_names_lock = threading.RLock()   # reentrant: _forget runs from GC callbacks
 _used_filenames = set()
 
 
@@ -79,6 +80,12 @@ def _filename_for(fn):
             name = f"{base} #{next(_counter)}>"
         _used_filenames.add(name)
     return name
+
+
+def _forget(filename):
+    origin.unregister(filename)
+    with _names_lock:
+        _used_filenames.discard(filename)
 
 
 def _twins(converted, reparsed):
@@ -269,12 +276,16 @@ def load(node, original_fn, extra=None, name=None, generated=()):
     new_fn.__doc__ = fn.__doc__
     new_fn.__module__ = fn.__module__
     new_fn.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
-    new_fn.__dict__.update({k: v for k, v in fn.__dict__.items() if k != "__wrapped__"})
+    new_fn.__dict__.update({k: v for k, v in fn.__dict__.items()
+                            if k not in ("__wrapped__", "__autograph_converted__")})
     new_fn.__autograph_original__ = fn
 
     # built on first use (most converted functions never raise): the tree is not changed
     # after loading, so the map built later is the same
     origin.register(filename, module_text, lambda: build_origin_map(node, module_text))
+    # the file's text, origin map (and the tree it is built from) and name live as long as
+    # the generated code does (functions made from it, frames and tracebacks running it)
+    weakref.finalize(inner_code, _forget, filename).atexit = False
     if bound_self is not None:
         new_fn = types.MethodType(new_fn, bound_self)
     return new_fn, source_text, filename

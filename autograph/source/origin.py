@@ -74,7 +74,7 @@ class OriginMap:
 
 
 _registry = {}
-_lock = threading.Lock()
+_lock = threading.RLock()   # reentrant: unregister runs from GC callbacks
 
 # Frames of this directory are autograph's machinery; tracebacks hide them unless
 # ag.config.show_internal_frames(True) (or AUTOGRAPH_TRACEBACK=full) asks to keep them.
@@ -90,6 +90,15 @@ def register(filename, source, line_map):
         _registry[filename] = omap
     _ensure_linecache(filename)
     return omap
+
+
+def unregister(filename):
+    """Forget a generated file (its code is gone): its origin map and its linecache text."""
+    with _lock:
+        omap = _registry.pop(filename, None)
+    entry = linecache.cache.get(filename)
+    if omap is not None and entry is not None and entry[1] is None:
+        linecache.cache.pop(filename, None)
 
 
 def _ensure_linecache(filename):

@@ -312,12 +312,13 @@ def test_origin_map_survives_every_construct():
 
 def test_concurrent_loads_get_their_own_files():
     import threading
-    results, errors_seen = [], []
+    results, errors_seen, alive = [], [], []   # a file is registered while its code lives
 
     def work():
         try:
             node, _, _ = parser.parse_entity(scaled)
             new, _, filename = loader.load(node, scaled, {})
+            alive.append(new)
             results.append((filename, new(1)))
         except Exception as e:  # noqa: BLE001 - reported below
             errors_seen.append(e)
