@@ -20,6 +20,7 @@ import gast
 from autograph.converters.base import Transformer, rewrite_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
+from autograph.runtime import packing
 from autograph.source import templates
 from autograph.source.traversal import children
 
@@ -61,6 +62,25 @@ _CALL_OR_SCOPE = frozenset({gast.Call, gast.FunctionDef, gast.AsyncFunctionDef, 
 
 def _is_call_or_scope(node):
     return node.__class__ in _CALL_OR_SCOPE
+
+
+_DISPLAYS = (gast.List, gast.Tuple, gast.ListComp)
+
+
+def _numpy_packs(value, node):
+    """Whether a NumPy call must go through converted_call, which packs Python lists that
+    hold tensors as NumPy would: `np.asarray(x)`, `np.zeros(n)` (lengths may be tensors) and
+    calls given a list or tuple display (`np.concatenate((v, [i]))`). Other NumPy calls
+    stay as written, dispatching on tensors by themselves."""
+    if not packing.is_numpy_callable(value):
+        return False
+    try:
+        if value in packing.CONVERTS:
+            return True
+    except TypeError:   # an unhashable callee
+        return False
+    return any(isinstance(a, _DISPLAYS) for a in node.args) or \
+        any(isinstance(k.value, _DISPLAYS) for k in node.keywords)
 
 
 class _CallTrees(Transformer):
@@ -156,7 +176,7 @@ class _CallTrees(Transformer):
             if op_name is not None:
                 node.func = templates.replace_as_expression(f"ag__.{op_name}", origin=node)
                 return node
-            if is_library(value):
+            if is_library(value) and not _numpy_packs(value, node):
                 return node
         new = templates.replace_as_expression("ag__.converted_call(f)", origin=node,
                                               f=templates.moved(func))

@@ -2,8 +2,29 @@
 
 The compiler (autograph.api, a layer above) registers the function that does the work with
 `set_call_handler`; this module only forwards to it, so imports keep pointing down the
-layers while generated code still finds everything under `ag__`.
+layers while generated code still finds everything under `ag__`. Before forwarding it gives
+three kinds of callee the meaning a direct call would have:
+
+- a builtin passed as a value (`fn = range; fn(n)`, `ops = {"len": len}`) is the operator
+  converted code calls for the builtin itself (`ag__.range`, `ag__.len`, ...);
+- a NumPy function gets Python lists and tuples that hold tensors packed the way NumPy
+  would pack them (`np.asarray([x, 1])`, `np.concatenate((v, [i]))`);
+- a method that changes a Python list, dict or set from outside a loop that is being
+  traced into a graph (`acc.append(x)`, `stack.pop()` in a `for` over a tensor) is refused
+  with the user's line: the body is traced once, so the change would happen once instead
+  of once per iteration, and the result would be silently wrong.
 """
+
+import collections
+import functools
+import sys
+import threading
+import types
+
+from autograph import errors
+from autograph.operators import py_builtins
+from autograph.operators.location import where
+from autograph.runtime import packing
 
 _handler = None
 
@@ -14,8 +35,155 @@ def set_call_handler(handler):
     _handler = handler
 
 
+# builtin -> the operator a direct call of it becomes (what call_trees writes for `len(x)`)
+_BUILTIN_OPERATORS = {builtin: getattr(py_builtins, f"{name}_")
+                      for builtin, name in py_builtins.BUILTINS.items()}
+
+
 def converted_call(f, *args, **kwargs):
     """Call `f(*args, **kwargs)`, converting `f` first if it is user code."""
+    kind = type(f)
+    if kind is types.BuiltinFunctionType:   # len, abs, ... and methods like list.append
+        if isinstance(f.__self__, _CONTAINERS):
+            if _state.loops:
+                _check_mutation(f)
+        else:
+            op = _BUILTIN_OPERATORS.get(f)
+            if op is not None:
+                return op(*args, **kwargs)
+    elif kind is type:   # range, enumerate, zip, int, float, bool
+        op = _BUILTIN_OPERATORS.get(f)
+        if op is not None:
+            return op(*args, **kwargs)
+    if packing.is_numpy_callable(f):
+        return packing.call(f, args, kwargs)
     if _handler is None:
         import autograph.api  # noqa: F401  (registers the handler)
     return _handler(f, args, kwargs)
+
+
+# -- Python containers changed inside a traced loop -------------------------------------------
+
+_CONTAINERS = (list, dict, set, bytearray, collections.deque)
+_MUTATORS = {
+    list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+           "__setitem__", "__delitem__", "__iadd__", "__imul__"},
+    dict: {"pop", "popitem", "update", "setdefault", "clear", "__setitem__", "__delitem__",
+           "__ior__"},
+    set: {"add", "discard", "remove", "pop", "clear", "update", "intersection_update",
+          "difference_update", "symmetric_difference_update", "__ior__", "__iand__",
+          "__isub__", "__ixor__"},
+    bytearray: {"append", "extend", "insert", "pop", "remove", "clear", "reverse",
+                "__setitem__", "__delitem__", "__iadd__"},
+    collections.deque: {"append", "appendleft", "extend", "extendleft", "insert", "pop",
+                        "popleft", "remove", "clear", "reverse", "rotate", "__setitem__",
+                        "__delitem__", "__iadd__"},
+}
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.loops = []   # one entry per staged loop being traced: the functions it runs
+
+
+_state = _State()
+
+
+def guards_loop(staged_while):
+    """Decorate the function that stages a loop (`staged_while(test, body, state, ...)`):
+    while it traces, Python containers reachable from its functions count as outside the
+    loop, and changing one through a method is refused (see `converted_call`)."""
+    @functools.wraps(staged_while)
+    def wrapper(test, body, state, *args, **kwargs):
+        _state.loops.append((test, body, state))
+        try:
+            return staged_while(test, body, state, *args, **kwargs)
+        finally:
+            _state.loops.pop()
+    return wrapper
+
+
+def _check_mutation(method):
+    owner = method.__self__
+    name = method.__name__
+    kind = next(k for k in _CONTAINERS if isinstance(owner, k))
+    if name not in _MUTATORS[kind]:
+        return
+    if not any(_reachable(owner, roots) for roots in _state.loops):
+        return   # made in this iteration's trace: an ordinary Python value
+    var = _name_of(owner, sys._getframe(2))
+    what = f"the Python {kind.__name__} `{var}`" if var else f"a Python {kind.__name__}"
+    call = f"{var or kind.__name__}.{name}(...)"
+    if kind is list and name in ("append", "extend", "insert"):
+        fix = ("To collect values in a loop over tensors, use ag.TensorArray: "
+               "`ta = ag.TensorArray(dtype, size=0, dynamic_size=True)` before the loop, "
+               "`ta = ta.write(i, value)` in it, and `ta.stack()` after it")
+    else:
+        fix = ("Keep the values in an array instead (np.concatenate, np.where, slicing) and "
+               "assign it in the loop (`x = ...`), or collect them with ag.TensorArray "
+               "(`ta = ta.write(i, value)`)")
+    raise errors.StagingError(
+        f"Cannot call {call} on {what}{where()} inside a loop whose condition is a tensor: "
+        f"such a loop is traced into a graph once, so a change to a Python {kind.__name__} "
+        f"made outside it would happen once, not once per iteration, and the result would "
+        f"be wrong. {fix}.")
+
+
+_LEAVES = (str, bytes, int, float, complex, bool, type(None), type, types.ModuleType,
+           types.BuiltinFunctionType)
+_LIMIT = 100_000   # objects visited at most: a search, not a garbage collector
+
+
+def _reachable(target, roots):
+    """Whether `target` can be reached from `roots` (functions through their closures and
+    the globals they name, containers through their items, objects through attributes)."""
+    seen, todo, visits = set(), list(roots), 0
+    while todo and visits < _LIMIT:
+        x = todo.pop()
+        if x is target:
+            return True
+        if isinstance(x, _LEAVES) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        visits += 1
+        if isinstance(x, types.FunctionType):
+            for cell in x.__closure__ or ():
+                try:
+                    todo.append(cell.cell_contents)
+                except ValueError:   # an empty cell
+                    pass
+            g = x.__globals__
+            todo.extend(g[n] for n in _global_names(x.__code__) if n in g)
+        elif isinstance(x, types.MethodType):
+            todo.extend((x.__func__, x.__self__))
+        elif isinstance(x, dict):
+            todo.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset, collections.deque)):
+            todo.extend(x)
+        elif isinstance(x, functools.partial):
+            todo.extend((x.func, *x.args, *x.keywords.values()))
+        else:
+            attrs = getattr(x, "__dict__", None)
+            if isinstance(attrs, dict):
+                todo.extend(attrs.values())
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _global_names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return frozenset(names)
+
+
+def _name_of(obj, frame):
+    """The user's name for `obj` in the calling frame (a local or a closure variable)."""
+    try:
+        for name, value in frame.f_locals.items():
+            if value is obj:
+                return name
+    except Exception:   # never let a lookup hide the real error
+        pass
+    return None

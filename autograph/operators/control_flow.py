@@ -21,6 +21,7 @@ is the statement staged, as one `cond` or `while_loop` node of the graph being t
 import numpy as np
 
 from autograph import errors
+from autograph.operators import calls
 from autograph.operators.iterables import StagedIterable
 from autograph.operators.location import where
 from autograph.operators.variables import Undefined, UndefinedReturnValue
@@ -262,6 +263,7 @@ def _check_structures(before, after, names, what):
                 f"collect values in a loop use ag.TensorArray (ta = ta.write(i, value)).")
 
 
+@calls.guards_loop   # Python lists changed in the body are refused (they would change once)
 def _staged_while(test, body, state, names, what="`while` loop"):
     """Stage a while loop; returns the final state tuple."""
     n = len(names)
