@@ -44,7 +44,7 @@ def converted_call(f, *args, **kwargs):
     """Call `f(*args, **kwargs)`, converting `f` first if it is user code."""
     kind = type(f)
     if kind is types.BuiltinFunctionType:   # len, abs, ... and methods like list.append
-        if isinstance(f.__self__, _CONTAINERS):
+        if isinstance(f.__self__, CONTAINERS):
             if _state.loops:
                 _check_mutation(f)
         else:
@@ -64,7 +64,7 @@ def converted_call(f, *args, **kwargs):
 
 # -- Python containers changed inside a traced loop -------------------------------------------
 
-_CONTAINERS = (list, dict, set, bytearray, collections.deque)
+CONTAINERS = (list, dict, set, bytearray, collections.deque)
 _MUTATORS = {
     list: {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
            "__setitem__", "__delitem__", "__iadd__", "__imul__"},
@@ -83,34 +83,53 @@ _MUTATORS = {
 
 class _State(threading.local):
     def __init__(self):
-        self.loops = []   # one entry per staged loop being traced: the functions it runs
+        self.loops = []   # one _Staged per loop or `if` being traced into a graph
 
 
 _state = _State()
 
 
-def guards_loop(staged_while):
-    """Decorate the function that stages a loop (`staged_while(test, body, state, ...)`):
-    while it traces, Python containers reachable from its functions count as outside the
-    loop, and changing one through a method is refused (see `converted_call`)."""
-    @functools.wraps(staged_while)
-    def wrapper(test, body, state, *args, **kwargs):
-        _state.loops.append((test, body, state))
-        try:
-            return staged_while(test, body, state, *args, **kwargs)
-        finally:
-            _state.loops.pop()
-    return wrapper
+class _Staged:
+    """A statement being traced: what it runs (its roots), and what they reach (found at
+    the first change of a container inside it, then kept: a search, done once)."""
+
+    __slots__ = ("kind", "roots", "outside")
+
+    def __init__(self, kind, roots):
+        self.kind, self.roots, self.outside = kind, roots, None
+
+    def holds(self, obj):
+        if self.outside is None:
+            self.outside = _reach(self.roots)
+        return id(obj) in self.outside
+
+
+def guards(kind):
+    """Decorate a function that stages a loop (kind "loop") or an `if` (kind "if") from
+    the functions and state it is given: while it traces, a Python container reachable
+    from those counts as made outside the statement, and changing one through one of its
+    methods is refused (see `converted_call`)."""
+    def decorate(staged):
+        @functools.wraps(staged)
+        def wrapper(*args, **kwargs):
+            _state.loops.append(_Staged(kind, args))
+            try:
+                return staged(*args, **kwargs)
+            finally:
+                _state.loops.pop()
+        return wrapper
+    return decorate
 
 
 def _check_mutation(method):
     owner = method.__self__
     name = method.__name__
-    kind = next(k for k in _CONTAINERS if isinstance(owner, k))
+    kind = next(k for k in CONTAINERS if isinstance(owner, k))
     if name not in _MUTATORS[kind]:
         return
-    if not any(_reachable(owner, roots) for roots in _state.loops):
-        return   # made in this iteration's trace: an ordinary Python value
+    staged = next((s for s in reversed(_state.loops) if s.holds(owner)), None)
+    if staged is None:
+        return   # made in this trace of the body or branch: an ordinary Python value
     var = _name_of(owner, sys._getframe(2))
     what = f"the Python {kind.__name__} `{var}`" if var else f"a Python {kind.__name__}"
     call = f"{var or kind.__name__}.{name}(...)"
@@ -120,13 +139,18 @@ def _check_mutation(method):
                "`ta = ta.write(i, value)` in it, and `ta.stack()` after it")
     else:
         fix = ("Keep the values in an array instead (np.concatenate, np.where, slicing) and "
-               "assign it in the loop (`x = ...`), or collect them with ag.TensorArray "
+               "assign it (`x = ...`), or collect them with ag.TensorArray "
                "(`ta = ta.write(i, value)`)")
+    if staged.kind == "loop":
+        why = ("inside a loop whose condition is a tensor: such a loop is traced into a "
+               "graph once, so a change to a Python {0} made outside it would happen once, "
+               "not once per iteration, and the result would be wrong")
+    else:
+        why = ("inside an `if` whose condition is a tensor: both of its branches are traced "
+               "into the graph, so a change to a Python {0} made outside it would happen "
+               "whichever branch runs, and the result would be wrong")
     raise errors.StagingError(
-        f"Cannot call {call} on {what}{where()} inside a loop whose condition is a tensor: "
-        f"such a loop is traced into a graph once, so a change to a Python {kind.__name__} "
-        f"made outside it would happen once, not once per iteration, and the result would "
-        f"be wrong. {fix}.")
+        f"Cannot call {call} on {what}{where()} {why.format(kind.__name__)}. {fix}.")
 
 
 _LEAVES = (str, bytes, int, float, complex, bool, type(None), type, types.ModuleType,
@@ -134,18 +158,16 @@ _LEAVES = (str, bytes, int, float, complex, bool, type(None), type, types.Module
 _LIMIT = 100_000   # objects visited at most: a search, not a garbage collector
 
 
-def _reachable(target, roots):
-    """Whether `target` can be reached from `roots` (functions through their closures and
-    the globals they name, containers through their items, objects through attributes)."""
-    seen, todo, visits = set(), list(roots), 0
-    while todo and visits < _LIMIT:
+def _reach(roots):
+    """The objects reachable from `roots` (functions through their closures and the
+    globals they name, containers through their items, objects through their attributes),
+    by id, each kept alive with its id while the statement traces."""
+    seen, todo = {}, list(roots)
+    while todo and len(seen) < _LIMIT:
         x = todo.pop()
-        if x is target:
-            return True
         if isinstance(x, _LEAVES) or id(x) in seen:
             continue
-        seen.add(id(x))
-        visits += 1
+        seen[id(x)] = x
         if isinstance(x, types.FunctionType):
             for cell in x.__closure__ or ():
                 try:
@@ -166,7 +188,7 @@ def _reachable(target, roots):
             attrs = getattr(x, "__dict__", None)
             if isinstance(attrs, dict):
                 todo.extend(attrs.values())
-    return False
+    return seen
 
 
 @functools.lru_cache(maxsize=4096)

@@ -145,6 +145,7 @@ def _check_branch(out, names, which):
                 f"before the `if`, or in the {which} branch too.")
 
 
+@calls.guards("if")   # Python lists changed in a branch are refused (both branches run)
 def _staged_if(pred, if_true, if_false, state, names):
     n = len(names)
     if n == 0:  # no state: the branches' own return values (or None) are the outputs
@@ -263,7 +264,7 @@ def _check_structures(before, after, names, what):
                 f"collect values in a loop use ag.TensorArray (ta = ta.write(i, value)).")
 
 
-@calls.guards_loop   # Python lists changed in the body are refused (they would change once)
+@calls.guards("loop")   # Python lists changed in the body are refused (they would change once)
 def _staged_while(test, body, state, names, what="`while` loop"):
     """Stage a while loop; returns the final state tuple."""
     n = len(names)

@@ -115,12 +115,23 @@ def is_numpy_callable(f):
         and callable(f) and not isinstance(f, type)
 
 
+def _has_unknown(shape):
+    return shape is None or (type(shape) in _SEQUENCES and any(d is None for d in shape))
+
+
 def _packed(x):
     return pack(x) if not isinstance(x, Tensor) and contains_tensor(x) else x
 
 
 def call(f, args, kwargs):
     """`f(*args, **kwargs)` for a NumPy callable `f`, with tensors inside sequences packed."""
+    if f in _SHAPE_FIRST and f is not np.arange and args and _has_unknown(args[0]):
+        from autograph.runtime import tensor
+        raise TypeError(
+            f"numpy.{f.__name__}{tensor.where(' at ')}: the shape {args[0]!r} has an unknown "
+            f"dimension (None). A dimension that is only known when the graph runs (a None in "
+            f"a TensorSpec) shows as None in x.shape; give its length as a tensor instead: "
+            f"len(x) or np.size(x, axis), or use np.zeros_like(x) / np.full_like(x, value).")
     if not (any(contains_tensor(a) for a in args) or
             any(contains_tensor(v) for v in kwargs.values())):
         return f(*args, **kwargs)
