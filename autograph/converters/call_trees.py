@@ -19,7 +19,6 @@ import gast
 
 from autograph.converters.base import Transformer, rewrite_outermost
 from autograph.converters.library import is_library
-from autograph.operators.calls import CONTAINERS
 from autograph.operators.py_builtins import BUILTINS
 from autograph.runtime import packing
 from autograph.source import templates
@@ -146,10 +145,8 @@ class _CallTrees(Transformer):
                     return None, False
                 value = getattr(value, attr)
             else:
-                # an attribute of an object (a method): only library objects are static;
-                # a global list's methods go through converted_call, which refuses changes
-                # made inside a staged loop
-                if not is_library(value) or isinstance(value, CONTAINERS):
+                # an attribute of an object (a method): only library objects are static
+                if not is_library(value):
                     return None, False
                 value = getattr(value, attr, None)
                 if value is None:

@@ -9,10 +9,12 @@ three kinds of callee the meaning a direct call would have:
   converted code calls for the builtin itself (`ag__.range`, `ag__.len`, ...);
 - a NumPy function gets Python lists and tuples that hold tensors packed the way NumPy
   would pack them (`np.asarray([x, 1])`, `np.concatenate((v, [i]))`);
-- a method that changes a Python list, dict or set from outside a loop that is being
-  traced into a graph (`acc.append(x)`, `stack.pop()` in a `for` over a tensor) is refused
-  with the user's line: the body is traced once, so the change would happen once instead
-  of once per iteration, and the result would be silently wrong.
+- a method that changes a Python list, dict or set of the function's own (a local or a
+  closure variable, or what one holds) from inside a loop or `if` that is being traced into
+  a graph (`acc.append(x)`, `stack.pop()` in a `for` over a tensor) is refused with the
+  user's line: the body is traced once (both branches of an `if` are), so the change would
+  happen once instead of once per iteration, and the result would be silently wrong.
+  Module globals stay side effects of tracing, like print (see `_reach`).
 """
 
 import collections
@@ -159,9 +161,13 @@ _LIMIT = 100_000   # objects visited at most: a search, not a garbage collector
 
 
 def _reach(roots):
-    """The objects reachable from `roots` (functions through their closures and the
-    globals they name, containers through their items, objects through their attributes),
-    by id, each kept alive with its id while the statement traces."""
+    """The objects reachable from `roots` (functions through their closures, containers
+    through their items, objects through their attributes), by id, each kept alive with its
+    id while the statement traces.
+
+    Module globals are not followed: changing a global (a log, a counter) is a side effect
+    that happens while tracing, as printing is (the design's semantics, TensorFlow's too);
+    the function's own lists, and what they hold, are the values a computation reads."""
     seen, todo = {}, list(roots)
     while todo and len(seen) < _LIMIT:
         x = todo.pop()
@@ -174,8 +180,6 @@ def _reach(roots):
                     todo.append(cell.cell_contents)
                 except ValueError:   # an empty cell
                     pass
-            g = x.__globals__
-            todo.extend(g[n] for n in _global_names(x.__code__) if n in g)
         elif isinstance(x, types.MethodType):
             todo.extend((x.__func__, x.__self__))
         elif isinstance(x, dict):
@@ -189,15 +193,6 @@ def _reach(roots):
             if isinstance(attrs, dict):
                 todo.extend(attrs.values())
     return seen
-
-
-@functools.lru_cache(maxsize=4096)
-def _global_names(code):
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _global_names(const)
-    return frozenset(names)
 
 
 def _name_of(obj, frame):
