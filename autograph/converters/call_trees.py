@@ -67,11 +67,26 @@ def _is_call_or_scope(node):
 _DISPLAYS = (gast.List, gast.Tuple, gast.ListComp)
 
 
-def _numpy_packs(value, node):
+def _list_names(fn_node):
+    """Names the function assigns a list or tuple display (or comprehension) to, or calls
+    `.append`/`.extend`/`.insert` on: NumPy calls given one may need packing."""
+    names = set()
+    for n in gast.walk(fn_node):
+        if isinstance(n, gast.Assign) and isinstance(n.value, _DISPLAYS):
+            names.update(t.id for t in n.targets if isinstance(t, gast.Name))
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                n.func.attr in ("append", "extend", "insert") and \
+                isinstance(n.func.value, gast.Name):
+            names.add(n.func.value.id)
+    return names
+
+
+def _numpy_packs(value, node, lists=()):
     """Whether a NumPy call must go through converted_call, which packs Python lists that
-    hold tensors as NumPy would: `np.asarray(x)`, `np.zeros(n)` (lengths may be tensors) and
-    calls given a list or tuple display (`np.concatenate((v, [i]))`). Other NumPy calls
-    stay as written, dispatching on tensors by themselves."""
+    hold tensors as NumPy would: `np.asarray(x)`, `np.zeros(n)` (lengths may be tensors),
+    calls given a list or tuple display (`np.concatenate((v, [i]))`) or a name the function
+    binds to one (`parts = [a, b]; np.sum(parts)`). Other NumPy calls stay as written,
+    dispatching on tensors by themselves."""
     if not packing.is_numpy_callable(value):
         return False
     try:
@@ -79,8 +94,9 @@ def _numpy_packs(value, node):
             return True
     except TypeError:   # an unhashable callee
         return False
-    return any(isinstance(a, _DISPLAYS) for a in node.args) or \
-        any(isinstance(k.value, _DISPLAYS) for k in node.keywords)
+    def packs(arg):
+        return isinstance(arg, _DISPLAYS) or (isinstance(arg, gast.Name) and arg.id in lists)
+    return any(packs(a) for a in node.args) or any(packs(k.value) for k in node.keywords)
 
 
 class _CallTrees(Transformer):
@@ -88,6 +104,7 @@ class _CallTrees(Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.locals = set()
+        self.lists = set()   # names the function binds to list or tuple displays
         code = getattr(ctx.fn, "__code__", None)
         # closure variables are looked up when called (their cells may change or be empty)
         self.free_names = set(code.co_freevars) if code is not None else set(ctx.closure)
@@ -96,12 +113,13 @@ class _CallTrees(Transformer):
         self.first_param = params[0] if uses_class_cell and params else None
 
     def visit_FunctionDef(self, node):
-        saved = self.locals
+        saved, saved_lists = self.locals, self.lists
         self.locals = saved | _local_names(node)
+        self.lists = saved_lists | _list_names(node)
         self._rewrite_calls(node.body)
         for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
             self.visit(d)
-        self.locals = saved
+        self.locals, self.lists = saved, saved_lists
         return node
 
     def _rewrite_calls(self, stmts):
@@ -176,7 +194,7 @@ class _CallTrees(Transformer):
             if op_name is not None:
                 node.func = templates.replace_as_expression(f"ag__.{op_name}", origin=node)
                 return node
-            if is_library(value) and not _numpy_packs(value, node):
+            if is_library(value) and not _numpy_packs(value, node, self.lists):
                 return node
         new = templates.replace_as_expression("ag__.converted_call(f)", origin=node,
                                               f=templates.moved(func))

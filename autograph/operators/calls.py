@@ -19,6 +19,7 @@ three kinds of callee the meaning a direct call would have:
 
 import collections
 import functools
+import itertools
 import sys
 import threading
 import types
@@ -42,6 +43,13 @@ _BUILTIN_OPERATORS = {builtin: getattr(py_builtins, f"{name}_")
                       for builtin, name in py_builtins.BUILTINS.items()}
 
 
+def _builtin_operator(f):
+    try:
+        return _BUILTIN_OPERATORS.get(f)
+    except TypeError:   # an unhashable callable
+        return None
+
+
 def converted_call(f, *args, **kwargs):
     """Call `f(*args, **kwargs)`, converting `f` first if it is user code."""
     kind = type(f)
@@ -57,6 +65,10 @@ def converted_call(f, *args, **kwargs):
         op = _BUILTIN_OPERATORS.get(f)
         if op is not None:
             return op(*args, **kwargs)
+    elif kind is functools.partial:   # functools.partial(range, 1)
+        op = _builtin_operator(f.func)
+        if op is not None:
+            return op(*f.args, *args, **{**f.keywords, **kwargs})
     if packing.is_numpy_callable(f):
         return packing.call(f, args, kwargs)
     if _handler is None:
@@ -158,6 +170,7 @@ def _check_mutation(method):
 _LEAVES = (str, bytes, int, float, complex, bool, type(None), type, types.ModuleType,
            types.BuiltinFunctionType)
 _LIMIT = 100_000   # objects visited at most: a search, not a garbage collector
+_ITEMS = 10_000    # items looked at in one container
 
 
 def _reach(roots):
@@ -168,9 +181,10 @@ def _reach(roots):
     Module globals are not followed: changing a global (a log, a counter) is a side effect
     that happens while tracing, as printing is (the design's semantics, TensorFlow's too);
     the function's own lists, and what they hold, are the values a computation reads."""
-    seen, todo = {}, list(roots)
-    while todo and len(seen) < _LIMIT:
+    seen, todo, budget = {}, list(roots), _LIMIT
+    while todo and budget:
         x = todo.pop()
+        budget -= 1
         if isinstance(x, _LEAVES) or id(x) in seen:
             continue
         seen[id(x)] = x
@@ -185,7 +199,7 @@ def _reach(roots):
         elif isinstance(x, dict):
             todo.extend(x.values())
         elif isinstance(x, (list, tuple, set, frozenset, collections.deque)):
-            todo.extend(x)
+            todo.extend(itertools.islice(x, _ITEMS))   # (a long list of numbers: its head)
         elif isinstance(x, functools.partial):
             todo.extend((x.func, *x.args, *x.keywords.values()))
         else:

@@ -134,9 +134,11 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         raise_symbolic(self, "as a NumPy array", "its value is only known when the graph "
-                       "runs. Use NumPy functions on it (they build graph nodes), combine "
-                       "tensors with np.stack instead of np.array([...]), and return it from "
-                       "the traced function to get its value")
+                       "runs. Use NumPy functions on it (they build graph nodes; in converted "
+                       "code, np.array([...]) and list displays given to NumPy functions are "
+                       "packed for you, elsewhere combine tensors with np.stack(values)); to "
+                       "collect values in a tensor loop use ag.TensorArray (ta = ta.write(i, "
+                       "value)); return it from the traced function to get its value")
 
     # -- operators ----------------------------------------------------------------------------
 

@@ -104,6 +104,21 @@ def test_packing_a_list_variable_and_a_weak_loop_value():
         _same(got, ref)
 
 
+def test_lists_in_variables_pack_too():
+    def f(v, i):
+        parts = [v[0], i]
+        pair = (i, 1)
+        grown = []
+        for k in range(3):           # a Python loop: appends run while tracing
+            grown.append(v[k] * k)
+        return (np.sum(parts), np.mean(parts), np.max(pair), np.asarray(pair),
+                np.sum(grown), np.array(grown), np.prod(parts))
+    for got, ref in zip(ag.function(f)(V, I), f(V, I)):
+        _same(got, ref)
+    code = ag.to_code(f)
+    assert "converted_call(np.sum, parts)" in code
+
+
 def test_ragged_lists_are_refused_like_numpy():
     with pytest.raises(ValueError, match="inhomogeneous"):
         np.array([V, [1.0, 2.0]])
