@@ -57,7 +57,7 @@ def _local_names(fn_node):
 
 
 _CALL_OR_SCOPE = frozenset({gast.Call, gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
-                            gast.ClassDef})
+                            gast.ClassDef, gast.Delete})
 
 
 def _is_call_or_scope(node):
@@ -130,6 +130,26 @@ class _CallTrees(Transformer):
                 stmts[i] = self.visit(stmt)
                 continue
             rewrite_outermost(stmt, _is_call_or_scope, self.visit)
+
+    def visit_Delete(self, node):
+        """`del a[k]` -> `ag__.del_item(a, k)`: a deletion is a call of the container's
+        method, refused like `pop` when it would change a list once inside a staged loop.
+        Deleting names (and attributes) stays a `del` statement."""
+        node = self.generic_visit(node)
+        if not all(isinstance(t, gast.Subscript) for t in node.targets):
+            return node
+        calls = []
+        for t in node.targets:
+            key = t.slice
+            if isinstance(key, gast.Slice):
+                none = gast.Constant(value=None, kind=None)
+                key = templates.replace_as_expression(
+                    "slice(lower, upper, step)", lower=key.lower or none,
+                    upper=key.upper or none, step=key.step or none)
+            calls.append(templates.replace_as_expression(
+                "ag__.del_item(target, key)", origin=node, target=t.value, key=key))
+        value = calls[0] if len(calls) == 1 else gast.Tuple(elts=calls, ctx=gast.Load())
+        return templates.replace("value", origin=node, value=value)[0]
 
     def visit_Lambda(self, node):
         saved = self.locals

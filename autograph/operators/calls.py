@@ -56,7 +56,7 @@ def converted_call(f, *args, **kwargs):
     if kind is types.BuiltinFunctionType:   # len, abs, ... and methods like list.append
         if isinstance(f.__self__, CONTAINERS):
             if _state.loops:
-                _check_mutation(f)
+                _check_mutation(f.__self__, f.__name__)
         else:
             op = _BUILTIN_OPERATORS.get(f)
             if op is not None:
@@ -135,18 +135,28 @@ def guards(kind):
     return decorate
 
 
-def _check_mutation(method):
-    owner = method.__self__
-    name = method.__name__
+def del_item(target, key):
+    """`del target[key]`, as converted code writes it: a change to a container, refused
+    like `pop` inside a staged loop or `if` when the container is the function's own."""
+    if _state.loops and isinstance(target, CONTAINERS):
+        # a dict's item deleted in a loop body is an item of the loop's state like any
+        # other (`del d[k]; d[k] = v` works; reading a deleted key fails while tracing)
+        _check_mutation(target, "__delitem__", loops_ok=isinstance(target, dict))
+    del target[key]
+
+
+def _check_mutation(owner, name, loops_ok=False):
     kind = next(k for k in CONTAINERS if isinstance(owner, k))
     if name not in _MUTATORS[kind]:
         return
     staged = next((s for s in reversed(_state.loops) if s.holds(owner)), None)
-    if staged is None:
+    if staged is None or (loops_ok and staged.kind == "loop"):
         return   # made in this trace of the body or branch: an ordinary Python value
     var = _name_of(owner, sys._getframe(2))
     what = f"the Python {kind.__name__} `{var}`" if var else f"a Python {kind.__name__}"
     call = f"{var or kind.__name__}.{name}(...)"
+    if name == "__delitem__":
+        call = f"del {var or kind.__name__}[...]"
     if kind is list and name in ("append", "extend", "insert"):
         fix = ("To collect values in a loop over tensors, use ag.TensorArray: "
                "`ta = ag.TensorArray(dtype, size=0, dynamic_size=True)` before the loop, "
@@ -164,7 +174,7 @@ def _check_mutation(method):
                "into the graph, so a change to a Python {0} made outside it would happen "
                "whichever branch runs, and the result would be wrong")
     raise errors.StagingError(
-        f"Cannot call {call} on {what}{where()} {why.format(kind.__name__)}. {fix}.")
+        f"Cannot {'run' if name == '__delitem__' else 'call'} {call} on {what}{where()} {why.format(kind.__name__)}. {fix}.")
 
 
 _LEAVES = (str, bytes, int, float, complex, bool, type(None), type, types.ModuleType,

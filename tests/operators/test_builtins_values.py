@@ -291,11 +291,34 @@ def _append_in_else(n):
     return len(out) + x
 
 
-MUTATIONS = [_pop_for, _pop_while, _append, _extend, _insert, _remove, _clear, _sort,
+def _del_list(n):
+    out = [1, 2, 3, 4]
+    for _ in range(n):
+        del out[0]
+    return len(out)
+
+
+def _del_slice(n):
+    out = [1, 2, 3, 4]
+    while n > 0:
+        del out[1:2]
+        n -= 1
+    return len(out)
+
+
+def _del_dict_in_if(n):
+    d = {"a": 1, "b": 2}
+    if n > 0:
+        del d["a"]
+    return len(d)
+
+
+MUTATIONS = [_del_list, _del_slice, _del_dict_in_if, _pop_for, _pop_while, _append, _extend, _insert, _remove, _clear, _sort,
              _dict_update, _set_add, _deque_popleft, _nested_list, _through_a_helper,
              _attribute_list, _pop_in_if, _append_in_else]
 
-_LINES = {_pop_for: "s += stack.pop()", _pop_while: "s += stack.pop(0)",
+_LINES = {_del_list: "del out[0]", _del_slice: "del out[1:2]",
+          _del_dict_in_if: 'del d["a"]', _pop_for: "s += stack.pop()", _pop_while: "s += stack.pop(0)",
           _append: "out.append(i)", _extend: "out.extend([i])", _insert: "out.insert(0, i)",
           _remove: "out.remove(out[0])", _clear: "out.clear()", _sort: "out.reverse()",
           _dict_update: "d.update(b=1)", _set_add: "seen.add(1)",
@@ -397,3 +420,28 @@ def test_python_loops_may_change_lists():
         out.pop(0)
         return np.stack(out)
     _same(f(np.float64(2.0)), [2.0, 4.0])
+
+
+def test_del_of_items_and_slices_on_python_values_is_pythons():
+    def f(lst, d, t):
+        del lst[0]
+        del lst[1:3], d["a"]
+        del lst[::2]
+        if "k" in d:
+            del d["k"]
+        x = t
+        del x
+        return lst, d
+    for k in ({"a": 1, "k": 2}, {"a": 1, "b": 2}):
+        assert ag.to_graph(f)(list(range(10)), dict(k), 0) == f(list(range(10)), dict(k), 0)
+    assert "ag__.del_item(lst, 0)" in ag.to_code(f) and "del x" in ag.to_code(f)
+
+
+def test_dict_item_deleted_and_set_again_in_a_loop_works():
+    def f(n):
+        d = {"a": 1}
+        for i in range(n):
+            del d["a"]
+            d["a"] = i * 2
+        return d["a"]
+    assert ag.function(f)(np.int64(3)) == f(3)
