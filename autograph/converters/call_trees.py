@@ -65,14 +65,19 @@ def _is_call_or_scope(node):
 
 
 _DISPLAYS = (gast.List, gast.Tuple, gast.ListComp)
+_DISPLAY_CLASSES = frozenset(_DISPLAYS)
 
 
-def _list_names(fn_node):
-    """Names the function assigns a list or tuple display (or comprehension) to, or calls
-    `.append`/`.extend`/`.insert` on: NumPy calls given one may need packing."""
+def _list_names(fn_node, returns_array):
+    """Names the function may bind to a Python list or tuple: assigned a display (or a
+    comprehension), or the result of a call that is not NumPy's (a helper may return a
+    list), or given `.append`/`.extend`/`.insert`. NumPy calls given one of them go through
+    converted_call, which packs lists holding tensors."""
     names = set()
     for n in gast.walk(fn_node):
-        if isinstance(n, gast.Assign) and isinstance(n.value, _DISPLAYS):
+        if isinstance(n, gast.Assign) and (
+                isinstance(n.value, _DISPLAYS) or
+                (isinstance(n.value, gast.Call) and not returns_array(n.value.func))):
             names.update(t.id for t in n.targets if isinstance(t, gast.Name))
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                 n.func.attr in ("append", "extend", "insert") and \
@@ -81,11 +86,12 @@ def _list_names(fn_node):
     return names
 
 
-def _numpy_packs(value, node, lists=()):
+def _numpy_packs(value, node, may_be_list):
     """Whether a NumPy call must go through converted_call, which packs Python lists that
     hold tensors as NumPy would: `np.asarray(x)`, `np.zeros(n)` (lengths may be tensors),
     calls given a list or tuple display (`np.concatenate((v, [i]))`) or a name the function
-    binds to one (`parts = [a, b]; np.sum(parts)`). Other NumPy calls stay as written,
+    binds to one (`parts = [a, b]; np.sum(parts)`), or the result of a call that is not
+    NumPy's (`np.sum(helper(x))`, `np.stack(list(xs))`). Other NumPy calls stay as written,
     dispatching on tensors by themselves."""
     if not packing.is_numpy_callable(value):
         return False
@@ -94,9 +100,8 @@ def _numpy_packs(value, node, lists=()):
             return True
     except TypeError:   # an unhashable callee
         return False
-    def packs(arg):
-        return isinstance(arg, _DISPLAYS) or (isinstance(arg, gast.Name) and arg.id in lists)
-    return any(packs(a) for a in node.args) or any(packs(k.value) for k in node.keywords)
+    return any(may_be_list(a) for a in node.args) or \
+        any(may_be_list(k.value) for k in node.keywords)
 
 
 class _CallTrees(Transformer):
@@ -115,7 +120,7 @@ class _CallTrees(Transformer):
     def visit_FunctionDef(self, node):
         saved, saved_lists = self.locals, self.lists
         self.locals = saved | _local_names(node)
-        self.lists = saved_lists | _list_names(node)
+        self.lists = saved_lists | _list_names(node, self._returns_array)
         self._rewrite_calls(node.body)
         for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
             self.visit(d)
@@ -150,6 +155,27 @@ class _CallTrees(Transformer):
                 "ag__.del_item(target, key)", origin=node, target=t.value, key=key))
         value = calls[0] if len(calls) == 1 else gast.Tuple(elts=calls, ctx=gast.Load())
         return templates.replace("value", origin=node, value=value)[0]
+
+    def _may_be_list(self, arg):
+        """Whether an argument may be a Python list or tuple (which may hold tensors)."""
+        cls = arg.__class__
+        if cls in _DISPLAY_CLASSES:
+            return True
+        if cls is gast.Name:
+            return arg.id in self.lists
+        if cls is gast.Call:   # (already rewritten: converted_call(f, ...) or ag__.op(...))
+            func = arg.func
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                    func.value.id == "ag__":
+                return func.attr == "converted_call" and bool(arg.args) and \
+                    not self._returns_array(arg.args[0])
+            return not self._returns_array(func)
+        return False
+
+    def _returns_array(self, func):
+        """Whether a call of `func` certainly gives an array, not a list: NumPy's functions."""
+        value, known = self._resolve(func)
+        return known and value is not None and packing.is_numpy_callable(value)
 
     def visit_Lambda(self, node):
         saved = self.locals
@@ -214,7 +240,7 @@ class _CallTrees(Transformer):
             if op_name is not None:
                 node.func = templates.replace_as_expression(f"ag__.{op_name}", origin=node)
                 return node
-            if is_library(value) and not _numpy_packs(value, node, self.lists):
+            if is_library(value) and not _numpy_packs(value, node, self._may_be_list):
                 return node
         new = templates.replace_as_expression("ag__.converted_call(f)", origin=node,
                                               f=templates.moved(func))

@@ -233,3 +233,78 @@ def test_python_iteration_over_unknown_length_is_refused():
         return [v for v in range(len(x))]
     with pytest.raises(SymbolicTensorError, match="number of elements is unknown"):
         ag.function(f, input_signature=UNKNOWN)(np.ones(3))
+
+
+# -- random nested lists: every mix of tensors, NumPy scalars and Python scalars ---------------
+
+_DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.float32, np.float64,
+           np.complex64]
+
+
+def _random_case(rng):
+    """(template, args): a nested list whose leaves are ("arg", k), NumPy scalars or Python
+    scalars, of one rectangular shape; args are the tensors' values."""
+    args = []
+
+    def leaf():
+        r = rng.integers(4)
+        dtype = _DTYPES[rng.integers(len(_DTYPES))]
+        value = dtype(rng.integers(0, 5))
+        if r == 0:
+            return [True, 3, 2.5, 1j][rng.integers(4)]
+        if r == 1:
+            return value
+        args.append(value)
+        return ("arg", len(args) - 1)
+
+    def build(shape):
+        if not shape:
+            return leaf()
+        items = [build(shape[1:]) for _ in range(shape[0])]
+        return items if rng.integers(2) else tuple(items)
+
+    shape = tuple(int(d) for d in rng.integers(1, 4, size=rng.integers(1, 4)))
+    template = build(shape)
+    if not args:   # at least one tensor
+        args.append(np.float32(1))
+        template = [template, template] if False else template
+        return ("arg", 0) if not shape else _with_arg(template), args
+    return template, args
+
+
+def _with_arg(template):
+    if isinstance(template, (list, tuple)):
+        items = list(template)
+        items[0] = _with_arg(items[0])
+        return type(template)(items)
+    return ("arg", 0)
+
+
+def _fill(template, args):
+    if isinstance(template, tuple) and len(template) == 2 and template[0] == "arg":
+        return args[template[1]]
+    if isinstance(template, (list, tuple)):
+        return type(template)(_fill(t, args) for t in template)
+    return template
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_random_nested_lists_pack_as_numpy_does(seed):
+    rng = np.random.default_rng(seed)
+    template, args = _random_case(rng)
+    op = ["array", "asarray", "sum", "stack_rows", "add"][seed % 5]
+
+    def f(*xs):
+        data = _fill(template, xs)
+        if op == "array":
+            return np.array(data)
+        if op == "asarray":
+            return np.asarray(data)
+        if op == "sum":
+            return np.sum(data)
+        if op == "stack_rows":
+            return np.stack(list(data))
+        return np.add(data, 1)
+
+    ref = f(*args)
+    _same(ag.function(f)(*args), ref)
