@@ -55,20 +55,20 @@ def enumerate_(iterable, start=0):
     return builtins.enumerate(iterable, start)
 
 
-def zip_(*iterables):
+def zip_(*iterables, **kwargs):
     if _any_tensor(iterables):
         return StagedZip(*iterables)
-    return builtins.zip(*iterables)
+    return builtins.zip(*iterables, **kwargs)
 
 
 def abs_(x):
     return np.abs(x) if is_tensor(x) else builtins.abs(x)
 
 
-def int_(x, *args):
-    if is_tensor(x):
-        return x.astype(np.int64)
-    return builtins.int(x, *args)
+def int_(*args, **kwargs):
+    if args and is_tensor(args[0]):
+        return args[0].astype(np.int64)
+    return builtins.int(*args, **kwargs)
 
 
 def float_(x=0.0):

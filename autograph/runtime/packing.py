@@ -13,7 +13,7 @@ stands for a Python scalar and counts the same way. `np.asarray([x, 1])` with `x
 tensor is therefore int64, as NumPy makes it from the values.
 
 `call(f, args, kwargs)` is how converted code calls a NumPy function (see
-`autograph.api.converted_call`): when some argument holds a tensor, the array-like
+`autograph.operators.calls.converted_call`): when some argument holds a tensor, the array-like
 arguments are packed and the function runs on tensors; otherwise it is NumPy's own call.
 """
 

@@ -445,3 +445,15 @@ def test_dict_item_deleted_and_set_again_in_a_loop_works():
             d["a"] = i * 2
         return d["a"]
     assert ag.function(f)(np.int64(3)) == f(3)
+
+
+def _builtin_signatures(s):
+    a = int(s, base=2) + int()
+    b = list(zip([1, 2], [3, 4], strict=True))
+    c = int
+    m = max
+    return a, b, c("7", 8), float(), bool(), m([], default=-1), min(3, 1, key=lambda v: -v)
+
+
+def test_builtin_operators_take_every_signature_of_the_builtin():
+    assert ag.to_graph(_builtin_signatures)("101") == _builtin_signatures("101")
