@@ -295,8 +295,10 @@ def _target(f):
 
 
 def converted_call(f, *args, **kwargs):
-    """Call `f(*args, **kwargs)`, converting `f` first when it is user code."""
-    return _call(f, args, kwargs)
+    """Call `f(*args, **kwargs)`, converting `f` first when it is user code (what converted
+    code calls: builtins passed as values and NumPy functions get their meaning on tensors
+    in autograph.operators.calls, which forwards everything else to `_call`)."""
+    return calls.converted_call(f, *args, **kwargs)
 
 
 def _call(f, args, kwargs):

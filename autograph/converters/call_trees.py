@@ -20,6 +20,7 @@ import gast
 from autograph.converters.base import Transformer, rewrite_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
+from autograph.runtime import packing
 from autograph.source import templates
 from autograph.source.traversal import children
 
@@ -56,11 +57,51 @@ def _local_names(fn_node):
 
 
 _CALL_OR_SCOPE = frozenset({gast.Call, gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
-                            gast.ClassDef})
+                            gast.ClassDef, gast.Delete})
 
 
 def _is_call_or_scope(node):
     return node.__class__ in _CALL_OR_SCOPE
+
+
+_DISPLAYS = (gast.List, gast.Tuple, gast.ListComp)
+_DISPLAY_CLASSES = frozenset(_DISPLAYS)
+
+
+def _list_names(fn_node, returns_array):
+    """Names the function may bind to a Python list or tuple: assigned a display (or a
+    comprehension), or the result of a call that is not NumPy's (a helper may return a
+    list), or given `.append`/`.extend`/`.insert`. NumPy calls given one of them go through
+    converted_call, which packs lists holding tensors."""
+    names = set()
+    for n in gast.walk(fn_node):
+        if isinstance(n, gast.Assign) and (
+                isinstance(n.value, _DISPLAYS) or
+                (isinstance(n.value, gast.Call) and not returns_array(n.value.func))):
+            names.update(t.id for t in n.targets if isinstance(t, gast.Name))
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                n.func.attr in ("append", "extend", "insert") and \
+                isinstance(n.func.value, gast.Name):
+            names.add(n.func.value.id)
+    return names
+
+
+def _numpy_packs(value, node, may_be_list):
+    """Whether a NumPy call must go through converted_call, which packs Python lists that
+    hold tensors as NumPy would: `np.asarray(x)`, `np.zeros(n)` (lengths may be tensors),
+    calls given a list or tuple display (`np.concatenate((v, [i]))`) or a name the function
+    binds to one (`parts = [a, b]; np.sum(parts)`), or the result of a call that is not
+    NumPy's (`np.sum(helper(x))`, `np.stack(list(xs))`). Other NumPy calls stay as written,
+    dispatching on tensors by themselves."""
+    if not packing.is_numpy_callable(value):
+        return False
+    try:
+        if value in packing.CONVERTS:
+            return True
+    except TypeError:   # an unhashable callee
+        return False
+    return any(may_be_list(a) for a in node.args) or \
+        any(may_be_list(k.value) for k in node.keywords)
 
 
 class _CallTrees(Transformer):
@@ -68,6 +109,7 @@ class _CallTrees(Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.locals = set()
+        self.lists = set()   # names the function binds to list or tuple displays
         code = getattr(ctx.fn, "__code__", None)
         # closure variables are looked up when called (their cells may change or be empty)
         self.free_names = set(code.co_freevars) if code is not None else set(ctx.closure)
@@ -76,12 +118,13 @@ class _CallTrees(Transformer):
         self.first_param = params[0] if uses_class_cell and params else None
 
     def visit_FunctionDef(self, node):
-        saved = self.locals
+        saved, saved_lists = self.locals, self.lists
         self.locals = saved | _local_names(node)
+        self.lists = saved_lists | _list_names(node, self._returns_array)
         self._rewrite_calls(node.body)
         for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
             self.visit(d)
-        self.locals = saved
+        self.locals, self.lists = saved, saved_lists
         return node
 
     def _rewrite_calls(self, stmts):
@@ -92,6 +135,47 @@ class _CallTrees(Transformer):
                 stmts[i] = self.visit(stmt)
                 continue
             rewrite_outermost(stmt, _is_call_or_scope, self.visit)
+
+    def visit_Delete(self, node):
+        """`del a[k]` -> `ag__.del_item(a, k)`: a deletion is a call of the container's
+        method, refused like `pop` when it would change a list once inside a staged loop.
+        Deleting names (and attributes) stays a `del` statement."""
+        node = self.generic_visit(node)
+        if not all(isinstance(t, gast.Subscript) for t in node.targets):
+            return node
+        calls = []
+        for t in node.targets:
+            key = t.slice
+            if isinstance(key, gast.Slice):
+                none = gast.Constant(value=None, kind=None)
+                key = templates.replace_as_expression(
+                    "slice(lower, upper, step)", lower=key.lower or none,
+                    upper=key.upper or none, step=key.step or none)
+            calls.append(templates.replace_as_expression(
+                "ag__.del_item(target, key)", origin=node, target=t.value, key=key))
+        value = calls[0] if len(calls) == 1 else gast.Tuple(elts=calls, ctx=gast.Load())
+        return templates.replace("value", origin=node, value=value)[0]
+
+    def _may_be_list(self, arg):
+        """Whether an argument may be a Python list or tuple (which may hold tensors)."""
+        cls = arg.__class__
+        if cls in _DISPLAY_CLASSES:
+            return True
+        if cls is gast.Name:
+            return arg.id in self.lists
+        if cls is gast.Call:   # (already rewritten: converted_call(f, ...) or ag__.op(...))
+            func = arg.func
+            if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+                    func.value.id == "ag__":
+                return func.attr == "converted_call" and bool(arg.args) and \
+                    not self._returns_array(arg.args[0])
+            return not self._returns_array(func)
+        return False
+
+    def _returns_array(self, func):
+        """Whether a call of `func` certainly gives an array, not a list: NumPy's functions."""
+        value, known = self._resolve(func)
+        return known and value is not None and packing.is_numpy_callable(value)
 
     def visit_Lambda(self, node):
         saved = self.locals
@@ -156,7 +240,7 @@ class _CallTrees(Transformer):
             if op_name is not None:
                 node.func = templates.replace_as_expression(f"ag__.{op_name}", origin=node)
                 return node
-            if is_library(value):
+            if is_library(value) and not _numpy_packs(value, node, self._may_be_list):
                 return node
         new = templates.replace_as_expression("ag__.converted_call(f)", origin=node,
                                               f=templates.moved(func))

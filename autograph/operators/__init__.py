@@ -14,6 +14,7 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     and_(a, *fns), or_(a, *fns), not_(a)                 logical operators
     assert_stmt(cond, message_fn)                        assert
     converted_call(f, *args, **kwargs)                   calls of user code
+    del_item(target, key)                                `del target[key]`
     Undefined(name), UndefinedReturnValue(), ld(x), ldu(lambda: x, name), retval(x)
                                                          undefined variables
     attr(obj, name, label), item(obj, key, label)        places a statement writes
@@ -23,7 +24,7 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
 """
 
 from autograph.operators.asserts import assert_stmt
-from autograph.operators.calls import converted_call
+from autograph.operators.calls import converted_call, del_item
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
 from autograph.operators.logical import and_, not_, or_
 from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumerate_ as enumerate,
@@ -36,7 +37,7 @@ from autograph.operators.variables import (Undefined, UndefinedReturnValue, ld, 
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
-    "converted_call", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval", "user_locals",
-    "attr", "item", "variable",
+    "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval",
+    "user_locals", "attr", "item", "variable",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
 ]

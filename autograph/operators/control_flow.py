@@ -21,6 +21,7 @@ is the statement staged, as one `cond` or `while_loop` node of the graph being t
 import numpy as np
 
 from autograph import errors
+from autograph.operators import calls
 from autograph.operators.iterables import StagedIterable
 from autograph.operators.location import where
 from autograph.operators.places import get_all, put_all
@@ -212,6 +213,7 @@ def _check_branch(out, names, which):
                 f"before the `if`, or in the {which} branch too.")
 
 
+@calls.guards("if")   # Python lists changed in a branch are refused (both branches run)
 def _staged_if(pred, if_true, if_false, state, names):
     n = len(names)
     if n == 0:  # no state: the branches' own return values (or None) are the outputs
@@ -391,6 +393,7 @@ def _check_structures(before, after, names, what):
                 f"collect values in a loop use ag.TensorArray (ta = ta.write(i, value)).")
 
 
+@calls.guards("loop")   # Python lists changed in the body are refused (they would change once)
 def _staged_while(test, body, state, names, what="`while` loop"):
     """Stage a while loop; returns the final state tuple.
 

@@ -28,3 +28,11 @@ def where(prefix=" at "):
     if source_line:
         text += f" (`{source_line.strip()}`)"
     return text
+
+
+def _install():
+    from autograph.runtime import tensor
+    tensor.set_locator(where)
+
+
+_install()   # errors the runtime raises about tensors name the user's line too

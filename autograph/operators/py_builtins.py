@@ -14,6 +14,7 @@ import builtins
 import numpy as np
 
 from autograph.operators.iterables import StagedEnumerate, StagedIterable, StagedZip, first_dim
+from autograph.operators.location import where
 from autograph.runtime.tensor import is_tensor
 
 
@@ -30,7 +31,17 @@ def range_(*args):
 
 
 def len_(x):
+    """len(x); of a tensor, the length of its first axis: a Python int when the shape says
+    it, else an int64 scalar tensor (never a guess: `range(len(x))` then loops in the graph,
+    `[0.0] * len(x)` is refused, since no list of that length can be made while tracing)."""
     if is_tensor(x):
+        if x.shape is None or not x.shape:
+            raise TypeError(
+                f"len() of {x!r}{where()}: "
+                + ("its rank is unknown while tracing, so it has no known first axis. Give "
+                   "the argument a TensorSpec with a known rank (dimensions may be None)"
+                   if x.shape is None else "it is a scalar (0-d) tensor, which has no length")
+                + ".")
         return first_dim(x)
     size = getattr(x, "size", None)
     if type(x).__name__ == "TensorArray" and callable(size):
@@ -44,20 +55,20 @@ def enumerate_(iterable, start=0):
     return builtins.enumerate(iterable, start)
 
 
-def zip_(*iterables):
+def zip_(*iterables, **kwargs):
     if _any_tensor(iterables):
         return StagedZip(*iterables)
-    return builtins.zip(*iterables)
+    return builtins.zip(*iterables, **kwargs)
 
 
 def abs_(x):
     return np.abs(x) if is_tensor(x) else builtins.abs(x)
 
 
-def int_(x, *args):
-    if is_tensor(x):
-        return x.astype(np.int64)
-    return builtins.int(x, *args)
+def int_(*args, **kwargs):
+    if args and is_tensor(args[0]):
+        return args[0].astype(np.int64)
+    return builtins.int(*args, **kwargs)
 
 
 def float_(x=0.0):

@@ -14,10 +14,12 @@ import numpy as np
 
 from autograph.runtime import dtypes, primitives, shapes
 from autograph.runtime.dtypes import BOOL, INT8
+from autograph.runtime.packing import contains_tensor, pack, packed_dtype
 from autograph.runtime.primitives import bind1, current_graph, register
 from autograph.runtime.tensor import Tensor
 
 _PY_SCALARS = (bool, int, float, complex)
+_SEQUENCES = (list, tuple)
 _WEAK_KEY = dtypes.WEAK_TYPE
 
 
@@ -32,6 +34,8 @@ def operand_key(x):
     """(dtype key, weak) of an operand: a Tensor or anything NumPy can make an array of."""
     if isinstance(x, Tensor):
         return dtypes.key_of(x.dtype, x.weak), x.weak
+    if isinstance(x, _SEQUENCES) and contains_tensor(x):   # [x, 1]: what np.array makes
+        return packed_dtype(x), False
     return dtypes.key_of_value(x)
 
 
@@ -40,6 +44,8 @@ def as_tensor(x, dtype=None):
     values become constants made directly in `dtype` (a Python scalar stays weak)."""
     if isinstance(x, Tensor):
         return x if dtype is None or x.dtype == dtype else cast(x, dtype, weak=x.weak)
+    if isinstance(x, _SEQUENCES) and contains_tensor(x):   # a list holding tensors
+        return pack(x, dtype)
     weak = type(x) in _PY_SCALARS
     if dtype is None:
         dtype = dtypes.default_dtype(dtypes.key_of_value(x)[0])

@@ -3,7 +3,7 @@ atleast_nd, split, broadcast_arrays, repeat, tile."""
 
 import numpy as np
 
-from autograph.runtime import shapes
+from autograph.runtime import dtypes, shapes
 from autograph.runtime.elementwise import as_tensor, cast, common
 from autograph.runtime.primitives import bind1, register
 from autograph.runtime.shape_ops import (
@@ -35,6 +35,18 @@ register("concat", _concat_infer, _concat_kernel, doc="numpy.concatenate")
 register("stack", _stack_infer, _stack_kernel, doc="numpy.stack")
 
 
+def _as_array(x):
+    """An item of a sequence of arrays as NumPy sees it: np.stack and np.concatenate make
+    an array of each item first, so a Python scalar (or a weak tensor, which stands for
+    one) counts with its default dtype, not as a weak scalar (np.stack([f32, 1.5]) is
+    float64)."""
+    if type(x) in (bool, int, float, complex):
+        return np.asarray(x)
+    if isinstance(x, Tensor) and x.weak:
+        return cast(x, dtypes.default_dtype(dtypes.key_of(x.dtype, True)))
+    return x
+
+
 def _sequence(arrays, what):
     if isinstance(arrays, Tensor):
         raise NotImplementedError(f"numpy.{what} of a single symbolic tensor (split along "
@@ -42,7 +54,7 @@ def _sequence(arrays, what):
     arrays = list(arrays)
     if not arrays:
         raise ValueError(f"need at least one array to {what}")
-    tensors, _, _ = common(arrays)
+    tensors, _, _ = common([_as_array(a) for a in arrays])
     for t in tensors:
         need_rank(t, what)
     return tensors

@@ -134,15 +134,27 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         raise_symbolic(self, "as a NumPy array", "its value is only known when the graph "
-                       "runs. Use NumPy functions on it (they build graph nodes), combine "
-                       "tensors with np.stack instead of np.array([...]), and return it from "
-                       "the traced function to get its value")
+                       "runs. Use NumPy functions on it (they build graph nodes; in converted "
+                       "code, np.array([...]) and list displays given to NumPy functions are "
+                       "packed for you, elsewhere combine tensors with np.stack(values)); to "
+                       "collect values in a tensor loop use ag.TensorArray (ta = ta.write(i, "
+                       "value)); return it from the traced function to get its value")
 
     # -- operators ----------------------------------------------------------------------------
 
     __add__, __radd__ = _binary(np.add, "add")
     __sub__, __rsub__ = _binary(np.subtract, "sub")
-    __mul__, __rmul__ = _binary(np.multiply, "mul")
+    _mul, _rmul = _binary(np.multiply, "mul")
+
+    def __mul__(self, other):
+        if isinstance(other, (list, tuple)):
+            _check_repeat(self, other)
+        return self._mul(other)
+
+    def __rmul__(self, other):
+        if isinstance(other, (list, tuple)):
+            _check_repeat(self, other)
+        return self._rmul(other)
     __truediv__, __rtruediv__ = _binary(np.divide, "truediv")
     __floordiv__, __rfloordiv__ = _binary(np.floor_divide, "floordiv")
     __mod__, __rmod__ = _binary(np.remainder, "mod")
@@ -355,6 +367,24 @@ class Tensor:
 _ACCEPTED = (Tensor,) + _OPERANDS
 
 
+def _check_repeat(tensor, seq):
+    """`[0.0] * n` with a scalar tensor `n`: Python repeats the list n times when n is an
+    int (len(x), a NumPy integer), NumPy multiplies element-wise when n is a 0-d array.
+    While tracing the count is unknown, and guessing would make a list of the wrong
+    length, so a scalar (or unknown-rank) tensor times a list is refused; a tensor with
+    axes multiplies element-wise, as NumPy does."""
+    if tensor.shape is not None and tensor.shape != ():
+        return
+    kind = type(seq).__name__
+    raise SymbolicTensorError(
+        f"Cannot repeat a Python {kind} by the symbolic tensor {tensor!r} (`{kind} * n`): "
+        f"the count is only known when the graph runs (a len() of an unknown dimension is "
+        f"one), so the {kind}'s length cannot be known while tracing. For n copies of a "
+        f"value make an array: np.full(n, value) or np.zeros(n) (n may be a tensor); for "
+        f"element-wise multiplication write np.asarray(values) * n."
+        f"{where(' At ')}")
+
+
 def _shape_str(shape):
     dims = ", ".join("None" if d is None else str(d) for d in shape)
     return f"({dims},)" if len(shape) == 1 else f"({dims})"
@@ -364,6 +394,20 @@ class SymbolicTensorError(TypeError):
     """A symbolic tensor was used where Python needs a concrete value."""
 
 
+def _no_location(prefix):
+    return ""
+
+
+# where(prefix) -> " at file.py:12 (`source`)" for the user's innermost line, or "": the
+# compiler (autograph.operators.location) installs it; the runtime knows no source files
+where = _no_location
+
+
+def set_locator(fn):
+    global where
+    where = fn
+
+
 def raise_symbolic(tensor, what, fix):
     from autograph.runtime import graph   # (lazily: graph imports this module)
     if graph.get_default_graph() is None and getattr(tensor, "node", None) is not None:
@@ -371,7 +415,7 @@ def raise_symbolic(tensor, what, fix):
         raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}. "
                                   + graph.leak_message(tensor))
     raise SymbolicTensorError(
-        f"Cannot use the symbolic tensor {tensor!r} {what}: {fix}.")
+        f"Cannot use the symbolic tensor {tensor!r} {what}: {fix}.{where(' At ')}")
 
 
 # symbolic tensors and NumPy values are leaves of every structure: tell nest so up front

@@ -246,14 +246,16 @@ def test_environment_variable_turns_on_full_tracebacks():
 
 # -- leaked tensors -------------------------------------------------------------------------------
 
+KEPT = []  # a module global: changing it stays a trace-time side effect
+
+
 def keeps_loop_values(x):
-    kept = []
     i = 0
     while i < x:
         y = x * 2
-        kept.append(y)
+        KEPT.append(y)
         i += 1
-    return i + kept[0]
+    return i + KEPT[0]
 
 
 def test_tensor_kept_from_a_loop_body_names_its_line_and_variable():
@@ -263,7 +265,7 @@ def test_tensor_kept_from_a_loop_body_names_its_line_and_variable():
     assert f"{HERE}:{line_of(keeps_loop_values, 'y = x * 2')}" in msg and "`y`" in msg
     assert f"{HERE}:{line_of(keeps_loop_values, 'while i < x')}" in msg
     assert "ag.TensorArray" in msg
-    assert_user_traceback(info.value, keeps_loop_values, "return i + kept[0]")
+    assert_user_traceback(info.value, keeps_loop_values, "return i + KEPT[0]")
 
 
 class Holder:
