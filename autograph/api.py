@@ -53,6 +53,8 @@ class _CodeCache:
             return entry
 
     def _drop(self, key, ref):
+        if _lock is None:   # interpreter shutdown: module globals are already gone
+            return
         with _lock:
             found = self._entries.get(key)
             if found is not None and found[0] is ref:

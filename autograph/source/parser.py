@@ -447,9 +447,14 @@ def _instructions(code):
     an imported module is `LOAD_ATTR` there and `LOAD_METHOD` elsewhere, which moves the
     jump offsets."""
     import dis
-    return [(_AS_ATTR.get(i.opname, i.opname), None if i.opcode in dis.hasjrel or
-             i.opcode in dis.hasjabs else i.argval)
-            for i in dis.get_instructions(code)]
+
+    def arg(i):
+        if i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:
+            return None
+        if isinstance(i.argval, types.CodeType):   # compared on their own, lines aside
+            return ("code", i.argval.co_name)
+        return i.argval
+    return [(_AS_ATTR.get(i.opname, i.opname), arg(i)) for i in dis.get_instructions(code)]
 
 
 def _bytecode_is_current(fn):
