@@ -81,8 +81,14 @@ def normalize(message, limit=170):
     return m[:limit]
 
 
+def text_of(exc):
+    """An exception's message with its notes (where autograph names the user's line)."""
+    return "\n".join([str(exc), *getattr(exc, "__notes__", ())])
+
+
 def misleading(message, source, filename):
-    """Reasons (a list of short tags) why a refusal's message does not fit the user's code."""
+    """Reasons (a list of short tags) why a refusal's message (with its notes: pass
+    `text_of(exc)`) does not fit the user's code."""
     msg = str(message)
     out = []
     if filename not in msg:
@@ -95,10 +101,10 @@ def misleading(message, source, filename):
         if not re.search(rf"\b{re.escape(name)}\b", source):
             out.append(f"shows internal name {name}")
             break
-    line = re.search(re.escape(filename) + r":(\d+)", msg)
+    line = re.search(re.escape(filename) + r'(?::|", line )(\d+)', msg)
     if line:
         text = source.splitlines()[int(line.group(1)) - 1].strip()
-        if re.search(r"use it in an? (`?if`?|condition|`?while`?)", msg) and \
+        if re.search(r"use it in an? (`?if`?|condition|`?while`?)", msg, re.I) and \
                 re.match(r"(if|elif|while)\b", text):
             out.append("advises 'use it in an if' on an if/while line")
     return out
@@ -156,6 +162,9 @@ def check(program, timeout=10.0, only_input=None, modes=("converted", "traced"))
         if "converted" in modes:
             if converted is None:
                 ck, converted = guarded(timeout, ag.to_graph, fn)
+                if ck == "timeout":
+                    add("timeout", "to_graph", "timeout", index)
+                    return _done(findings)
                 if ck != "ok":
                     add("error", "to_graph", f"{type(converted).__name__}: {normalize(converted)}",
                         index, converted)
@@ -194,7 +203,7 @@ def _compare(add, mode, py_kind, expected, kind, got, index, source, filename, e
     if mode == "traced" and isinstance(got, REFUSALS):
         key = f"{type(got).__name__}: {normalize(got)}"
         add("refusal", mode, key, index, got)
-        for reason in misleading(got, source, filename):
+        for reason in misleading(text_of(got), source, filename):
             add("misleading", mode, f"{reason} | {key}", index, got)
         return
     what = f"raises {type(got).__name__}"

@@ -140,7 +140,7 @@ def report(result, seed, reduce=True, jobs=1, out=sys.stdout):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", default="0")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--no-reduce", action="store_true")
     parser.add_argument("--json", help="write the classes (and reduced programs) here")
