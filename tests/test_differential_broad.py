@@ -95,3 +95,6 @@ def test_misleading_refusals_are_recognised():
     assert "advises np.stack/np.array the user never wrote" in reasons
     assert any(r.startswith("shows internal name retval_") for r in reasons)
     assert checking.misleading("no line here", src, fname) == ["names no user line"]
+    msg = f"This `if` at {fname}:2 is inside a `try` block: Python's try/except cannot catch"
+    assert checking.misleading(msg, src.replace("if n", "try:\n        pass\n    finally:\n        pass\n    if n"),
+                               fname) == ["speaks of try/except where the user wrote try/finally"]

@@ -95,6 +95,8 @@ def misleading(message, source, filename):
         out.append("names no user line")
     if ("np.stack" in msg or "np.array" in msg) and "np." not in source:
         out.append("advises np.stack/np.array the user never wrote")
+    if "try/except" in msg and "except" not in source:
+        out.append("speaks of try/except where the user wrote try/finally")
     if re.search(r"\boutput \d+", msg):
         out.append("speaks of an 'output N'")
     for name in set(INTERNAL.findall(msg)):

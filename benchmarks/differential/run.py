@@ -62,8 +62,11 @@ def run(count, seed, jobs=1, chunk=25, progress=None):
             for c in cats & {"wrong", "error", "timeout"}:
                 failed[c] += 1
             for cat, mode, key, detail in found:
-                entry = classes.setdefault((cat, mode, key), {"programs": 0, "shortest": None})
+                entry = classes.setdefault((cat, mode, key),
+                                           {"programs": 0, "shortest": None, "examples": []})
                 entry["programs"] += 1
+                if len(entry["examples"]) < 8:
+                    entry["examples"].append(i)
                 if entry["shortest"] is None or size < entry["shortest"][1]:
                     entry["shortest"] = (i, size, detail)
 
@@ -127,9 +130,10 @@ def report(result, seed, reduce=True, jobs=1, out=sys.stdout):
         i, size, detail = entry["shortest"]
         w(f"\n[{cat} / {mode}] {entry['programs']} programs: {key}\n")
         if cat == "refusal":
-            w(f"   e.g. program {i} ({size} chars)\n")
+            w(f"   e.g. program {i} ({size} chars); also {entry['examples']}\n")
             continue
         w(f"   message: {detail['message'][:300]}\n")
+        w(f"   programs {entry['examples']}\n")
         if k in reduced:
             source, inputs, targs = reduced[k]
             w(f"   program {i}, input (x, n, xs)={inputs}, traced as arrays: {targs}\n")
