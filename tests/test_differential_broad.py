@@ -23,33 +23,18 @@ COUNT = 200
 # an entry when its fix lands: the xfail is strict, so a fixed program fails until then.
 KNOWN = {
     2: 'misleading / traced: advises np.stack/np.array the user never wrote | SymbolicTensorError: Cannot use the symbolic tensor Tensor(...), dtype=intN) as ',
-    14: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
+    14: "error / converted: raises TypeError: unsupported operand type(s) for -: 'V' and 'V'",
     24: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
-    26: "error / converted: raises AttributeError: 'V' object has no attribute 'V'",
-    29: "error / converted: raises KeyError: 'V'",
-    35: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
     36: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
-    37: "error / converted: raises KeyError: 'V'",
-    40: 'wrong / traced: different result',
-    59: "error / converted: raises KeyError: 'V'",
-    60: "error / converted: raises KeyError where Python raises UnboundLocalError: 'V'",
-    83: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
+    60: "error / converted: raises NameError where Python raises UnboundLocalError: name 'V' is not defined",
     101: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
-    104: "error / traced: raises ValueError: The symbolic tensor 'V' belongs to graph 'V' and cannot be used in graph 'V'. A tensor made while tracing one funct",
     115: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
-    133: "error / converted: raises KeyError: 'V'",
-    135: "error / converted: raises AttributeError where Python raises UnboundLocalError: 'V' object has no attribute 'V'",
-    142: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
-    151: "error / converted: raises KeyError: 'V'",
     170: "error / traced: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
     171: 'misleading / traced: advises np.stack/np.array the user never wrote | SymbolicTensorError: Cannot use the symbolic tensor Tensor(...), dtype=intN) as ',
-    173: "error / converted: raises KeyError: 'V'",
-    176: "error / converted: raises AttributeError: 'V' object has no attribute 'V'",
-    186: "misleading / traced: advises 'use it in an if' on an if/while line | SymbolicTensorError: Cannot use the symbolic tensor Tensor(...), dtype=bool) bool",
 }
 # programs whose outcome depends on PYTHONHASHSEED and on what ran before them in the same
 # process (an order dependence in the compiler, reported in issue 11): not strict
-FLAKY = {81, 152, 172, 196}
+FLAKY = {152}
 # ======================================================================================
 
 

@@ -490,43 +490,10 @@ def _equal(a, b):
 
 
 # ======================================================================================
-# KNOWN FAILURES: the cases that fail today, by class (issue 11). Remove an entry when its
-# fix lands: the xfail is strict, so a fixed case fails until its entry goes.
-C1 = "class 1: a variable bound in a branch or loop body is unbound after it (UnboundLocalError)"
-C4 = "class 4: `return` inside try/except gives UndefinedReturnValue and falls through"
-C12 = "class 12: composite state (x[i]) read as branch state before it exists"
-CG = "`global` in a converted function: the generated code does not compile"
+# KNOWN FAILURES: cases that fail today, as name -> the class of the failure (issue 11).
+# Empty since the fixes of issue 11 merged (30 cases of classes 1, 4, 12 and `global` failed
+# before them). The xfail is strict: a fixed case fails until its entry goes.
 XFAIL = {
-    "difflib.SequenceMatcher.quick_ratio#0": C1,
-    "difflib.SequenceMatcher.quick_ratio#1": C1,
-    "difflib.SequenceMatcher.quick_ratio#3": C1,
-    "difflib.SequenceMatcher.quick_ratio#4": C1,
-    "json.decoder.py_scanstring#1": C1,
-    "json.decoder.py_scanstring#2": C1,
-    "decimal.Decimal.exp#0": C1,
-    "decimal.Decimal.log10#0": C1,
-    "shlex.shlex.read_token#0": C1,
-    "ipaddress.ip_address#1": C4,
-    "ipaddress.ip_address#2": C4,
-    "ipaddress.ip_address#3": C4,
-    "ipaddress.ip_address#4": C4,
-    "ipaddress.ip_address#5": C4,
-    "ipaddress.ip_address#6": C4,
-    "ipaddress.ip_address#7": C4,
-    "ipaddress.ip_address#8": C4,
-    "ipaddress.ip_network#2": C4,
-    "ipaddress.ip_interface#2": C4,
-    "ipaddress.ip_network#4": C4,
-    "ipaddress.ip_interface#4": C4,
-    "json.decoder._decode_uXXXX#1": C4,
-    "textwrap.TextWrapper._wrap_chunks#0": C12,
-    "textwrap.TextWrapper._wrap_chunks#1": C12,
-    "email._parseaddr.parsedate_tz#1": C12,
-    "urllib.parse.unquote_to_bytes#0": CG,
-    "urllib.parse.unquote_to_bytes#1": CG,
-    "urllib.parse.unquote_to_bytes#2": CG,
-    "urllib.parse.unquote_to_bytes#3": CG,
-    "urllib.parse.unquote_to_bytes#4": CG,
 }
 # ======================================================================================
 
