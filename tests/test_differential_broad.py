@@ -23,13 +23,7 @@ COUNT = 200
 # an entry when its fix lands: the xfail is strict, so a fixed program fails until then.
 KNOWN = {
     2: 'misleading / traced: advises np.stack/np.array the user never wrote | SymbolicTensorError: Cannot use the symbolic tensor Tensor(...), dtype=intN) as ',
-    14: "error / converted: raises TypeError: unsupported operand type(s) for -: 'V' and 'V'",
-    24: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
-    36: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
     60: "error / converted: raises NameError where Python raises UnboundLocalError: name 'V' is not defined",
-    101: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
-    115: "error / converted: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
-    170: "error / traced: raises UnboundLocalError: cannot access local variable 'V' where it is not associated with a value",
     171: 'misleading / traced: advises np.stack/np.array the user never wrote | SymbolicTensorError: Cannot use the symbolic tensor Tensor(...), dtype=intN) as ',
 }
 # programs whose outcome depends on PYTHONHASHSEED and on what ran before them in the same

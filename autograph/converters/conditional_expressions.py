@@ -4,6 +4,8 @@ Both values stay behind lambdas: Python evaluates only the chosen one, and with 
 condition each is traced into its own branch of a staged cond.
 """
 
+import gast
+
 from autograph.converters.base import Transformer
 from autograph.source import anno, templates
 
@@ -12,6 +14,12 @@ class IfExpConverter(Transformer):
 
     def visit_IfExp(self, node):
         anno.setanno(node.test, anno.Basic.TRUTH_TEST, True)
+        if any(n.__class__ is gast.NamedExpr for v in (node.body, node.orelse) for n in gast.walk(v)):
+            # `a if c else (x := b)`: only Python's own conditional binds x in the function
+            node = self.generic_visit(node)
+            node.test = templates.replace_as_expression(
+                "ag__.python_operand(test, 'if ... else')", origin=node, test=templates.moved(node.test))
+            return node
         node = self.generic_visit(node)
         return templates.replace_as_expression(
             "ag__.if_exp(test, lambda: body, lambda: orelse)", origin=node,

@@ -407,8 +407,9 @@ class _ControlFlow(Transformer):
         self.bound, self.maybe, self.declared[-1] = bound, maybe, declared
         self.sharing = sharing
         out += self._undefined_inits(node, state)
-        if test_writes:
-            after = gast.Tuple(elts=[name(n) for n in state], ctx=gast.Load())
+        if test_writes:  # the state after the test, as the body returns it
+            after = name(state[0]) if len(state) == 1 else gast.Tuple(
+                elts=[name(n) for n in state], ctx=gast.Load())
             test_ret = templates.replace("return (test, after)", origin=node, test=moved(node.test),
                                          after=moved(after))
         else:

@@ -30,9 +30,26 @@ def _truth_only(node):
     return anno.getanno(node, anno.Basic.TRUTH_TEST, False)
 
 
+def _assigns(nodes):
+    """Does any of `nodes` hold an assignment expression (`x := ...`)? Behind a lambda it
+    would bind `x` in the lambda, not in the function."""
+    return any(n.__class__ is gast.NamedExpr for v in nodes for n in gast.walk(v))
+
+
+def python_operands(values, op, origin):
+    """Keep Python's own operator, each operand but the last checked to be a Python value."""
+    return [templates.replace_as_expression(f"ag__.python_operand(v, '{op}')", origin=origin,
+                                            v=templates.moved(v)) for v in values]
+
+
 class LogicalConverter(Transformer):
 
     def visit_BoolOp(self, node):
+        if _assigns(node.values[1:]):  # `a and (x := f())`: only Python's `and` binds x
+            node = self.generic_visit(node)
+            op = "and" if isinstance(node.op, gast.And) else "or"
+            node.values[:-1] = python_operands(node.values[:-1], op, node)
+            return node
         truth = _truth_only(node)
         if truth:  # the operands' values only matter for their truth too
             for v in node.values:
@@ -83,9 +100,12 @@ class LogicalConverter(Transformer):
             return o[0] if isinstance(o, tuple) else o
         parts = [gast.Compare(left=left(i), ops=[op], comparators=[right(i + 1)])
                  for i, op in enumerate(node.ops)]
-        call = templates.replace_as_expression("ag__.and_(first)", origin=node,
-                                               first=templates.moved(parts[0]))
-        call.args += [_lambda(p, node) for p in parts[1:]]
+        # nested, so a later part's lambda sees the names an earlier part's `:=` bound
+        call = parts[-1]
+        for p in reversed(parts[:-1]):
+            call = templates.replace_as_expression("ag__.and_(first, later)", origin=node,
+                                                   first=templates.moved(p),
+                                                   later=_lambda(call, node))
         return call
 
 

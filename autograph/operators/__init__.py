@@ -12,6 +12,7 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
         to stage, since Python's except cannot catch errors raised when the graph runs)
     if_exp(cond, if_true, if_false)                      a if cond else b
     and_(a, *fns), or_(a, *fns), not_(a)                 logical operators
+    python_operand(a, op)                                an operand Python's own and/or keeps
     assert_stmt(cond, message_fn)                        assert
     converted_call(f, *args, **kwargs)                   calls of user code
     del_item(target, key)                                `del target[key]`
@@ -26,7 +27,7 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
 from autograph.operators.asserts import assert_stmt
 from autograph.operators.calls import converted_call, del_item
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
-from autograph.operators.logical import and_, not_, or_
+from autograph.operators.logical import and_, not_, or_, python_operand
 from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumerate_ as enumerate,
                                               float_ as float, int_ as int, len_ as len,
                                               max_ as max, min_ as min, range_ as range,
@@ -36,7 +37,8 @@ from autograph.operators.variables import (Undefined, UndefinedReturnValue, ld, 
                                            user_locals)
 
 __all__ = [
-    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "assert_stmt",
+    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "python_operand",
+    "assert_stmt",
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval",
     "user_locals", "attr", "item", "variable",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",

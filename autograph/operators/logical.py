@@ -83,3 +83,16 @@ def not_(x):
     if is_tensor(x):
         return np.logical_not(x)
     return not x
+
+
+def python_operand(value, op):
+    """An operand of an `and`/`or`/conditional expression that stays Python's own, since a
+    later part assigns a name (`a and (x := f())`): it must be a Python value."""
+    if is_tensor(value):
+        from autograph import errors
+        from autograph.operators.location import where
+        raise errors.StagingError(
+            f"This `{op}`{where()} assigns a name with `:=` in a part evaluated after a "
+            f"tensor, so it stays Python's own `{op}`, which cannot decide on a tensor. "
+            f"Assign the name with `=` in a statement before it, then combine the values.")
+    return value
