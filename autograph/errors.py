@@ -14,6 +14,11 @@ class StagingError(AutographError, TypeError):
     or branches/iterations disagree on a variable's type or structure."""
 
 
+class UnboundInGraph(StagingError, UnboundLocalError):
+    """A variable with no value is read in a branch or loop body traced for a tensor
+    condition (Python would raise UnboundLocalError only if that path ran)."""
+
+
 class ConversionError(AutographError, ValueError):
     """The compiler cannot convert a construct (found while reading the source)."""
 

@@ -39,14 +39,37 @@ class _Loads(traversal.NodeTransformer):
         return node  # its body runs later: the variable may be assigned by then
 
 
+def _locals(fn):
+    """The function's own variables: what it binds, less its global/nonlocal names."""
+    body = anno.getanno(fn, Static.BODY_SCOPE, None)
+    args = anno.getanno(fn, Static.ARGS_SCOPE, None)
+    names = _simple(body.bound if body is not None else ()) | _simple(args.bound if args else ())
+    declared = {n for s in traversal.statements(fn.body, stop=SCOPE_NODES)
+                if isinstance(s, (gast.Global, gast.Nonlocal)) for n in s.names}
+    return names - declared
+
+
 class _Variables(Transformer):
+    """A variable of the function that is not assigned on every path to a read may hold
+    Undefined there in converted code (it is state somewhere), whether or not some path
+    assigns it: each such read goes through `ld`."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.locals = [set()]
+
+    def visit_FunctionDef(self, node):
+        self.locals.append(_locals(node))
+        try:
+            return super().generic_visit(node)
+        finally:
+            self.locals.pop()
 
     def _maybe_undefined(self, stmt):
         if not anno.hasanno(stmt, Static.DEFINED_VARS_IN):
             return set()
         defined = _simple(anno.getanno(stmt, Static.DEFINED_VARS_IN))
-        maybe = _simple(anno.getanno(stmt, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
-        return maybe - defined
+        return self.locals[-1] - defined
 
     def generic_visit(self, node):
         if isinstance(node, gast.expr):

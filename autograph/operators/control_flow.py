@@ -141,9 +141,9 @@ def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False
         state, names = tuple(state), tuple(names)
         track = Tracker(state, names)
         if track:  # variables that may have no value (see autograph.operators.unbound)
-            return track.finish(_as_tuple(_staged_if_stmt(
+            return _result(track.finish(_as_tuple(_staged_if_stmt(
                 cond, track.wrap(if_true), track.wrap(if_false), track.state, track.names,
-                places), len(track.names)))
+                places), len(track.names))), len(names))
         return _staged_if_stmt(cond, if_true, if_false, state, names, places)
     return if_true(*state) if cond else if_false(*state)
 
@@ -334,11 +334,11 @@ def while_stmt(test, body, state=(), names=(), places=(), test_writes=False, in_
         state = _as_tuple(body(*state), n)
 
 
-def _staged_while_stmt(test, body, state, names, places):
-    track = Tracker(state, names)
+def _staged_while_stmt(test, body, state, names, places, tracked=False):
+    track = None if tracked else Tracker(state, names)
     if track:  # variables that may have no value (see autograph.operators.unbound)
         return track.finish(_staged_while_stmt(track.wrap_test(test), track.wrap(body),
-                                               track.state, track.names, places))
+                                               track.state, track.names, places, tracked=True))
     n = len(names)
     if not places:
         return _staged_while(test, body, state, names)
@@ -448,7 +448,8 @@ def _staged_while_first(test, body, state, names, what, first):
 
 # -- for ------------------------------------------------------------------------------------
 
-def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_try=False):
+def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_try=False, *,
+             _tracked=False):
     """`for target in iterable:` with body(item, *state) returning the state.
 
     `extra_test(*state)`, when given, is checked before every iteration; the loop stops when
@@ -461,12 +462,12 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     if is_tensor(iterable):
         iterable = StagedIterable.of(iterable)
     if isinstance(iterable, StagedIterable):
-        track = Tracker(state, names)
+        track = None if _tracked else Tracker(state, names)
         if track:  # variables that may have no value (see autograph.operators.unbound)
-            return track.finish(_as_tuple(for_stmt(
+            return _result(track.finish(_as_tuple(for_stmt(
                 iterable, track.wrap(body, lead=1), track.state, track.names,
-                None if extra_test is None else track.wrap_test(extra_test), places),
-                len(track.names)))
+                None if extra_test is None else track.wrap_test(extra_test), places,
+                _tracked=True), len(track.names))), n)
         if places:
             k = len(places)
             body = _with_places(body, places, n, lead=1)

@@ -64,7 +64,9 @@ class Tracker:
 
     def __init__(self, state, names):
         self.n = len(names)
-        found = [(i, lookup(v)) for i, v in enumerate(state)]
+        # (an `if` whose branches return the function's value passes no names: nothing
+        # flows out of it as state, and reads inside its branches check for themselves)
+        found = [(i, lookup(v)) for i, v in enumerate(state)] if len(names) == len(state) else []
         self.index = [i for i, e in found if e is not None]
         self.messages = [e[1] for _, e in found if e is not None]
         self.state = tuple(state) + tuple(e[0] for _, e in found if e is not None)
@@ -97,9 +99,8 @@ class Tracker:
         return wrapped
 
     def finish(self, out):
-        """Mark the outputs again with the flags that came out; the statement's result."""
+        """Mark the outputs again with the flags that came out; the state tuple."""
         out = tuple(out)
         for k, (i, message) in enumerate(zip(self.index, self.messages)):
             mark(out[i], out[self.n + k], message)
-        out = out[:self.n]
-        return out[0] if self.n == 1 else out if self.n else None
+        return out[:self.n]

@@ -48,6 +48,22 @@ def _unbound(name):
         f"cannot access local variable '{name}' where it is not associated with a value")
 
 
+def _unbound_here(name):
+    """Python's UnboundLocalError; inside a branch or loop body that is being traced for a
+    tensor condition, a refusal that says why (the path may never run)."""
+    from autograph.runtime.graph import get_default_graph
+    graph = get_default_graph()
+    if graph is None or graph.parent is None:
+        return _unbound(name)
+    from autograph import errors
+    from autograph.operators.location import where
+    return errors.UnboundInGraph(
+        f"'{name}' has no value where it is read{where()}: Python raises UnboundLocalError "
+        f"if this path runs. It sits in a branch or loop whose condition is a tensor, which "
+        f"the graph holds whether or not it runs, so it needs a value there: assign '{name}' "
+        f"before the `if` or loop.")
+
+
 def is_undefined(value):
     return isinstance(value, Undefined)
 
@@ -55,7 +71,7 @@ def is_undefined(value):
 def ld(value):
     """Read a variable that may be undefined here: raise as Python would if it is."""
     if isinstance(value, Undefined):
-        raise _unbound(value.symbol_name)
+        raise _unbound_here(value.symbol_name)
     if is_tensor(value):  # perhaps a staged loop's first value: checked by the graph
         return unbound.check(value)
     return value

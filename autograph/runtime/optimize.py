@@ -213,12 +213,15 @@ def _record_captures(node, sub, ins, n):
 
 def _needed_loop_vars(node, used):
     """Indices of the loop variables of a while_loop node that matter: used after the loop,
-    read by the condition or by an effect in the body, or needed to compute such a one.
+    read by the condition or by an effect in the condition or body, or needed to compute
+    such a one.
     The others (and the body work computing them) can go."""
     n = len(node.outputs)
     cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
     needed = {k for k in range(n) if id(node.outputs[k]) in used}
     needed |= _loop_vars_reaching(cg, cg.outputs, n)
+    # an effect in the condition (a check that a variable has a value) needs its inputs too
+    needed |= _loop_vars_reaching(cg, [t for nd in cg.nodes if is_effectful(nd) for t in nd.inputs], n)
     effects = [t for nd in bg.nodes if is_effectful(nd) for t in nd.inputs]
     masks = _loop_var_masks(bg, n)
     if masks is None:   # nodes not in dependency order: search from each tensor instead
