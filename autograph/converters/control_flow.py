@@ -106,6 +106,15 @@ def _order(names, stmts):
     return seen + sorted(names - found)
 
 
+_RUN_AT_ONCE = {"assert_stmt", "and_", "or_", "if_exp", "ldu"}   # operators that call their lambdas
+
+
+def _operator_call(node):
+    return (node.__class__ is gast.Call and node.func.__class__ is gast.Attribute and
+            node.func.attr in _RUN_AT_ONCE and node.func.value.__class__ is gast.Name
+            and node.func.value.id == "ag__")
+
+
 def _closure_reads(root):
     """{id(function node): names read by the functions and lambdas nested in it}, for `root`
     and every function under it, in one walk. Such a closure may run inside a later
@@ -118,10 +127,13 @@ def _closure_reads(root):
         loads, nested = set(), set()
         if node.__class__ is gast.Name and node.ctx.__class__ is gast.Load:
             loads.add(node.id)
+        # a lambda an operator takes (`ag__.assert_stmt(c, lambda: msg)`) runs at once
+        inline = _operator_call(node)
         for child in children(node):
             child_loads, child_nested = walk(child)
             loads |= child_loads
-            nested |= child_loads if isinstance(child, kinds) else child_nested
+            late = isinstance(child, kinds) and not (inline and child.__class__ is gast.Lambda)
+            nested |= child_loads if late else child_nested
         if isinstance(node, kinds):
             index[id(node)] = nested
         return loads, nested

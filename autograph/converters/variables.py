@@ -39,6 +39,22 @@ class _Loads(traversal.NodeTransformer):
         return node  # its body runs later: the variable may be assigned by then
 
 
+def _lazy_walrus_targets(fn):
+    """Names a `:=` assigns in a part Python may skip (a later operand of and/or, a branch
+    of a conditional expression): the analyses count them assigned, they may not be."""
+    out = set()
+    for node in gast.walk(fn):
+        if isinstance(node, gast.BoolOp):
+            parts = node.values[1:]
+        elif isinstance(node, gast.IfExp):
+            parts = [node.body, node.orelse]
+        else:
+            continue
+        out |= {n.target.id for p in parts for n in gast.walk(p)
+                if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
+    return out
+
+
 def _locals(fn):
     """The function's own variables: what it binds, less its global/nonlocal names."""
     body = anno.getanno(fn, Static.BODY_SCOPE, None)
@@ -57,18 +73,21 @@ class _Variables(Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.locals = [set()]
+        self.lazy = [set()]
 
     def visit_FunctionDef(self, node):
         self.locals.append(_locals(node))
+        self.lazy.append(_lazy_walrus_targets(node))
         try:
             return super().generic_visit(node)
         finally:
             self.locals.pop()
+            self.lazy.pop()
 
     def _maybe_undefined(self, stmt):
         if not anno.hasanno(stmt, Static.DEFINED_VARS_IN):
             return set()
-        defined = _simple(anno.getanno(stmt, Static.DEFINED_VARS_IN))
+        defined = _simple(anno.getanno(stmt, Static.DEFINED_VARS_IN)) - self.lazy[-1]
         return self.locals[-1] - defined
 
     def generic_visit(self, node):

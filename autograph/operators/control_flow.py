@@ -194,6 +194,22 @@ def _with_places(fn, places, n, lead=0):
     return wrapped
 
 
+def _loop_places(places, what):
+    """The values of the places a staged loop writes, as it starts. One that does not
+    exist yet (an attribute, a key, or a variable closures share, first made inside the
+    loop) is refused: from the second iteration on it would exist, so `"k" in d`,
+    `hasattr` or a closure would see the first iteration differently from the rest."""
+    values = get_all(places)
+    for place, value in zip(places, values):
+        if isinstance(value, Undefined):
+            raise errors.StagingError(
+                f"'{place.name}' is first created inside the {what}{where()}, whose condition "
+                f"is a tensor: the graph runs every iteration alike, but the first would find "
+                f"'{place.name}' missing and the later ones present. Create it before the "
+                f"loop (e.g. {place.name} = 0, or an array of the right shape and dtype).")
+    return values
+
+
 def _test_with_places(test, places, n):
     def wrapped(*s):
         put_all(places, s[n:])
@@ -343,7 +359,8 @@ def _staged_while_stmt(test, body, state, names, places, tracked=False):
     if not places:
         return _staged_while(test, body, state, names)
     out = _staged_while(_test_with_places(test, places, n), _with_places(body, places, n),
-                        state + get_all(places), names + tuple(p.name for p in places))
+                        state + _loop_places(places, "`while` loop"),
+                        names + tuple(p.name for p in places))
     put_all(places, out[n:])
     return out[:n]
 
@@ -473,7 +490,7 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
             body = _with_places(body, places, n, lead=1)
             if extra_test is not None:
                 extra_test = _test_with_places(extra_test, places, n)
-            out = _staged_for(iterable, body, tuple(state) + get_all(places),
+            out = _staged_for(iterable, body, tuple(state) + _loop_places(places, "`for` loop"),
                               tuple(names) + tuple(p.name for p in places), extra_test)
             put_all(places, out[n:n + k])
             return _result(out[:n], n)

@@ -182,6 +182,43 @@ def attr_created_in_loop(n):
     return s.v
 
 
+def key_made_in_loop(n, x):
+    d = {}
+    i = 0
+    while i < n:
+        i += 1
+        if "m" in d:
+            d["m"] += x
+        else:
+            d["m"] = 1
+    return d.get("m", 0)
+
+
+def attr_made_once_in_loop(n, x):
+    s = types.SimpleNamespace()
+    for i in range(n):
+        if not hasattr(s, "w"):
+            s.w = x + 8
+    return getattr(s, "w", 0)
+
+
+@pytest.mark.parametrize("fn,args,label", [
+    (attr_created_in_loop, (3,), "s.v"),
+    (key_made_in_loop, (2, 11), "d['m']"),
+    (attr_made_once_in_loop, (1, 3), "s.w"),
+])
+def test_place_first_made_in_tensor_loop_is_refused(fn, args, label):
+    """The first iteration would see it missing, the others present: never silently one way."""
+    same_in_python(fn, args, tuple(0 * a for a in args))
+    with pytest.raises(ag.errors.StagingError, match=f"'{re_escape(label)}' is first created inside"):
+        ag.function(fn)(*[np.int64(a) for a in args])
+
+
+def re_escape(text):
+    import re
+    return re.escape(text)
+
+
 def nested_attr(n):
     o = types.SimpleNamespace(inner=types.SimpleNamespace(v=0))
     for i in range(n):
@@ -205,7 +242,6 @@ def test_attribute_written_not_read_in_tensor_loop():
 
 @pytest.mark.parametrize("fn,arg_sets", [
     (item_written_in_loop, [(0,), (4,)]),
-    (attr_created_in_loop, [(1,), (3,)]),
     (nested_attr, [(0,), (5,)]),
 ])
 def test_places_python_and_traced(fn, arg_sets):
