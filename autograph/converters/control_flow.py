@@ -42,6 +42,7 @@ from autograph.source.templates import moved
 from autograph.source.traversal import children, statements
 from autograph.source.anno import Static
 from autograph.source.qual_names import Literal
+from autograph.converters.variables import lazy_walrus_targets
 
 
 def _simple(symbols):
@@ -158,6 +159,7 @@ class _ControlFlow(Transformer):
         self.closures = [set()]  # names closures read, per function being visited
         self.sharing = set()     # shared variables of the statements being visited
         self.shared = set()      # the shared variables of the statement just converted
+        self.test_writes = (set(), set())   # the `:=` names of the last `if` test: (sure, lazy)
 
     # -- facts ------------------------------------------------------------------------------
 
@@ -213,7 +215,9 @@ class _ControlFlow(Transformer):
     def _after(self, s, bound, maybe):
         """What is bound after statement `s` of the current scope."""
         if isinstance(s, (gast.If, gast.While, gast.For)):  # converted: assigns its state back
-            return bound | self.assigned, maybe | self.assigned | self.shared
+            sure, lazy = self.test_writes   # and an `if` test's `:=` ran in this scope
+            return (bound | self.assigned | sure,
+                    maybe | self.assigned | self.shared | sure | lazy)
         written = _scope_modified(s, Static.SCOPE)
         if isinstance(s, gast.Delete):
             return bound - written, maybe
@@ -353,12 +357,17 @@ class _ControlFlow(Transformer):
         stmts = self._assign_call(state, template, node, **repl)
         self._add_places(stmts[0].value, places, shared_places)
         self.assigned, self.shared = set(state), set(shared)
+        self.test_writes = (set(), set())
         return out + stmts
 
     # -- if ---------------------------------------------------------------------------------
 
     def visit_If(self, node):
         anno.setanno(node.test, anno.Basic.TRUTH_TEST, True)
+        writes = _simple(anno.getanno(node, Static.COND_SCOPE).modified) \
+            if anno.hasanno(node, Static.COND_SCOPE) else set()
+        lazy = lazy_walrus_targets(node.test) & writes
+        test_writes = (writes - lazy, lazy)
         body_mod = _scope_modified(node, Static.BODY_SCOPE)
         else_mod = _scope_modified(node, Static.ORELSE_SCOPE)
         namer = self.ctx.namer  # outer statements get the first names
@@ -393,9 +402,12 @@ class _ControlFlow(Transformer):
             self._add_places(ret[0].value, places, shared_places)
             out += ret
             self.assigned, self.shared = set(), set(shared)
+            self.test_writes = test_writes
             return out
-        return self._call(out, state, places, "ag__.if_stmt(test, t, f{state})", node, shared, shared_places,
-                          test=moved(node.test), t=t_name, f=f_name)
+        out = self._call(out, state, places, "ag__.if_stmt(test, t, f{state})", node, shared,
+                         shared_places, test=moved(node.test), t=t_name, f=f_name)
+        self.test_writes = test_writes
+        return out
 
     # -- while ------------------------------------------------------------------------------
 

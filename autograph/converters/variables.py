@@ -39,7 +39,7 @@ class _Loads(traversal.NodeTransformer):
         return node  # its body runs later: the variable may be assigned by then
 
 
-def _lazy_walrus_targets(fn):
+def lazy_walrus_targets(fn):
     """Names a `:=` assigns in a part Python may skip (a later operand of and/or, a branch
     of a conditional expression): the analyses count them assigned, they may not be."""
     out = set()
@@ -77,7 +77,7 @@ class _Variables(Transformer):
 
     def visit_FunctionDef(self, node):
         self.locals.append(_locals(node))
-        self.lazy.append(_lazy_walrus_targets(node))
+        self.lazy.append(lazy_walrus_targets(node))
         try:
             return super().generic_visit(node)
         finally:

@@ -154,6 +154,7 @@ def _staged_if_stmt(cond, if_true, if_false, state, names, places):
     return _staged_if(cond, if_true, if_false, state, names)
 
 
+@calls.guards("if")   # (its branches without state are staged here, not in _staged_if)
 def _if_with_places(pred, if_true, if_false, state, names, places):
     """A staged `if` whose branches also write attributes or items: each branch starts
     from the places' values before the `if`, and their values after it are outputs too."""

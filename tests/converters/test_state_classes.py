@@ -508,3 +508,35 @@ def counter_in_tensor_loop(n):
 
 def test_closure_called_inside_staged_loop():
     assert ag.function(counter_in_tensor_loop)(np.int64(4)) == counter_in_tensor_loop(4)
+
+
+# -- found by the differential generator ----------------------------------------------------
+
+def walrus_in_if_test_then_loop(x):
+    a = x
+    if (w := x) > 0:
+        a = 1
+    i = 2
+    while (i := i - 1) >= 0:
+        a += 3 if (w := w) > 1 else 2
+    return a, w
+
+
+def list_changed_in_branch_with_closure(n):
+    c = 0
+    fs = []
+    if n > 0:
+        fs.append(lambda: c)
+        c += 1
+    return c + len(fs)
+
+
+def test_walrus_in_if_test_binds_in_the_function():
+    same_in_python(walrus_in_if_test_then_loop, (-6,), (4,))
+    same_traced(walrus_in_if_test_then_loop, (-6,), (4,))
+
+
+def test_list_changed_in_staged_branch_is_refused_even_with_shared_variables():
+    same_in_python(list_changed_in_branch_with_closure, (0,), (1,))
+    with pytest.raises(ag.errors.StagingError, match="fs.append"):
+        ag.function(list_changed_in_branch_with_closure)(np.int64(1))
