@@ -22,9 +22,7 @@ COUNT = 200
 # KNOWN FAILURES: programs that fail today, with the class of their first finding. Remove
 # an entry when its fix lands: the xfail is strict, so a fixed program fails until then.
 KNOWN = {
-    2: 'misleading / traced: advises np.stack/np.array the user never wrote | SymbolicTensorError: Cannot use the symbolic tensor Tensor(...), dtype=intN) as ',
     60: "error / converted: raises NameError where Python raises UnboundLocalError: name 'V' is not defined",
-    171: 'misleading / traced: advises np.stack/np.array the user never wrote | SymbolicTensorError: Cannot use the symbolic tensor Tensor(...), dtype=intN) as ',
 }
 # programs whose outcome depends on PYTHONHASHSEED and on what ran before them in the same
 # process (an order dependence in the compiler, reported in issue 11): not strict

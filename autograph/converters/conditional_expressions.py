@@ -7,6 +7,7 @@ condition each is traced into its own branch of a staged cond.
 import gast
 
 from autograph.converters.base import Transformer
+from autograph.converters.logical_expressions import deferred_reads
 from autograph.source import anno, templates
 
 
@@ -23,8 +24,8 @@ class IfExpConverter(Transformer):
         node = self.generic_visit(node)
         return templates.replace_as_expression(
             "ag__.if_exp(test, lambda: body, lambda: orelse)", origin=node,
-            test=templates.moved(node.test), body=templates.moved(node.body),
-            orelse=templates.moved(node.orelse))
+            test=templates.moved(node.test), body=templates.moved(deferred_reads(node.body)),
+            orelse=templates.moved(deferred_reads(node.orelse)))
 
 
 def transform(node, ctx):

@@ -23,7 +23,21 @@ from autograph.source import anno, templates
 
 def _lambda(expr, origin):
     return templates.replace_as_expression("lambda: expr", origin=origin,
-                                           expr=templates.moved(expr))
+                                           expr=templates.moved(deferred_reads(expr)))
+
+
+def deferred_reads(expr):
+    """In a part that moves behind a lambda, `ag__.ld(x)` of a variable with no value would
+    fail on the lambda's free variable first (NameError, not Python's UnboundLocalError):
+    such reads become `ag__.ld(ag__.ldu(lambda: x, 'x'))`."""
+    for node in gast.walk(expr):
+        if (node.__class__ is gast.Call and node.func.__class__ is gast.Attribute
+                and node.func.attr == "ld" and node.func.value.__class__ is gast.Name
+                and node.func.value.id == "ag__" and len(node.args) == 1
+                and node.args[0].__class__ is gast.Name):
+            var = node.args[0].id
+            node.args[0] = templates.replace_as_expression(f"ag__.ldu(lambda: {var}, '{var}')")
+    return expr
 
 
 def _truth_only(node):

@@ -74,9 +74,11 @@ class StagedZip(StagedIterable):
     """zip(a, b, ...) where some are tensors: items are tuples, as long as the shortest."""
 
     def __init__(self, *iterables):
-        from autograph.runtime import primitives
-        # Python sequences zipped with a tensor become constants, so a counter can index them
-        iterables = [t if is_tensor(t) else primitives.convert(np.asarray(t)) for t in iterables]
+        from autograph.runtime import packing, primitives
+        # Python sequences zipped with a tensor become tensors (constants, or packed as NumPy
+        # would pack them when they hold tensors), so a counter can index them
+        iterables = [t if is_tensor(t) else packing.pack(t) if packing.contains_tensor(t)
+                     else primitives.convert(np.asarray(t)) for t in iterables]
         lengths = [first_dim(t) for t in iterables]
         limit = lengths[0]
         for length in lengths[1:]:

@@ -540,3 +540,16 @@ def test_list_changed_in_staged_branch_is_refused_even_with_shared_variables():
     same_in_python(list_changed_in_branch_with_closure, (0,), (1,))
     with pytest.raises(ag.errors.StagingError, match="fs.append"):
         ag.function(list_changed_in_branch_with_closure)(np.int64(1))
+
+
+def zip_list_of_tensors_with_range(x, n):
+    s = 0
+    for a, b in zip([x, 2 * x], range(n)):
+        s += a * b
+    return s
+
+
+def test_zip_of_a_list_holding_tensors_with_a_tensor_range():
+    f = ag.function(zip_list_of_tensors_with_range)
+    for n in (0, 1, 2, 5):
+        assert f(np.float64(1.5), np.int64(n)) == zip_list_of_tensors_with_range(1.5, n)
