@@ -26,8 +26,8 @@ _EXPORTS = {
     "do_not_convert": ("autograph.api", "do_not_convert"),
     "converted_call": ("autograph.api", "converted_call"),
     # graph-aware helpers that also run eagerly on NumPy
-    "Tensor": ("autograph.runtime.tensor", "Tensor"),
-    "Graph": ("autograph.runtime.graph", "Graph"),
+    "Tensor": ("autograph.runtime.ir.tensor", "Tensor"),
+    "Graph": ("autograph.runtime.ir.graph", "Graph"),
     "cond": ("autograph.runtime.control_flow", "cond"),
     "while_loop": ("autograph.runtime.control_flow", "while_loop"),
     "TensorArray": ("autograph.runtime.tensor_array", "TensorArray"),

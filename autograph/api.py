@@ -183,7 +183,7 @@ def _entry_point(generated):
 def _generator_entry_point(gen_fn):
     """A generator runs as Python (its `yield`s cannot become graph nodes). If it meets a
     tensor condition, say so at its line instead of a bare "cannot use a tensor as bool"."""
-    from autograph.runtime.tensor import SymbolicTensorError
+    from autograph.runtime.ir.tensor import SymbolicTensorError
 
     @functools.wraps(gen_fn)
     def generator(*args, **kwargs):

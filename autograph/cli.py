@@ -277,7 +277,7 @@ def cmd_trace(args, out):
     obj, _ = load_target(args.target)
     fn = as_function(obj)
     conc = concrete_for(fn, specs)
-    from autograph.runtime.optimize import optimize
+    from autograph.runtime.exec.optimize import optimize
     top, total = node_counts(conc.graph)
     opt_top, opt_total = node_counts(optimize(conc.graph))
     out.write(f"{conc}\n")
@@ -306,7 +306,7 @@ def node_listing(graph, indent="  "):
 
 
 def cmd_graph(args, out):
-    from autograph.runtime import dot
+    from autograph.runtime.exec import dot
     specs = [parse_spec(s) for s in args.arg]
     to_file = args.output not in (None, "-")
     if to_file:
@@ -328,7 +328,7 @@ def cmd_graph(args, out):
         with contextlib.redirect_stdout(sys.stderr):
             graph = concrete_for(fn, specs).graph
     if args.optimized:
-        from autograph.runtime.optimize import optimize
+        from autograph.runtime.exec.optimize import optimize
         graph = optimize(graph)
     if not to_file:
         out.write(dot.to_dot(graph))
@@ -400,7 +400,7 @@ def main(argv=None, out=None):
         print(f"autograph: error: {e}", file=sys.stderr)
         return 2
     except Exception as e:   # the user's function (or its tracing) failed: say so plainly
-        from autograph.runtime.dot import GraphvizNotFound
+        from autograph.runtime.exec.dot import GraphvizNotFound
         if isinstance(e, GraphvizNotFound):
             print(f"autograph: error: {e}", file=sys.stderr)
             return 2

@@ -18,10 +18,11 @@ import weakref
 import numpy as np
 
 from autograph import trace_type as tt
-from autograph.runtime import devices, nest
-from autograph.runtime import graph as graph_module
-from autograph.runtime.graph import get_default_graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime import devices
+from autograph.runtime.ir import nest
+from autograph.runtime.ir import graph as graph_module
+from autograph.runtime.ir.graph import get_default_graph
+from autograph.runtime.ir.tensor import Tensor
 
 
 _FAST_ENTRIES = 256   # per ConcreteFunction
@@ -370,7 +371,7 @@ class ConcreteFunction:
     def _graph_to_run(self):
         if self._optimized is None:
             try:
-                from autograph.runtime import optimize
+                from autograph.runtime.exec import optimize
             except ImportError:
                 self._optimized = self.graph
             else:
@@ -384,7 +385,7 @@ class ConcreteFunction:
         if runner is not None and runner.__device__ is dev:
             return runner
         with self._lock:
-            from autograph.runtime import codegen
+            from autograph.runtime.exec import codegen
             graph = self._graph_to_run()
             compiled = _fresh_constants(codegen.compile_graph(graph, dev), graph, dev)
             runner = _make_runner(compiled, self._unpack, dev, outputs_mode, move,

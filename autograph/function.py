@@ -48,9 +48,10 @@ from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunc
                                          choose_device, fast_key, flat_arrays, user_error)
 from autograph.errors import ConversionError
 from autograph.log import get_verbosity, log
-from autograph.runtime import devices, nest, primitives, variables
-from autograph.runtime.graph import Graph, get_default_graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime import devices, variables
+from autograph.runtime.ir import nest, primitives
+from autograph.runtime.ir.graph import Graph, get_default_graph
+from autograph.runtime.ir.tensor import Tensor
 
 __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "AutographWarning"]
 

@@ -23,9 +23,11 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import devices, nest
-from autograph.runtime.dtypes import as_dtype
-from autograph.runtime.tensor import Tensor
+from autograph.runtime import devices
+
+from autograph.runtime.ir import nest
+from autograph.runtime.ir.dtypes import as_dtype
+from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.variables import Variable
 
 _PRIMITIVES = (bool, int, float, complex, str, bytes, type(None))

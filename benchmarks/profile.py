@@ -92,7 +92,9 @@ def _per_call_ns(fn, budget_ns=3e8, rounds=7):
 def layers(case, call):
     """Per-call time at each layer of autograph's steady-state call path."""
     import numpy as np
-    from autograph.runtime import codegen, devices, interpreter, nest
+    from autograph.runtime.exec import codegen, interpreter
+    from autograph.runtime import devices
+    from autograph.runtime.ir import nest
 
     if not isinstance(call, functools.partial):
         raise SystemExit(f"{case.id}: --layers needs a contender made as partial(Function, *args)")

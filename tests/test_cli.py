@@ -225,7 +225,7 @@ def test_console_script_and_module_entry_points():
 
 
 def test_optimized_graph_and_counts():
-    from autograph.runtime.optimize import optimize
+    from autograph.runtime.exec.optimize import optimize
     graph = optimize(_collatz_graph())
     status, out = run_main("trace", COLLATZ + "::collatz", "--arg", "int64[]")
     top, total = len(graph.as_graph_def().node), sum(1 for _ in graph.walk())

@@ -14,8 +14,8 @@ import sys
 import numpy as np
 import pytest
 
-from autograph.runtime import dot
-from autograph.runtime.graph import Graph
+from autograph.runtime.exec import dot
+from autograph.runtime.ir.graph import Graph
 
 I64 = np.dtype(np.int64)
 B = np.dtype(bool)

@@ -20,7 +20,7 @@ import gast
 from autograph.converters.base import Transformer, rewrite_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
-from autograph.runtime import packing
+from autograph.runtime.numpy import packing
 from autograph.source import templates
 from autograph.source.traversal import children
 

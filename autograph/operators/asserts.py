@@ -6,8 +6,8 @@ AssertionError with the user's message and line whenever the graph runs with a f
 """
 
 from autograph.operators.location import where
-from autograph.runtime import primitives
-from autograph.runtime.tensor import is_tensor
+from autograph.runtime.ir import primitives
+from autograph.runtime.ir.tensor import is_tensor
 
 
 def _assert_kernel(xp, cond, *, message):

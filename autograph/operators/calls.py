@@ -27,7 +27,7 @@ import types
 from autograph import errors
 from autograph.operators import py_builtins
 from autograph.operators.location import where
-from autograph.runtime import packing
+from autograph.runtime.numpy import packing
 
 _handler = None
 

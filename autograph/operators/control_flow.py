@@ -27,8 +27,8 @@ from autograph.operators.location import where
 from autograph.operators.places import get_all, put_all
 from autograph.operators.unbound import Tracker, mark as mark_unbound
 from autograph.operators.variables import Undefined, UndefinedReturnValue
-from autograph.runtime import nest
-from autograph.runtime.tensor import is_tensor
+from autograph.runtime.ir import nest
+from autograph.runtime.ir.tensor import is_tensor
 
 
 def _runtime():
@@ -83,7 +83,7 @@ def _placeholder_like(value, exact=False):
                 # a Python scalar: weak, it adopts the real value's dtype
                 return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}.get(v.dtype.kind, 0)
             shape = tuple(0 if d is None else d for d in (v.shape or ()))
-            from autograph.runtime import primitives
+            from autograph.runtime.ir import primitives
             return primitives.constant(np.zeros(shape, dtype=v.dtype))
         if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray)):
             return type(v)(0) if not isinstance(v, np.ndarray) else np.zeros_like(v)
@@ -98,7 +98,7 @@ def _scratch_trace(fn):
     import contextlib
     import io
 
-    from autograph.runtime.graph import Graph, get_default_graph
+    from autograph.runtime.ir.graph import Graph, get_default_graph
     scratch = Graph("scratch", parent=get_default_graph())
     with scratch.as_default(), contextlib.redirect_stdout(io.StringIO()):
         return fn()
@@ -106,7 +106,7 @@ def _scratch_trace(fn):
 
 def _as_loop_value(value):
     if isinstance(value, (bool, int, float)) and not isinstance(value, Undefined):
-        from autograph.runtime import primitives
+        from autograph.runtime.ir import primitives
         return primitives.constant(value)
     return value
 
@@ -262,7 +262,7 @@ def _filling_each_other(true_fn, false_fn):
     of both, each in its own branch graph, before `cond` reads either branch's outputs. (A
     trial trace of each branch to learn the types first made nested `if`s that may return
     trace their branches 2**depth times.)"""
-    from autograph.runtime.graph import get_default_graph
+    from autograph.runtime.ir.graph import get_default_graph
     traced = []   # (branch graph, outputs as a list that can still be filled)
 
     def filling(fn):
@@ -456,7 +456,7 @@ def _staged_while_first(test, body, state, names, what, first):
     def flagged_body(ran, *s):
         return (True,) + _as_tuple(body(*s), n)
 
-    from autograph.runtime import primitives as prims
+    from autograph.runtime.ir import primitives as prims
     out = _staged_while(flagged_test, flagged_body, (prims.constant(False),) + state,
                         ("<loop ran>",) + tuple(names), what)
     for i in first:  # no value when the loop ran zero times: checked where it is read

@@ -10,7 +10,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.operators.location import where
-from autograph.runtime.tensor import is_tensor
+from autograph.runtime.ir.tensor import is_tensor
 
 
 class StagedIterable:
@@ -57,7 +57,7 @@ def first_dim(tensor):
         raise errors.StagingError(
             f"Cannot iterate over the 0-d tensor {tensor!r}{where()}: iteration goes along "
             f"the first axis, and a scalar has none.")
-    from autograph.runtime.numpy_ops import dim   # np.shape is static: None when unknown
+    from autograph.runtime.numpy.dispatch import dim   # np.shape is static: None when unknown
     return dim(tensor, 0)
 
 
@@ -74,7 +74,8 @@ class StagedZip(StagedIterable):
     """zip(a, b, ...) where some are tensors: items are tuples, as long as the shortest."""
 
     def __init__(self, *iterables):
-        from autograph.runtime import packing, primitives
+        from autograph.runtime.numpy import packing
+        from autograph.runtime.ir import primitives
         # Python sequences zipped with a tensor become tensors (constants, or packed as NumPy
         # would pack them when they hold tensors), so a counter can index them
         iterables = [t if is_tensor(t) else packing.pack(t) if packing.contains_tensor(t)

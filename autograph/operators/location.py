@@ -31,7 +31,7 @@ def where(prefix=" at "):
 
 
 def _install():
-    from autograph.runtime import tensor
+    from autograph.runtime.ir import tensor
     tensor.set_locator(where)
 
 

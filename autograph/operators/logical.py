@@ -9,7 +9,7 @@ x[i] at run time when i >= n.
 
 import numpy as np
 
-from autograph.runtime.tensor import is_tensor
+from autograph.runtime.ir.tensor import is_tensor
 
 
 def _cond(pred, true_fn, false_fn, op):

@@ -15,7 +15,7 @@ import numpy as np
 
 from autograph.operators.iterables import StagedEnumerate, StagedIterable, StagedZip, first_dim
 from autograph.operators.location import where
-from autograph.runtime.tensor import is_tensor
+from autograph.runtime.ir.tensor import is_tensor
 
 
 def _any_tensor(args):

@@ -10,8 +10,8 @@ the loop). A staged `if` or loop that passes a marked tensor through carries the
 an extra output: a branch or iteration that assigns the variable sets it to True.
 """
 
-from autograph.runtime import primitives
-from autograph.runtime.tensor import is_tensor
+from autograph.runtime.ir import primitives
+from autograph.runtime.ir.tensor import is_tensor
 
 
 def _check_kernel(xp, bound, *, message):

@@ -13,7 +13,7 @@ operators fill it with a placeholder of the right type there, since it is never 
 
 
 from autograph.operators import unbound
-from autograph.runtime.tensor import is_tensor
+from autograph.runtime.ir.tensor import is_tensor
 
 
 class Undefined:
@@ -51,7 +51,7 @@ def _unbound(name):
 def _unbound_here(name):
     """Python's UnboundLocalError; inside a branch or loop body that is being traced for a
     tensor condition, a refusal that says why (the path may never run)."""
-    from autograph.runtime.graph import get_default_graph
+    from autograph.runtime.ir.graph import get_default_graph
     graph = get_default_graph()
     if graph is None or graph.parent is None:
         return _unbound(name)

@@ -26,9 +26,9 @@ import numbers
 import numpy as np
 
 from autograph.errors import StagingError
-from autograph.runtime import dtypes, nest, primitives
-from autograph.runtime.graph import Graph, get_default_graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir import dtypes, nest, primitives
+from autograph.runtime.ir.graph import Graph, get_default_graph
+from autograph.runtime.ir.tensor import Tensor
 
 
 # -- the primitives -------------------------------------------------------------------------

@@ -9,10 +9,12 @@ import sys
 
 import numpy as np
 
-from autograph.runtime import control_flow, nest, primitives  # noqa: F401 (Cast)
+from autograph.runtime import control_flow
+
+from autograph.runtime.ir import nest, primitives  # noqa: F401 (Cast)
 from autograph.runtime.devices import device_of
-from autograph.runtime.graph import get_default_graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.graph import get_default_graph
+from autograph.runtime.ir.tensor import Tensor
 
 
 def _tracing(args):

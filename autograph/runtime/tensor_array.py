@@ -14,10 +14,10 @@ protocol (`__ag_flatten__`) a TensorArray is a valid loop variable and branch ou
 import numpy as np
 
 from autograph.errors import StagingError
-from autograph.runtime import primitives
+from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import join_shapes   # (also registers Cast)
-from autograph.runtime.graph import get_default_graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.graph import get_default_graph
+from autograph.runtime.ir.tensor import Tensor
 
 _HANDLE = np.dtype(object)
 _INT = np.dtype(np.int64)

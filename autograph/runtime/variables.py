@@ -28,10 +28,11 @@ import weakref
 import numpy as np
 
 from autograph.errors import AutographError, StagingError
-from autograph.runtime import control_flow, nest, primitives  # noqa: F401 (registers Cast)
+from autograph.runtime import control_flow
+from autograph.runtime.ir import nest, primitives  # noqa: F401 (registers Cast)
 from autograph.runtime.devices import DeviceError, device_of, get_device
-from autograph.runtime.graph import get_default_graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.graph import get_default_graph
+from autograph.runtime.ir.tensor import Tensor
 
 
 class DeletedVariableError(AutographError, ReferenceError):
@@ -244,7 +245,8 @@ class Variable:
         # One node: its kernel reads, computes and writes under the lock. Its dtypes are
         # those of `read_value() (op) delta` then `assign`: NumPy's loop for the two
         # operands (the delta made or cast to its loop dtype here), stored in ours.
-        from autograph.runtime import elementwise, shapes
+        from autograph.runtime.numpy import elementwise
+        from autograph.runtime.ir import shapes
         entry = elementwise.UFUNCS[ufunc]
         if isinstance(delta, Tensor):
             key = elementwise.dtypes.WEAK_TYPE[delta.dtype.kind] if delta.weak else delta.dtype

@@ -77,7 +77,7 @@ def chain_source(steps):
 
 def build_graph(steps):
     """The same chain built directly in the graph IR: placeholder, 2 nodes a step, output."""
-    from autograph.runtime.graph import Graph
+    from autograph.runtime.ir.graph import Graph
     graph = Graph("chain")
     with graph.as_default():
         x = graph.placeholder("x", np.float64, (4,))

@@ -22,7 +22,7 @@ import numpy as np
 
 import autograph as ag
 from autograph import errors
-from autograph.runtime.tensor import SymbolicTensorError
+from autograph.runtime.ir.tensor import SymbolicTensorError
 
 REFUSALS = (errors.AutographError, SymbolicTensorError)
 # names of the compiler's generated code that a message to the user must not show

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime import primitives
+from autograph.runtime.ir import primitives
 from autograph.runtime.devices import (DeviceError, DeviceUnavailable, UnsupportedPrimitiveError,
                                        get_device)
 

@@ -218,7 +218,7 @@ def nest_dicts(x):
 
 
 def test_nest_rebuilds_dict_subclasses():
-    from autograph.runtime import nest
+    from autograph.runtime.ir import nest
     d = collections.defaultdict(int, {"k": 1, "a": 2})
     packed = nest.pack_sequence_as(d, [10, 20])   # leaves in sorted key order: a, k
     assert type(packed) is collections.defaultdict and packed.default_factory is int

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime import interpreter
+from autograph.runtime.exec import interpreter
 
 HERE = os.path.abspath(__file__)
 PACKAGE = os.path.dirname(os.path.abspath(ag.__file__))
@@ -150,8 +150,9 @@ def test_integer_division_by_zero_raising_under_errstate():
 
 
 def test_error_of_a_hand_built_graph_names_its_node():
-    from autograph.runtime import codegen, primitives
-    from autograph.runtime.graph import Graph
+    from autograph.runtime.exec import codegen
+    from autograph.runtime.ir import primitives
+    from autograph.runtime.ir.graph import Graph
 
     def boom_kernel(xp, x):
         raise ZeroDivisionError("boom")

@@ -6,8 +6,9 @@ import pytest
 
 import autograph.operators as ag__
 from autograph import errors
-from autograph.runtime import interpreter, nest, primitives
-from autograph.runtime.graph import Graph
+from autograph.runtime.exec import interpreter
+from autograph.runtime.ir import nest, primitives
+from autograph.runtime.ir.graph import Graph
 
 
 def run_traced(fn, *args):

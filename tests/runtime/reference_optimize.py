@@ -1,16 +1,16 @@
 """The optimiser as it was before its speed work (commit c687f25), kept as the slow reference.
 
-tests/runtime/test_optimize_identity.py checks that `autograph.runtime.optimize.optimize`
+tests/runtime/test_optimize_identity.py checks that `autograph.runtime.exec.optimize.optimize`
 produces exactly the graph this produces (same nodes, names, ops, attrs, inputs, outputs,
 order) for many traced programs. Do not edit this except to follow an intended change of
 the optimiser's output.
 """
 import numpy as np
 
-from autograph.runtime import interpreter
+from autograph.runtime.exec import interpreter
 from autograph.runtime.control_flow import CONTROL_FLOW_OPS, is_effectful
 from autograph.runtime.devices import get_device
-from autograph.runtime.graph import Graph
+from autograph.runtime.ir.graph import Graph
 
 FOLD_LIMIT = 1 << 16   # elements: larger results stay computed at run time
 _EPOCH = "state epoch"  # CSE-table entry counting the effects that may change state so far

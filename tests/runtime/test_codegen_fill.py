@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime import codegen, interpreter, optimize
-from autograph.runtime.graph import Graph
-from autograph.runtime import nest
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.exec import codegen, interpreter, optimize
+from autograph.runtime.ir.graph import Graph
+from autograph.runtime.ir import nest
+from autograph.runtime.ir.tensor import Tensor
 
 N = 40      # long enough to be a counter loop (codegen keeps loops under 32 steps as while)
 

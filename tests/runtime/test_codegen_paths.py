@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime import codegen, interpreter, optimize
+from autograph.runtime.exec import codegen, interpreter, optimize
 from tests.runtime.tracing import trace
 
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime import primitives
-from autograph.runtime.graph import Graph
+from autograph.runtime.ir import primitives
+from autograph.runtime.ir.graph import Graph
 
 W = np.array([1.0, 2.0])
 

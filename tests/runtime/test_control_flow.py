@@ -5,8 +5,8 @@ import pytest
 
 import autograph as ag
 from autograph.errors import StagingError
-from autograph.runtime import codegen, interpreter
-from autograph.runtime.graph import Graph
+from autograph.runtime.exec import codegen, interpreter
+from autograph.runtime.ir.graph import Graph
 from tests.runtime.tracing import MODES, assert_same, run, trace
 
 

@@ -7,8 +7,10 @@ import traceback
 import numpy as np
 import pytest
 
-from autograph.runtime import codegen, interpreter, primitives
-from autograph.runtime.graph import Graph
+from autograph.runtime.exec import codegen, interpreter
+
+from autograph.runtime.ir import primitives
+from autograph.runtime.ir.graph import Graph
 from tests.runtime.samples import SAMPLES
 from tests.runtime.tracing import MODES, assert_same, capture_stdout, run, trace
 
@@ -123,7 +125,7 @@ def test_loop_is_one_node_whatever_the_trip_count():
 
 
 def test_codegen_edge_cases_inputs_as_outputs_constants_and_odd_names():
-    from autograph.runtime import primitives as prims
+    from autograph.runtime.ir import primitives as prims
     g = Graph("odd name!")
     with g.as_default():
         a = g.placeholder("xp", np.float64, ())          # clashes with a generated global

@@ -7,8 +7,8 @@ from collections import namedtuple
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from autograph.runtime import nest
-from autograph.runtime.graph import Graph, get_default_graph
+from autograph.runtime.ir import nest
+from autograph.runtime.ir.graph import Graph, get_default_graph
 
 
 def _reference_names(bases):
@@ -70,7 +70,7 @@ def _general_is_nested(x):
 
 
 def test_is_nested_fast_answers_agree_with_the_general_rule():
-    from autograph.runtime.tensor import Tensor
+    from autograph.runtime.ir.tensor import Tensor
     g = Graph("g")
     t = g.placeholder("t", np.float64, ())
     values = [1, 1.5, True, 2j, "s", b"b", None, np.float64(1.0), np.int32(3), np.ones(2),

@@ -14,11 +14,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from autograph.runtime import codegen, interpreter, numpy_ops, optimize
-from autograph.runtime import shapes as shape_rules
+from autograph.runtime.exec import codegen, interpreter, optimize
+
+from autograph.runtime.numpy import dispatch as numpy_ops
+from autograph.runtime.ir import shapes as shape_rules
 from autograph.runtime.devices import get_device, list_devices
-from autograph.runtime.graph import Graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.graph import Graph
+from autograph.runtime.ir.tensor import Tensor
 
 DEVICES = tuple(d.name for d in list_devices()
                 if d.available and d.name in ("cpu", "strict", "torch"))
@@ -260,7 +262,7 @@ def test_weak_constants_are_made_in_the_loop_dtype_without_cast_nodes():
 def test_results_of_weak_operands_stay_weak():
     g = Graph("weak")
     with g.as_default():
-        from autograph.runtime.primitives import constant
+        from autograph.runtime.ir.primitives import constant
         two = constant(2)
         assert two.weak and two.dtype == np.int64
         y = two * 3                       # weak * weak: weak int
@@ -280,7 +282,7 @@ def test_numpy_functions_make_strong_results_like_numpy_arrays():
     call makes an array (`np.add(1, 2)` is an int64 that promotes int8 to int64)."""
     g = Graph("strong")
     with g.as_default():
-        from autograph.runtime.primitives import constant
+        from autograph.runtime.ir.primitives import constant
         one = constant(1)
         i8 = g.placeholder("i8", np.dtype(np.int8), (3,))
         f32 = g.placeholder("f32", np.dtype(np.float32), (3,))
@@ -706,11 +708,11 @@ def test_size_of_unknown_dims_is_a_tensor():
 def test_every_named_kernel_exists_in_every_namespace():
     """Kernels named by a string are looked up in the device's namespace: each one this
     layer registers must exist in NumPy, array-api-strict and (when installed) torch."""
-    from autograph.runtime.primitives import PRIMITIVES
-    ours = ("autograph.runtime.elementwise", "autograph.runtime.reductions",
-            "autograph.runtime.shape_ops", "autograph.runtime.joins",
-            "autograph.runtime.array_ops", "autograph.runtime.indexing",
-            "autograph.runtime.linalg")
+    from autograph.runtime.ir.primitives import PRIMITIVES
+    ours = ("autograph.runtime.numpy.elementwise", "autograph.runtime.numpy.reductions",
+            "autograph.runtime.numpy.shape_ops", "autograph.runtime.numpy.joins",
+            "autograph.runtime.numpy.array_ops", "autograph.runtime.numpy.indexing",
+            "autograph.runtime.numpy.linalg")
     named = sorted(name for name, prim in PRIMITIVES.items()
                    if isinstance(prim.kernel, str)
                    and getattr(prim.infer, "__module__", "") in ours)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime import codegen, interpreter, optimize
+from autograph.runtime.exec import codegen, interpreter, optimize
 from tests.runtime.samples import SAMPLES
 from tests.runtime.tracing import assert_same, capture_stdout, run, trace
 

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import autograph as ag
-from autograph.runtime import optimize
-from autograph.runtime.graph import Graph
+from autograph.runtime.exec import optimize
+from autograph.runtime.ir.graph import Graph
 from benchmarks import programs as bench
 from tests.runtime import reference_optimize
 from tests.runtime.samples import SAMPLES

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime.tensor import SymbolicTensorError
+from autograph.runtime.ir.tensor import SymbolicTensorError
 
 V = np.array([1.0, 2.0, 3.0])
 I = np.int64(2)

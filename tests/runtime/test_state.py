@@ -7,7 +7,8 @@ import pytest
 
 import autograph as ag
 from autograph.errors import StagingError
-from autograph.runtime import codegen, interpreter, optimize, variables
+from autograph.runtime.exec import codegen, interpreter, optimize
+from autograph.runtime import variables
 from autograph.runtime.variables import DeletedVariableError
 from tests.runtime.tracing import MODES, assert_same, capture_stdout, run, trace
 
@@ -91,7 +92,7 @@ def test_tensor_array_gather_and_concat():
 
 
 def test_tensor_array_returned_from_a_graph_packs_into_an_eager_one():
-    from autograph.runtime import nest
+    from autograph.runtime.ir import nest
     def f(n):
         ta = ag.TensorArray(np.float64, 0, dynamic_size=True)
         return ag.while_loop(lambda i, ta: i < n, lambda i, ta: (i + 1, ta.write(i, i * 1.5)),

@@ -9,9 +9,9 @@ import operator
 import numpy as np
 import pytest
 
-from autograph.runtime.graph import Graph
-from autograph.runtime.primitives import constant
-from autograph.runtime.tensor import SymbolicTensorError, Tensor
+from autograph.runtime.ir.graph import Graph
+from autograph.runtime.ir.primitives import constant
+from autograph.runtime.ir.tensor import SymbolicTensorError, Tensor
 from tests.runtime.test_numpy_ops import check, run, sample, trace
 
 
@@ -296,7 +296,7 @@ def test_broadcasting_errors_name_the_tensors(g):
 
 
 def test_supported_lists_what_works():
-    from autograph.runtime import numpy_ops
+    from autograph.runtime.numpy import dispatch as numpy_ops
     names = numpy_ops.supported()
     for name in ("numpy.add", "numpy.sum", "numpy.where", "numpy.linalg.norm", "numpy.matmul",
                  "numpy.concatenate", "numpy.tanh"):

@@ -14,7 +14,7 @@ import pytest
 
 import autograph as ag
 from autograph.errors import StagingError
-from autograph.runtime import codegen
+from autograph.runtime.exec import codegen
 from tests.runtime.tracing import MODES, run, trace
 
 N_THREADS = 8

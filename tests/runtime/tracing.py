@@ -6,9 +6,11 @@ import io
 
 import numpy as np
 
-from autograph.runtime import codegen, interpreter, nest, optimize
-from autograph.runtime.graph import Graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.exec import codegen, interpreter, optimize
+
+from autograph.runtime.ir import nest
+from autograph.runtime.ir.graph import Graph
+from autograph.runtime.ir.tensor import Tensor
 
 
 def trace(fn, *args, name=None):

@@ -13,7 +13,7 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 import threading
 
 from autograph.frames import user_position
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.tensor import Tensor
 
 
 class Node:
@@ -237,12 +237,12 @@ class Graph:
                 yield from sub.walk()
 
     def to_dot(self):
-        from autograph.runtime import dot   # drawing is optional; load it only when asked
+        from autograph.runtime.exec import dot  # drawing is optional; load it only when asked
         return dot.to_dot(self)
 
     def _repr_svg_(self):
         """Notebooks draw a graph with this (None, so text is shown, without Graphviz)."""
-        from autograph.runtime import dot
+        from autograph.runtime.exec import dot
         return dot.repr_svg(self)
 
     def __len__(self):

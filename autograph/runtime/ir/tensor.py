@@ -16,16 +16,16 @@ import importlib
 
 import numpy as np
 
-from autograph.runtime import nest
+from autograph.runtime.ir import nest
 
 
 class _LazyOps:
-    """Stands for autograph.runtime.numpy_ops until first use: that module builds on
+    """Stands for autograph.runtime.numpy.dispatch until first use: that module builds on
     primitives and graph, which import this one, so it cannot be imported at the top."""
 
     def __getattr__(self, name):
         global _ops
-        _ops = importlib.import_module("autograph.runtime.numpy_ops")
+        _ops = importlib.import_module("autograph.runtime.numpy.dispatch")
         return getattr(_ops, name)
 
 
@@ -352,7 +352,7 @@ class Tensor:
         if not name.startswith("__") and hasattr(np.ndarray, name):
             raise AttributeError(
                 f"numpy.ndarray.{name} is not supported on the symbolic tensor {self!r} "
-                "while tracing (autograph.runtime.numpy_ops.supported() lists what is)")
+                "while tracing (autograph.runtime.numpy.dispatch.supported() lists what is)")
         raise AttributeError(f"'Tensor' object has no attribute {name!r}")
 
     def item(self, *args):
@@ -409,7 +409,7 @@ def set_locator(fn):
 
 
 def raise_symbolic(tensor, what, fix):
-    from autograph.runtime import graph   # (lazily: graph imports this module)
+    from autograph.runtime.ir import graph  # (lazily: graph imports this module)
     if graph.get_default_graph() is None and getattr(tensor, "node", None) is not None:
         # no trace is running: the tensor leaked out of the one that made it
         raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}. "

@@ -12,11 +12,11 @@ import math
 
 import numpy as np
 
-from autograph.runtime import dtypes, primitives, shapes
-from autograph.runtime.dtypes import BOOL, INT8
-from autograph.runtime.packing import contains_tensor, pack, packed_dtype
-from autograph.runtime.primitives import bind1, current_graph, register
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir import dtypes, primitives, shapes
+from autograph.runtime.ir.dtypes import BOOL, INT8
+from autograph.runtime.numpy.packing import contains_tensor, pack, packed_dtype
+from autograph.runtime.ir.primitives import bind1, current_graph, register
+from autograph.runtime.ir.tensor import Tensor
 
 _PY_SCALARS = (bool, int, float, complex)
 _SEQUENCES = (list, tuple)
@@ -248,13 +248,13 @@ def ufunc(uf, *args, strong=False):
     entry = UFUNCS.get(uf)
     if entry is None:
         if uf is np.matmul:   # a generalized ufunc: staged with the linear algebra
-            from autograph.runtime.array_ops import matmul
+            from autograph.runtime.numpy.array_ops import matmul
             return matmul(*args)
         if uf is np.divmod:   # two outputs: two primitives
             return (ufunc(np.floor_divide, *args, strong=strong),
                     ufunc(np.remainder, *args, strong=strong))
         raise NotImplementedError(
             f"autograph cannot trace numpy.{uf.__name__} on symbolic tensors yet; "
-            "express it with supported NumPy functions (autograph.runtime.numpy_ops."
+            "express it with supported NumPy functions (autograph.runtime.numpy.dispatch."
             "supported() lists them), or run this part outside the traced function")
     return entry(*args, strong=strong)

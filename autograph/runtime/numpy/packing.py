@@ -21,8 +21,8 @@ import functools
 
 import numpy as np
 
-from autograph.runtime import dtypes
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir import dtypes
+from autograph.runtime.ir.tensor import Tensor
 
 _SEQUENCES = (list, tuple)
 
@@ -54,7 +54,7 @@ def packed_dtype(x):
 
 def pack(x, dtype=None):
     """`np.array(x, dtype)` for a nested list/tuple holding tensors: a strong tensor."""
-    from autograph.runtime.elementwise import cast
+    from autograph.runtime.numpy.elementwise import cast
     if isinstance(x, Tensor):
         return cast(x, x.dtype if dtype is None and not x.weak else dtype or packed_dtype(x))
     dtype = packed_dtype(x) if dtype is None else np.dtype(dtype)
@@ -62,11 +62,11 @@ def pack(x, dtype=None):
 
 
 def _build(x, dtype):
-    from autograph.runtime.elementwise import cast, const
+    from autograph.runtime.numpy.elementwise import cast, const
     if isinstance(x, Tensor):
         return cast(x, dtype)
     if isinstance(x, _SEQUENCES) and contains_tensor(x):
-        from autograph.runtime.joins import stack
+        from autograph.runtime.numpy.joins import stack
         parts = [_build(item, dtype) for item in x]
         shapes = {p.shape for p in parts}
         if len(shapes) > 1 and all(s is not None and None not in s for s in shapes):
@@ -126,7 +126,7 @@ def _packed(x):
 def call(f, args, kwargs):
     """`f(*args, **kwargs)` for a NumPy callable `f`, with tensors inside sequences packed."""
     if f in _SHAPE_FIRST and f is not np.arange and args and _has_unknown(args[0]):
-        from autograph.runtime import tensor
+        from autograph.runtime.ir import tensor
         raise TypeError(
             f"numpy.{f.__name__}{tensor.where(' at ')}: the shape {args[0]!r} has an unknown "
             f"dimension (None). A dimension that is only known when the graph runs (a None in "
@@ -135,7 +135,7 @@ def call(f, args, kwargs):
     if not (any(contains_tensor(a) for a in args) or
             any(contains_tensor(v) for v in kwargs.values())):
         return f(*args, **kwargs)
-    from autograph.runtime.numpy_ops import FUNCTIONS
+    from autograph.runtime.numpy.dispatch import FUNCTIONS
     if f in _ARRAY:
         return _array(*args, **kwargs)
     if f in _SHAPE_FIRST:
@@ -155,7 +155,7 @@ def _array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=
     """np.array / np.asarray of a value holding tensors."""
     out = pack(obj, dtype)
     if ndmin:
-        from autograph.runtime.shape_ops import expand_dims
+        from autograph.runtime.numpy.shape_ops import expand_dims
         missing = ndmin - len(out.shape)
         if missing > 0:
             out = expand_dims(out, tuple(range(missing)))

@@ -13,8 +13,8 @@ from typing import Callable, Optional, Union
 
 import numpy as np
 
-from autograph.runtime.graph import get_default_graph
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.graph import get_default_graph
+from autograph.runtime.ir.tensor import Tensor
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def current_graph(inputs=()):
     if graph is None:
         for t in inputs:
             if isinstance(t, Tensor):
-                from autograph.runtime.graph import leak_message
+                from autograph.runtime.ir.graph import leak_message
                 raise ValueError(leak_message(t))
         raise RuntimeError("no graph is being built (not inside a trace)")
     return graph

@@ -8,7 +8,7 @@ assign, TensorArray writes) happen in the order the program staged them.
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import primitives
+from autograph.runtime.ir import primitives
 from autograph.runtime.devices import get_device
 
 

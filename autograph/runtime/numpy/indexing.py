@@ -3,12 +3,12 @@
 
 import numpy as np
 
-from autograph.runtime import shapes
-from autograph.runtime.dtypes import BOOL
-from autograph.runtime.elementwise import as_tensor, describe
-from autograph.runtime.primitives import bind1, register
-from autograph.runtime.shape_ops import need_rank, reshape
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir import shapes
+from autograph.runtime.ir.dtypes import BOOL
+from autograph.runtime.numpy.elementwise import as_tensor, describe
+from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.numpy.shape_ops import need_rank, reshape
+from autograph.runtime.ir.tensor import Tensor
 
 
 # -- indexing --------------------------------------------------------------------------------

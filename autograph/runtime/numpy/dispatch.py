@@ -19,24 +19,24 @@ Everything a layer above needs is re-exported here: `numpy_ops.reshape(x, ...)`,
 
 import numpy as np
 
-from autograph.runtime import dtypes
-from autograph.runtime.array_ops import (  # noqa: F401  (re-exported)
+from autograph.runtime.ir import dtypes
+from autograph.runtime.numpy.array_ops import (  # noqa: F401  (re-exported)
     arange, argsort, clip, diff, dot, full, full_like, imag, inner, matmul, ones, ones_like,
     outer, real, round_, sort, tensordot, where, zeros, zeros_like)
-from autograph.runtime.elementwise import (  # noqa: F401
+from autograph.runtime.numpy.elementwise import (  # noqa: F401
     UFUNCS, Elementwise, as_tensor, cast, common, const, operand_key, ufunc)
-from autograph.runtime.indexing import getitem, take  # noqa: F401
-from autograph.runtime.reductions import (  # noqa: F401
+from autograph.runtime.numpy.indexing import getitem, take  # noqa: F401
+from autograph.runtime.numpy.reductions import (  # noqa: F401
     allclose, average, count_nonzero, cumulative, isclose, median, nanmax, nanmean, nanmin,
     nanprod, nansum, norm, reduction, std, var)
-from autograph.runtime.joins import (  # noqa: F401
+from autograph.runtime.numpy.joins import (  # noqa: F401
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, concatenate, hstack, meshgrid,
     repeat, split, stack, tile, vstack)
-from autograph.runtime.linalg import det, inv, solve  # noqa: F401
-from autograph.runtime.shape_ops import (  # noqa: F401
+from autograph.runtime.numpy.linalg import det, inv, solve  # noqa: F401
+from autograph.runtime.numpy.shape_ops import (  # noqa: F401
     broadcast_to, dim, expand_dims, flip, ndim, ravel, reshape, roll, shape, shape_of, size,
     squeeze, transpose)
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.tensor import Tensor
 
 
 # reductions reachable as ufunc methods: np.add.reduce(x) is np.sum(x, axis=0)
@@ -338,6 +338,6 @@ def array_function(func, args, kwargs):
         module = getattr(func, "__module__", "numpy") or "numpy"
         raise NotImplementedError(
             f"autograph cannot trace {module}.{name} on symbolic tensors yet; express it "
-            "with supported NumPy functions (autograph.runtime.numpy_ops.supported() lists "
+            "with supported NumPy functions (autograph.runtime.numpy.dispatch.supported() lists "
             "them), or compute it outside the traced function")
     return impl(*args, **kwargs)

@@ -8,13 +8,13 @@ import math
 
 import numpy as np
 
-from autograph.runtime import dtypes, shapes
-from autograph.runtime.dtypes import BOOL, INT8, INT64
-from autograph.runtime.array_ops import sort, where
-from autograph.runtime.elementwise import as_tensor, cast, ufunc
-from autograph.runtime.indexing import getitem
-from autograph.runtime.primitives import bind1, register
-from autograph.runtime.shape_ops import ravel, reshape, squeeze
+from autograph.runtime.ir import dtypes, shapes
+from autograph.runtime.ir.dtypes import BOOL, INT8, INT64
+from autograph.runtime.numpy.array_ops import sort, where
+from autograph.runtime.numpy.elementwise import as_tensor, cast, ufunc
+from autograph.runtime.numpy.indexing import getitem
+from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.numpy.shape_ops import ravel, reshape, squeeze
 
 
 # -- reductions ----------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def _attrs_str(node, limit=28):
 
 def _subgraphs(node):
     """(label, graph) for each graph a node holds in its attrs (lists of graphs too)."""
-    from autograph.runtime.graph import Graph
+    from autograph.runtime.ir.graph import Graph
     found = []
     for key, value in node.attrs.items():
         if isinstance(value, Graph):

@@ -50,7 +50,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.frames import CODEGEN_PREFIX
-from autograph.runtime import primitives
+from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.devices import get_device
 

@@ -3,12 +3,12 @@ atleast_nd, split, broadcast_arrays, repeat, tile."""
 
 import numpy as np
 
-from autograph.runtime import dtypes, shapes
-from autograph.runtime.elementwise import as_tensor, cast, common
-from autograph.runtime.primitives import bind1, register
-from autograph.runtime.shape_ops import (
+from autograph.runtime.ir import dtypes, shapes
+from autograph.runtime.numpy.elementwise import as_tensor, cast, common
+from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.numpy.shape_ops import (
     broadcast_to, expand_dims, need_rank, reshape, static_ints)
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.tensor import Tensor
 
 
 # -- concatenate, stack ------------------------------------------------------------------------

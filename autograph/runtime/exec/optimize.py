@@ -20,10 +20,10 @@ liberty taken is merging repeated reads between two possible writes.)
 
 import numpy as np
 
-from autograph.runtime import interpreter
+from autograph.runtime.exec import interpreter
 from autograph.runtime.control_flow import CONTROL_FLOW_OPS, is_effectful
 from autograph.runtime.devices import get_device
-from autograph.runtime.graph import Graph
+from autograph.runtime.ir.graph import Graph
 
 FOLD_LIMIT = 1 << 16   # elements: larger results stay computed at run time
 _EPOCH = "state epoch"  # CSE-table entry counting the effects that may change state so far

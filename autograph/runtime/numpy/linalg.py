@@ -1,9 +1,9 @@
 """numpy.linalg on symbolic tensors: inv, det and solve, through the array API's linalg
 extension (`xp.linalg`). Like NumPy, integer and bool input is computed in float64."""
 
-from autograph.runtime import dtypes, shapes
-from autograph.runtime.elementwise import as_tensor, cast, common
-from autograph.runtime.primitives import bind1, register
+from autograph.runtime.ir import dtypes, shapes
+from autograph.runtime.numpy.elementwise import as_tensor, cast, common
+from autograph.runtime.ir.primitives import bind1, register
 
 
 def _float_of(dtype):

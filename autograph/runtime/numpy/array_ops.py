@@ -4,14 +4,14 @@ tensors."""
 
 import numpy as np
 
-from autograph.runtime import dtypes, shapes
-from autograph.runtime.dtypes import BOOL
-from autograph.runtime.elementwise import as_tensor, cast, common, operand_key, ufunc
-from autograph.runtime.indexing import getitem
-from autograph.runtime.primitives import bind1, register
-from autograph.runtime.shape_ops import (
+from autograph.runtime.ir import dtypes, shapes
+from autograph.runtime.ir.dtypes import BOOL
+from autograph.runtime.numpy.elementwise import as_tensor, cast, common, operand_key, ufunc
+from autograph.runtime.numpy.indexing import getitem
+from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.numpy.shape_ops import (
     broadcast_to, need_rank, ravel, reshape, run_shape, shape_arg, static_ints, static_shape)
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir.tensor import Tensor
 
 
 # -- creation: zeros, ones, full, arange and the *_like functions ----------------------------

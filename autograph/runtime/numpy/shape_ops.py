@@ -7,11 +7,11 @@ import math
 
 import numpy as np
 
-from autograph.runtime import shapes
-from autograph.runtime.dtypes import INT64
-from autograph.runtime.elementwise import as_tensor, describe
-from autograph.runtime.primitives import bind1, register
-from autograph.runtime.tensor import Tensor
+from autograph.runtime.ir import shapes
+from autograph.runtime.ir.dtypes import INT64
+from autograph.runtime.numpy.elementwise import as_tensor, describe
+from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.tensor import Tensor
 
 
 # -- shapes: reshape, transpose, expand_dims, squeeze, broadcast_to --------------------

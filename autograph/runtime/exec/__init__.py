@@ -1,0 +1,1 @@
+"""The executors: the reference interpreter, the optimiser, code generation (fast Python), and drawing graphs (dot)."""
