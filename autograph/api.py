@@ -121,8 +121,8 @@ def _convert_code(fn):
         return entry
     from autograph import converters
     from autograph.source import loader, parser
-    node, _, info = parser.parse_entity(fn)
-    ctx = converters.Context(fn, node, info)
+    node, text, info = parser.parse_entity(fn)
+    ctx = converters.Context(fn, node, info, source=text)
     node = converters.convert(node, ctx)
     new_fn, source, filename = loader.load(node, fn, {"ag__": operators},
                                            generated=ctx.namer.generated)

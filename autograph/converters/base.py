@@ -27,13 +27,21 @@ SCOPE_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassD
 class Context:
     """The facts about the function under conversion that converters read."""
 
-    def __init__(self, fn, node, info=None, namespace=None):
+    def __init__(self, fn, node, info=None, namespace=None, source=None):
         self.fn = fn
+        self.source = source  # the function's text, when known: passes skip what it lacks
         self.info = info
         self.name = getattr(fn, "__name__", "<function>")
         self.namespace = dict(namespace if namespace is not None else getattr(fn, "__globals__", {}))
         self.closure = _closure_values(fn)
         self.namer = Namer.for_function(node, self.namespace, extra_reserved=("ag__",))
+
+
+def may_contain(ctx, text):
+    """Could the function's source hold `text` (e.g. ':=' or 'locals')? A cheap gate that
+    lets a pass skip its walk of the tree; True when the source is not known."""
+    source = getattr(ctx, "source", None)
+    return source is None or text in source
 
 
 def _closure_values(fn):

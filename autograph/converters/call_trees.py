@@ -21,7 +21,7 @@ from autograph.converters.base import Transformer, rewrite_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
 from autograph.runtime.numpy import packing
-from autograph.source import templates
+from autograph.source import templates, traversal
 from autograph.source.traversal import children
 
 # Calls that must stay as they are even though they are builtins or look like user code.
@@ -74,7 +74,7 @@ def _list_names(fn_node, returns_array):
     list), or given `.append`/`.extend`/`.insert`. NumPy calls given one of them go through
     converted_call, which packs lists holding tensors."""
     names = set()
-    for n in gast.walk(fn_node):
+    for n in traversal.walk(fn_node, leaves=False):
         if isinstance(n, gast.Assign) and (
                 isinstance(n.value, _DISPLAYS) or
                 (isinstance(n.value, gast.Call) and not returns_array(n.value.func))):

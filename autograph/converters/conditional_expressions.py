@@ -8,14 +8,14 @@ import gast
 
 from autograph.converters.base import Transformer
 from autograph.converters.logical_expressions import deferred_reads
-from autograph.source import anno, templates
+from autograph.source import anno, templates, traversal
 
 
 class IfExpConverter(Transformer):
 
     def visit_IfExp(self, node):
         anno.setanno(node.test, anno.Basic.TRUTH_TEST, True)
-        if any(n.__class__ is gast.NamedExpr for v in (node.body, node.orelse) for n in gast.walk(v)):
+        if any(n.__class__ is gast.NamedExpr for v in (node.body, node.orelse) for n in traversal.walk(v, leaves=False)):
             # `a if c else (x := b)`: only Python's own conditional binds x in the function
             node = self.generic_visit(node)
             node.test = templates.replace_as_expression(

@@ -39,7 +39,7 @@ import gast
 from autograph.converters.base import Conv, Transformer, name
 from autograph.source import anno, templates
 from autograph.source.templates import moved
-from autograph.source.traversal import children, statements
+from autograph.source.traversal import children, statements, walk
 from autograph.source.anno import Static
 from autograph.source.qual_names import Literal
 from autograph.converters.variables import lazy_walrus_targets
@@ -414,7 +414,7 @@ class _ControlFlow(Transformer):
     def visit_While(self, node):
         # a walrus in the test (`while (n := n - 1) > 0:`) assigns state too: the test
         # function then returns its condition and the state it leaves
-        test_writes = {n.target.id for n in gast.walk(node.test)
+        test_writes = {n.target.id for n in walk(node.test, leaves=False)
                        if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
         modified = _scope_modified(node, Static.BODY_SCOPE) | test_writes
         anno.setanno(node.test, anno.Basic.TRUTH_TEST, True)

@@ -14,6 +14,7 @@ branches, and `user_locals` leaves out those not assigned yet, as Python does.
 
 import gast
 
+from autograph.converters import base
 from autograph.converters.base import SCOPE_NODES, walk_scope
 from autograph.source import templates, traversal
 
@@ -94,7 +95,8 @@ def _rewrite(fn_node, shadowed, free):
 
 
 def transform(node, ctx):
-    if isinstance(node, gast.Lambda):
+    if isinstance(node, gast.Lambda) or not (base.may_contain(ctx, "locals") or
+                                             base.may_contain(ctx, "vars")):
         return node
     shadowed = {n for n in _CALLS if n in ctx.namespace}
     free = set(getattr(getattr(ctx.fn, "__code__", None), "co_freevars", ()))

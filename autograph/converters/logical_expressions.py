@@ -18,7 +18,7 @@ operands of different dtypes meet as booleans.
 import gast
 
 from autograph.converters.base import Transformer
-from autograph.source import anno, templates
+from autograph.source import anno, templates, traversal
 
 
 def _lambda(expr, origin):
@@ -30,7 +30,7 @@ def deferred_reads(expr):
     """In a part that moves behind a lambda, `ag__.ld(x)` of a variable with no value would
     fail on the lambda's free variable first (NameError, not Python's UnboundLocalError):
     such reads become `ag__.ld(ag__.ldu(lambda: x, 'x'))`."""
-    for node in gast.walk(expr):
+    for node in traversal.walk(expr, leaves=False):
         if (node.__class__ is gast.Call and node.func.__class__ is gast.Attribute
                 and node.func.attr == "ld" and node.func.value.__class__ is gast.Name
                 and node.func.value.id == "ag__" and len(node.args) == 1
@@ -47,7 +47,7 @@ def _truth_only(node):
 def _assigns(nodes):
     """Does any of `nodes` hold an assignment expression (`x := ...`)? Behind a lambda it
     would bind `x` in the lambda, not in the function."""
-    return any(n.__class__ is gast.NamedExpr for v in nodes for n in gast.walk(v))
+    return any(n.__class__ is gast.NamedExpr for v in nodes for n in traversal.walk(v, leaves=False))
 
 
 def python_operands(values, op, origin):

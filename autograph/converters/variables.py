@@ -12,6 +12,7 @@ Requires reaching definitions (DEFINED_VARS_IN / MAYBE_DEFINED_VARS_IN on statem
 
 import gast
 
+from autograph.converters import base
 from autograph.converters.base import SCOPE_NODES, Transformer
 from autograph.source import anno, templates, traversal
 from autograph.source.anno import Static
@@ -43,14 +44,14 @@ def lazy_walrus_targets(fn):
     """Names a `:=` assigns in a part Python may skip (a later operand of and/or, a branch
     of a conditional expression): the analyses count them assigned, they may not be."""
     out = set()
-    for node in gast.walk(fn):
+    for node in traversal.walk(fn, leaves=False):
         if isinstance(node, gast.BoolOp):
             parts = node.values[1:]
         elif isinstance(node, gast.IfExp):
             parts = [node.body, node.orelse]
         else:
             continue
-        out |= {n.target.id for p in parts for n in gast.walk(p)
+        out |= {n.target.id for p in parts for n in traversal.walk(p, leaves=False)
                 if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
     return out
 
@@ -74,10 +75,11 @@ class _Variables(Transformer):
         super().__init__(ctx)
         self.locals = [set()]
         self.lazy = [set()]
+        self.walrus = base.may_contain(ctx, ":=")
 
     def visit_FunctionDef(self, node):
         self.locals.append(_locals(node))
-        self.lazy.append(lazy_walrus_targets(node))
+        self.lazy.append(lazy_walrus_targets(node) if self.walrus else set())
         try:
             return super().generic_visit(node)
         finally:
