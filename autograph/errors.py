@@ -19,6 +19,11 @@ class UnboundInGraph(StagingError, UnboundLocalError):
     condition (Python would raise UnboundLocalError only if that path ran)."""
 
 
+class NameInGraph(StagingError, NameError):
+    """A name that does not exist is read on a path of a tensor `if` or loop, which the
+    graph holds whether or not the path runs (Python would raise only if it ran)."""
+
+
 class ConversionError(AutographError, ValueError):
     """The compiler cannot convert a construct (found while reading the source)."""
 

@@ -160,6 +160,7 @@ class _ControlFlow(Transformer):
         self.sharing = set()     # shared variables of the statements being visited
         self.shared = set()      # the shared variables of the statement just converted
         self.test_writes = (set(), set())   # the `:=` names of the last `if` test: (sure, lazy)
+        self.fresh = []          # shared variables the statement being built initialises
 
     # -- facts ------------------------------------------------------------------------------
 
@@ -186,16 +187,23 @@ class _ControlFlow(Transformer):
         """Before the statement: a binding for each shared variable (so `nonlocal` finds
         it) and a setter through which a staged statement assigns it.
         Returns those statements and the places (`ag__.variable(...)`) to pass."""
-        out, places = [], []
+        out, places, self.fresh = [], [], []
         for v in sorted(shared):
             if v not in self.bound and v not in self.maybe and v not in self.sharing:
                 out += templates.replace(f"{v} = ag__.Undefined('{v}')", origin=node)
+                self.fresh.append(v)
             setter = self.ctx.namer.new_symbol(f"set_{v}")
             out += templates.replace(f"def {setter}(value):\n    nonlocal {v}\n    {v} = value",
                                      origin=node)
             places.append(templates.replace_as_expression(
                 f"ag__.variable(lambda: {v}, {setter}, '{v}')"))
         return out, places
+
+    def _unbind(self, fresh, node):
+        """A shared variable the statement was to give its first value and did not: unbound
+        again, so a closure reading it raises NameError as in Python."""
+        return [s for v in fresh for s in templates.replace(
+            f"if ag__.is_undefined({v}):\n    del {v}", origin=node)]
 
     def visit_block(self, stmts, bound=None, maybe=None):
         """Visit a block of the current generated scope, tracking which names are bound
@@ -380,6 +388,7 @@ class _ControlFlow(Transformer):
         state = _order(self._state(node, body_mod | else_mod, branch_live) - shared, [node])
         places = _places(node, (Static.BODY_SCOPE, Static.ORELSE_SCOPE))
         out, shared_places = self._share(shared, node)
+        fresh = self.fresh
         bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
         self.declared[-1] = declared | shared
         sharing, self.sharing = self.sharing, self.sharing | shared
@@ -407,7 +416,7 @@ class _ControlFlow(Transformer):
         out = self._call(out, state, places, "ag__.if_stmt(test, t, f{state})", node, shared,
                          shared_places, test=moved(node.test), t=t_name, f=f_name)
         self.test_writes = test_writes
-        return out
+        return out + self._unbind(fresh, node)
 
     # -- while ------------------------------------------------------------------------------
 
@@ -424,6 +433,7 @@ class _ControlFlow(Transformer):
         state = _order(self._state(node, modified) - shared, [node])
         places = _places(node, (Static.BODY_SCOPE,))
         out, shared_places = self._share(shared, node)
+        fresh = self.fresh
         bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
         self.declared[-1] = declared | shared
         sharing, self.sharing = self.sharing, self.sharing | shared
@@ -445,7 +455,7 @@ class _ControlFlow(Transformer):
         if test_writes:
             out[-1].value.keywords.append(
                 gast.keyword(arg="test_writes", value=gast.Constant(value=True, kind=None)))
-        return out + self._orelse(node, state)
+        return out + self._unbind(fresh, node) + self._orelse(node, state)
 
     def _orelse(self, node, state):
         """A loop's `else` block runs after it, in the same scope."""
@@ -474,6 +484,7 @@ class _ControlFlow(Transformer):
         state = _order(state - shared, [node])
         places = _places(node, (Static.BODY_SCOPE,))
         out, shared_places = self._share(shared, node)
+        fresh = self.fresh
         bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
         self.declared[-1] = declared | shared
         sharing, self.sharing = self.sharing, self.sharing | shared
@@ -500,7 +511,7 @@ class _ControlFlow(Transformer):
             repl["loop_test"] = test_name
         out = self._call(out, state, places, template, node, shared, shared_places, iter_=moved(node.iter),
                          body=body_name, **repl)
-        return out + self._orelse(node, state)
+        return out + self._unbind(fresh, node) + self._orelse(node, state)
 
 
 def transform(node, ctx):

@@ -33,13 +33,14 @@ from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumera
                                               max_ as max, min_ as min, range_ as range,
                                               zip_ as zip)
 from autograph.operators.places import attr, item, variable
-from autograph.operators.variables import (Undefined, UndefinedReturnValue, ld, ldu, retval,
-                                           user_locals)
+from autograph.operators.variables import (Undefined, UndefinedReturnValue, is_undefined, ld,
+                                           ldu, retval, user_locals)
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "python_operand",
     "assert_stmt",
-    "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu", "retval",
+    "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
+    "is_undefined", "retval",
     "user_locals", "attr", "item", "variable",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
 ]

@@ -293,6 +293,17 @@ def _cond(pred, true_fn, false_fn, leaf_names):
         return _runtime().cond(pred, true_fn, false_fn, names=leaf_names)
     except errors.StagingError as exc:
         raise _locate(exc, "if", leaf_names) from None
+    except NameError as exc:
+        raise _name_in_graph(exc, "if") from exc
+
+
+def _name_in_graph(exc, statement):
+    """A name that does not exist, met while tracing a path of a tensor `if` or loop that
+    may never run: a refusal that says so (still a NameError)."""
+    return errors.NameInGraph(
+        f"{exc} (in a branch or body of the `{statement}`{where(' at ')}, whose condition is a "
+        f"tensor: the graph holds that path whether or not it runs, so every name it reads must "
+        f"exist when the function is traced)")
 
 
 def _locate(exc, statement, names=None):
@@ -437,6 +448,8 @@ def _staged_while(test, body, state, names, what="`while` loop"):
         out = _runtime().while_loop(test, body_fn, state, names=_leaf_names(state, names))
     except errors.StagingError as exc:
         raise _locate(exc, what.strip("`").split("`")[0] if "`" in what else what) from None
+    except NameError as exc:
+        raise _name_in_graph(exc, what.strip("`").split("`")[0]) from exc
     return tuple(out)
 
 
