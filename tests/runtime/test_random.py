@@ -295,3 +295,30 @@ def test_permutation_is_the_functional_shuffle():
     def perm(v):
         return b.permutation(v)
     np.testing.assert_array_equal(ag.function(perm)(x), y)
+
+
+# -- other devices -------------------------------------------------------------------------
+
+def make_sum(rng):
+    def total(n):
+        s = np.zeros(4)
+        for i in range(n):
+            s = s + rng.normal(size=4)
+        return s.sum()
+    return total
+
+
+@pytest.mark.parametrize("mode", ["interpreter", "codegen"])
+def test_draws_on_the_strict_array_api_device(mode):
+    pytest.importorskip("array_api_strict")
+    from autograph.runtime.devices import get_device
+    strict = get_device("strict")
+    eager = make_sum(np.random.default_rng(SEED))
+    graph, _ = trace(ag.to_graph(make_sum(np.random.default_rng(SEED))), np.int64(3))
+    for n in (3, 9):
+        (got,) = run(graph, [np.int64(n)], mode, device="strict")
+        assert float(strict.to_host(got)) == eager(n)
+    draw_e, draw_t = np.random.default_rng(1), np.random.default_rng(1)
+    graph, _ = trace(ag.to_graph(lambda: draw_t.integers(0, 9, size=4, dtype=np.int32)))
+    (got,) = run(graph, [], mode, device="strict")
+    assert_equal_draws(strict.to_host(got), draw_e.integers(0, 9, size=4, dtype=np.int32))

@@ -89,11 +89,13 @@ def _draw_kernel(xp, *arrays, source, method, template, dtype, shape, weak, **_)
     if source is None:                 # a generator made by an rng_new node of this run
         source, arrays = arrays[0], arrays[1:]
     args, kwargs = _fill(template, arrays)
-    return _to_device(xp, getattr(source, method)(*args, **kwargs), dtype)
+    return _to_device(xp, getattr(source, method)(*args, **kwargs), np.dtype(dtype))
 
 
 def _draw_infer(*inputs, source, method, template, dtype, shape, weak):
-    return [(dtype, shape, weak)]
+    # (`dtype` is a NumPy dtype's name: the generator makes NumPy arrays on every device,
+    # so executors must not turn it into the device's dtype object)
+    return [(np.dtype(dtype), shape, weak)]
 
 
 def _seed_kernel(xp, *arrays, fn, template):
@@ -289,7 +291,7 @@ def _stage(source, handle, method, f, args, kwargs):
     full = inspect.signature(f).bind(*values[0], **values[1])
     full.apply_defaults()
     dtype, shape, weak = _rule(method, dict(full.arguments))
-    attrs.update(method=method, dtype=dtype, shape=shape, weak=weak)
+    attrs.update(method=method, dtype=dtype.name, shape=shape, weak=weak)
     return primitives.bind1("random", inputs, attrs, node_name=f"random_{method}")
 
 
