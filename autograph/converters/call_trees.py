@@ -20,7 +20,7 @@ import gast
 from autograph.converters.base import Transformer, rewrite_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
-from autograph.runtime.numpy import packing
+from autograph.runtime.numpy import packing, random
 from autograph.source import templates, traversal
 from autograph.source.traversal import children
 
@@ -93,6 +93,8 @@ def _numpy_packs(value, node, may_be_list):
     binds to one (`parts = [a, b]; np.sum(parts)`), or the result of a call that is not
     NumPy's (`np.sum(helper(x))`, `np.stack(list(xs))`). Other NumPy calls stay as written,
     dispatching on tensors by themselves."""
+    if random.is_random_method(value):   # a draw: staged by converted_call (every run)
+        return True
     if not packing.is_numpy_callable(value):
         return False
     try:

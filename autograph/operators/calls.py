@@ -14,7 +14,9 @@ three kinds of callee the meaning a direct call would have:
   a graph (`acc.append(x)`, `stack.pop()` in a `for` over a tensor) is refused with the
   user's line: the body is traced once (both branches of an `if` are), so the change would
   happen once instead of once per iteration, and the result would be silently wrong.
-  Module globals stay side effects of tracing, like print (see `_reach`).
+  Module globals stay side effects of tracing, like print (see `_reach`);
+- a method of a NumPy random generator (`rng.normal`, the legacy `np.random.random`) and
+  `np.random.default_rng` stage a draw that runs on every call (runtime/numpy/random.py).
 """
 
 import collections
@@ -28,6 +30,7 @@ from autograph import errors
 from autograph.operators import py_builtins
 from autograph.operators.location import where
 from autograph.runtime.numpy import packing
+from autograph.runtime.numpy import random as _random
 
 _handler = None
 
@@ -65,11 +68,16 @@ def converted_call(f, *args, **kwargs):
         op = _BUILTIN_OPERATORS.get(f)
         if op is not None:
             return op(*args, **kwargs)
+    elif kind is types.MethodType and isinstance(f.__self__, _random.SOURCES):
+        # rng.normal(...), np.random.random(...): a draw on every run, not once while tracing
+        return _random.call(f, args, kwargs)
     elif kind is functools.partial:   # functools.partial(range, 1)
         op = _builtin_operator(f.func)
         if op is not None:
             return op(*f.args, *args, **{**f.keywords, **kwargs})
     if packing.is_numpy_callable(f):
+        if f in _random.MODULE_FUNCTIONS:
+            return _random.call(f, args, kwargs)
         return packing.call(f, args, kwargs)
     if _handler is None:
         import autograph.api  # noqa: F401  (registers the handler)
