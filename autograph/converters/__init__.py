@@ -6,6 +6,7 @@
     return_statements        returns anywhere -> returns at the end (if/else or a flag)
     break_statements         break -> a flag joining the loop condition
     continue_statements      continue -> a flag guarding the rest of the body
+    item_updates             x[i] = v, x[i] += v, np.add.at(x, i, v) -> x = ag__.setitem(x, i, v)...
     call_trees               calls of user code -> ag__.converted_call; builtins -> ag__.range...
     control_flow             if/while/for -> ag__.if_stmt/while_stmt/for_stmt (functional state);
                              it first runs `variables` (reads of maybe-unassigned variables
@@ -19,7 +20,7 @@ the control-flow pass made.
 """
 
 from autograph.converters import (asserts, break_statements, call_trees, declarations, locals_calls,
-                                  conditional_expressions, continue_statements, control_flow,
+                                  conditional_expressions, continue_statements, control_flow, item_updates,
                                   logical_expressions, return_statements, variables)  # noqa: F401
 import gast
 
@@ -55,6 +56,7 @@ PIPELINE = (
     return_statements.transform,
     break_statements.transform,
     continue_statements.transform,
+    item_updates.transform,
     call_trees.transform,
     control_flow.transform,
     _expressions,   # conditional_expressions + logical_expressions
@@ -63,7 +65,8 @@ PIPELINE = (
 
 # passes that rewrite one kind of statement and leave a function without it unchanged
 _ONLY_FOR = {declarations.transform: (gast.Global, gast.Nonlocal), asserts.transform: gast.Assert, break_statements.transform: gast.Break,
-             continue_statements.transform: gast.Continue}
+             continue_statements.transform: gast.Continue,
+             item_updates.transform: (gast.Assign, gast.AugAssign, gast.Expr)}
 
 
 def convert(node, ctx):

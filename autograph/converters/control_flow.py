@@ -348,6 +348,14 @@ class _ControlFlow(Transformer):
         self.bound, self.maybe = entry_bound, maybe | self.maybe
         return node
 
+    def visit_With(self, node):
+        # the body runs in this scope: what it binds is bound for the statements after
+        # (the body's own later statements included), so visit it as a block
+        node.body = self.visit_block(node.body)
+        return node
+
+    visit_AsyncWith = visit_With
+
     def _state_args(self, state):
         ldu = self._reads(state)
         values = [templates.replace_as_expression(f"ag__.ldu(lambda: {n}, '{n}')") if n in ldu

@@ -16,6 +16,8 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     assert_stmt(cond, message_fn)                        assert
     converted_call(f, *args, **kwargs)                   calls of user code
     del_item(target, key)                                `del target[key]`
+    setitem(x, key, v, op=None), ufunc_at(uf, x, key, v) `x[key] = v`, `x[key] += v`,
+                                                         `np.add.at(x, key, v)`: the updated x
     Undefined(name), UndefinedReturnValue(), ld(x), ldu(lambda: x, name), retval(x)
                                                          undefined variables
     attr(obj, name, label), item(obj, key, label)        places a statement writes
@@ -33,6 +35,7 @@ from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumera
                                               max_ as max, min_ as min, range_ as range,
                                               zip_ as zip)
 from autograph.operators.places import attr, item, variable
+from autograph.operators.updates import setitem, ufunc_at
 from autograph.operators.variables import (Undefined, UndefinedReturnValue, is_undefined, ld,
                                            ldu, retval, user_locals)
 
@@ -40,7 +43,6 @@ __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "python_operand",
     "assert_stmt",
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
-    "is_undefined", "retval",
-    "user_locals", "attr", "item", "variable",
+    "is_undefined", "retval", "user_locals", "attr", "item", "variable", "setitem", "ufunc_at",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
 ]

@@ -1,0 +1,144 @@
+"""In-place item updates -> assignments that rebind the name.
+
+    x[i] = v                 ->  x = ag__.setitem(x, i, v)
+    x[mask] *= 2             ->  x = ag__.setitem(x, mask, 2, '*=')
+    x[1:3, j] = 0            ->  x = ag__.setitem(x, (slice(1, 3, None), j), 0)
+    np.add.at(x, idx, v)     ->  x = ag__.ufunc_at(np.add, x, idx, v)
+
+A symbolic tensor is immutable: the update makes a new tensor, and the rebinding makes it
+the variable's new value, so the later passes see an ordinary write of `x` (a branch's or
+loop's state) instead of a write into an object. On Python values the operators do the
+original statement in place and return the same object (autograph.operators.updates).
+
+Left as written: updates of names the function does not bind itself (globals and closure
+variables: rebinding would make them locals), subscripts of subscripts (`x[i][j] = v`),
+attribute owners (`self.w[i] = v`), several targets, and string keys (`d['k'] = v`: a
+dict item, which the control-flow pass keeps as a place, writing into the same dict).
+"""
+
+import gast
+
+from autograph.converters.base import Transformer
+from autograph.converters.call_trees import _local_names
+from autograph.source import templates
+from autograph.source.templates import moved
+
+_OPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=",
+        gast.FloorDiv: "//=", gast.Mod: "%=", gast.Pow: "**=", gast.MatMult: "@=",
+        gast.BitAnd: "&=", gast.BitOr: "|=", gast.BitXor: "^=", gast.LShift: "<<=",
+        gast.RShift: ">>="}
+
+
+def _key_expr(key):
+    """The subscript as a value: slices become `slice(...)` calls (inside tuples too)."""
+    if isinstance(key, gast.Slice):
+        none = gast.Constant(value=None, kind=None)
+        return templates.replace_as_expression(
+            "slice(lower, upper, step)", lower=moved(key.lower or none),
+            upper=moved(key.upper or none), step=moved(key.step or none))
+    if isinstance(key, gast.Tuple):
+        key.elts = [_key_expr(e) for e in key.elts]
+        key.ctx = gast.Load()
+    return key
+
+
+def _dict_key(key):
+    return isinstance(key, gast.Constant) and isinstance(key.value, (str, bytes))
+
+
+def _ufunc_at_call(node, resolve):
+    """The ufunc of `<ufunc>.at(x, ...)` when `node` is such a call statement and the
+    ufunc is known now (e.g. `np.add`, a module attribute), else None."""
+    call = node.value
+    if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+            call.func.attr == "at" and not call.keywords and 2 <= len(call.args) <= 3 and
+            not any(isinstance(a, gast.Starred) for a in call.args)):
+        return None
+    return resolve(call.func.value)
+
+
+class _ItemUpdates(Transformer):
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.locals = set()
+
+    def visit_FunctionDef(self, node):
+        saved = self.locals
+        self.locals = _local_names(node)
+        node.body = self.visit_block(node.body)
+        self.locals = saved
+        return node
+
+    def visit_AsyncFunctionDef(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def _target(self, t):
+        """The name `t` (a Subscript) updates, when the statement is rewritten."""
+        if not isinstance(t, gast.Subscript) or _dict_key(t.slice):
+            return None
+        owner = t.value
+        if isinstance(owner, gast.Name) and owner.id in self.locals:
+            return owner.id
+        return None
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1:
+            return node
+        t = node.targets[0]
+        name = self._target(t)
+        if name is None:
+            return node
+        return templates.replace(
+            "x = ag__.setitem(x, key, value)", origin=node, x=name,
+            key=moved(_key_expr(t.slice)), value=moved(node.value))
+
+    def visit_AugAssign(self, node):
+        name = self._target(node.target)
+        op = _OPS.get(node.op.__class__)
+        if name is None or op is None:
+            return node
+        return templates.replace(
+            "x = ag__.setitem(x, key, value, op)", origin=node, x=name,
+            key=moved(_key_expr(node.target.slice)), value=moved(node.value),
+            op=gast.Constant(value=op, kind=None))
+
+    def visit_Expr(self, node):
+        if _ufunc_at_call(node, self._is_ufunc) is None:
+            return node
+        call = node.value
+        x = call.args[0]
+        if not (isinstance(x, gast.Name) and x.id in self.locals):
+            return node
+        args = [moved(a) for a in call.args[1:]]
+        template = "x = ag__.ufunc_at(uf, x, key, value)" if len(args) == 2 else \
+            "x = ag__.ufunc_at(uf, x, key)"
+        return templates.replace(template, origin=node, x=x.id, uf=moved(call.func.value),
+                                 key=args[0], **({"value": args[1]} if len(args) == 2 else {}))
+
+    def _is_ufunc(self, func):
+        """True when `func` is a module attribute chain naming a NumPy ufunc now."""
+        import numpy as np
+        parts = []
+        while isinstance(func, gast.Attribute):
+            parts.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name) or func.id in self.locals:
+            return None
+        value = self.ctx.namespace.get(func.id, self.ctx.closure.get(func.id))
+        for attr in reversed(parts):
+            value = getattr(value, attr, None)
+        return value if isinstance(value, np.ufunc) else None
+
+
+def transform(node, ctx):
+    """Rewrite the item updates of the function (and of the functions nested in it)."""
+    if isinstance(node, gast.Lambda):
+        return node
+    return _ItemUpdates(ctx).visit(node)

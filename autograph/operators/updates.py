@@ -1,0 +1,116 @@
+"""Item updates: what `x[i] = v`, `x[i] += v` and `np.add.at(x, i, v)` become.
+
+The converter (autograph.converters.item_updates) rewrites those statements into
+assignments that rebind the name, `x = ag__.setitem(x, i, v)`, so that an update of a
+tensor is a new value of the variable: it then works in branches and as loop state like
+any other assignment.
+
+On Python values (lists, dicts, NumPy arrays, any object with `__setitem__`) each operator
+does exactly the original statement, in place, and returns the same object, so the
+rebinding changes nothing and aliases see the update, as in the original program.
+
+On a symbolic tensor (or an array whose update involves one: `c = np.zeros(k);
+c[j] = tensor`) the update is functional (autograph.runtime.numpy.updates): the result is
+a new tensor, and another name bound to the old value does not see it. The same happens
+to a Python container or NumPy array made outside a staged `if`/loop and updated inside
+it: both branches of a staged `if` run on the same objects while tracing, so an in-place
+write in one would leak into the other; there the update works on a copy.
+"""
+
+import operator
+
+import numpy as np
+
+from autograph.operators import calls
+from autograph.runtime.ir.tensor import Tensor
+
+# the in-place operator each augmented assignment calls, as Python's `x[i] += v` does
+_INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul,
+            "/=": operator.itruediv, "//=": operator.ifloordiv, "%=": operator.imod,
+            "**=": operator.ipow, "@=": operator.imatmul, "&=": operator.iand,
+            "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+            ">>=": operator.irshift}
+_BINARY = {"+=": operator.add, "-=": operator.sub, "*=": operator.mul,
+           "/=": operator.truediv, "//=": operator.floordiv, "%=": operator.mod,
+           "**=": operator.pow, "@=": operator.matmul, "&=": operator.and_,
+           "|=": operator.or_, "^=": operator.xor, "<<=": operator.lshift,
+           ">>=": operator.rshift}
+
+
+def _has_tensor(key):
+    if isinstance(key, Tensor):
+        return True
+    if isinstance(key, (tuple, list)):
+        return any(_has_tensor(k) for k in key)
+    if isinstance(key, slice):
+        return any(isinstance(b, Tensor) for b in (key.start, key.stop, key.step))
+    return False
+
+
+def _made_outside_staged(obj):
+    """True when `obj` is reachable from a staged `if`/loop being traced, i.e. made before
+    it: writing into it in place would be seen by the other branch or iteration."""
+    return any(s.holds(obj) for s in calls._state.loops)
+
+
+def _functional(target, key, value):
+    """Whether the update must make a new value instead of writing in place."""
+    if isinstance(target, Tensor):
+        return True
+    if isinstance(target, np.ndarray):
+        return _has_tensor(key) or isinstance(value, Tensor) or (
+            bool(calls._state.loops) and _made_outside_staged(target))
+    return False
+
+
+def _copy_if_shared(target):
+    """A shallow copy of a Python container made outside the staged statement being
+    traced (see the module doc), else the container itself."""
+    if calls._state.loops and isinstance(target, (list, dict, bytearray)) and \
+            _made_outside_staged(target):
+        return target.copy()
+    return target
+
+
+def setitem(target, key, value, op=None):
+    """`target[key] = value` (or `target[key] op= value` with `op` such as "+=") and the
+    updated target: the same object when it is a Python value, a new tensor otherwise."""
+    if _functional(target, key, value):
+        from autograph.runtime.numpy import indexing, updates
+        if op is not None:
+            old = indexing.getitem(target, key)
+            _check_inplace_cast(old, value, target, op)
+            value = _BINARY[op](old, value)
+        return updates.setitem(target, key, value)
+    target = _copy_if_shared(target)
+    if op is None:
+        target[key] = value
+    else:
+        target[key] = _INPLACE[op](target[key], value)
+    return target
+
+
+def _check_inplace_cast(old, value, target, op):
+    """`x[1:3] += 1.5` on an integer array raises in NumPy (the in-place ufunc on the
+    selected view casts 'same_kind'); only a single element (a NumPy scalar) is free."""
+    if old.shape == ():
+        return
+    dtype = np.dtype(target.dtype)
+    probe = value if not isinstance(value, (Tensor, np.ndarray)) else np.zeros((), value.dtype)
+    try:
+        _INPLACE[op](np.ones(1, dtype), probe)
+    except TypeError as exc:
+        raise TypeError(f"`x[...] {op} value` on {target!r}: {exc}") from None
+
+
+def ufunc_at(uf, target, key, value=None):
+    """`uf.at(target, key, value)` and the updated target (see setitem)."""
+    if isinstance(uf, np.ufunc) and value is not None and (
+            isinstance(target, Tensor) or _functional(target, key, value)):
+        from autograph.runtime.numpy import updates
+        return updates.ufunc_at(uf, target, key, value)
+    if value is None:
+        uf.at(target, key)
+    else:
+        uf.at(target, key, value)
+    return target
