@@ -6,6 +6,8 @@
     return_statements        returns anywhere -> returns at the end (if/else or a flag)
     break_statements         break -> a flag joining the loop condition
     continue_statements      continue -> a flag guarding the rest of the body
+    formatting               f-strings, literal "...".format(...) and "..." % ... ->
+                             ag__.str_format / str_mod (staged on tensors); print -> ag__.py_print
     call_trees               calls of user code -> ag__.converted_call; builtins -> ag__.range...
     control_flow             if/while/for -> ag__.if_stmt/while_stmt/for_stmt (functional state);
                              it first runs `variables` (reads of maybe-unassigned variables
@@ -19,7 +21,7 @@ the control-flow pass made.
 """
 
 from autograph.converters import (asserts, break_statements, call_trees, declarations, locals_calls,
-                                  conditional_expressions, continue_statements, control_flow,
+                                  conditional_expressions, continue_statements, control_flow, formatting,
                                   logical_expressions, return_statements, variables)  # noqa: F401
 import gast
 
@@ -55,6 +57,7 @@ PIPELINE = (
     return_statements.transform,
     break_statements.transform,
     continue_statements.transform,
+    formatting.transform,
     call_trees.transform,
     control_flow.transform,
     _expressions,   # conditional_expressions + logical_expressions
