@@ -69,12 +69,13 @@ class _Formatting(Transformer):
         self.print_is_builtin = print_is_builtin
 
     def visit_JoinedStr(self, node):
-        node = self.generic_visit(node)
         values = []
         template = _template(node, values)
         if template is None or not values:
-            return node
-        return _call("str_format", node, gast.Constant(value=template, kind=None), values)
+            return self.generic_visit(node)
+        # (the values only: a spec is a JoinedStr that is part of the template)
+        return _call("str_format", node, gast.Constant(value=template, kind=None),
+                     [self.visit(v) for v in values])
 
     def visit_BinOp(self, node):
         node = self.generic_visit(node)

@@ -26,7 +26,7 @@ import numpy as np
 
 from autograph.operators.location import user_location, where
 from autograph.runtime.formatting import Field, StagedString, holds_staged, lift
-from autograph.runtime.ir.tensor import Tensor
+from autograph.runtime.ir.tensor import SymbolicTensorError, Tensor
 
 _formatter = string.Formatter()
 
@@ -177,10 +177,16 @@ def _probe(template, values):
     """Raise Python's error (with the user's line) when `template % values` fails whatever
     the values: wrong number of arguments, a bad format character, a missing key, a float
     for %x."""
-    probe = tuple(_stand_in(v) for v in values) if isinstance(values, tuple) else \
-        _stand_in(values)
+    if isinstance(values, tuple):
+        probe = tuple(_stand_in(v) for v in values)
+    elif type(values) is dict:
+        probe = {k: _stand_in(v) for k, v in values.items()}
+    else:
+        probe = _stand_in(values)
     try:
         template % probe
+    except SymbolicTensorError:
+        raise
     except (TypeError, ValueError, KeyError) as e:
         raise type(e)(f"{e}{where(' (at ')}{')' if where() else ''}") from None
 
