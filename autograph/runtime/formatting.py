@@ -263,3 +263,12 @@ class StagedString:
             f"Cannot use the string {str(self)!r}, formatted from symbolic tensors, with the "
             f"str method .{name}(): its text exists only when the graph runs. Print it with "
             f"ag.print(...) (it prints the values on every call).{tensor_module.where(' At ')}")
+
+
+def returned_error(staged, function_name):
+    """The error for a staged string returned by a traced function."""
+    return TypeError(
+        f"{function_name} returned the string {str(staged)!r}, formatted from symbolic "
+        "tensors while tracing: its text exists only inside the graph. Print it with "
+        "ag.print(...) inside the function, or return the tensors and format the arrays "
+        "the call gives.")

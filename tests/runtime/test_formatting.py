@@ -198,3 +198,12 @@ def test_generated_code_is_readable():
     assert "ag__.str_format('{} {:>6}', i, np.max(x))" in code
     code = ag.to_code(fstrings)
     assert "ag__.str_format('loss={:.3f} repr={!r} str={!s} {{braces}} n={:>4} x={}'" in code
+
+
+def test_a_returned_staged_string_is_refused_naming_the_function():
+    def label(x):
+        return f"x={x:.2f}"
+
+    with pytest.raises(TypeError, match="label returned the string 'x=Tensor"):
+        ag.function(label)(np.float64(1.0))
+    assert label(np.float64(1.0)) == "x=1.00" == ag.to_graph(label)(np.float64(1.0))
