@@ -217,8 +217,8 @@ def _warn_print():
         return
     _warned.add(key)
     message = ("print() was given a symbolic tensor: Python's print runs only while tracing "
-               "and shows the tensor, not its value. Use ag.print(...) to print the values on "
-               "every call.")
+               "and shows the tensor, not its value (fine to show when a trace happens). Use "
+               "ag.print(...) to print the values on every call.")
     if loc is None:
         warnings.warn(message, SymbolicPrintWarning, stacklevel=3)
     else:
