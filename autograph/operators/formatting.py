@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 
 from autograph.operators.location import user_location, where
-from autograph.runtime.formatting import Field, StagedString, holds_staged, lift
+from autograph.runtime.formatting import PLAIN, Field, StagedString, holds_staged, lift
 from autograph.runtime.ir.tensor import SymbolicTensorError, Tensor
 
 _formatter = string.Formatter()
@@ -33,11 +33,12 @@ _formatter = string.Formatter()
 
 def _any_staged(args, kwargs):
     for a in args:
-        if holds_staged(a):
+        if type(a) not in PLAIN and holds_staged(a):
             return True
-    for a in kwargs.values():
-        if holds_staged(a):
-            return True
+    if kwargs:
+        for a in kwargs.values():
+            if type(a) not in PLAIN and holds_staged(a):
+                return True
     return False
 
 
@@ -110,7 +111,7 @@ _PERCENT = re.compile(r"%(?:\((?P<key>[^()]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*
 
 def str_mod(template, values):
     """`template % values`; staged when the values hold tensors."""
-    if not holds_staged(values):
+    if type(values) in PLAIN or not holds_staged(values):
         return template % values
     _probe(template, values)
     if isinstance(values, tuple):

@@ -84,17 +84,30 @@ def lift(value, tensors):
     return nest.pack_sequence_as(value, lifted)
 
 
+# types formatting never stages (asked first: the common case must cost next to nothing)
+PLAIN = frozenset([int, float, str, bool, complex, bytes, type(None), np.float64, np.int64])
+
+
 def holds_staged(value):
-    """Whether formatting `value` needs run-time values (cheap for Python scalars)."""
+    """Whether formatting `value` needs run-time values: a tensor, a staged string, an
+    ag.Variable while tracing, or a structure holding one."""
+    t = type(value)
+    if t in PLAIN:
+        return False
+    if t is Tensor or t is StagedString:
+        return True
+    if t is tuple or t is list:
+        for v in value:
+            if type(v) not in PLAIN and holds_staged(v):
+                return True
+        return False
     if isinstance(value, (Tensor, StagedString)):
         return True
-    if type(value) in (int, float, str, bool) or value is None:
-        return False
     if _is_variable(value):
         from autograph.runtime.ir.graph import get_default_graph
         return get_default_graph() is not None
     if nest.is_nested(value):
-        return any(holds_staged(x) for x in nest.flatten(value))
+        return any(holds_staged(x) for x in nest.children(value))
     return False
 
 
