@@ -207,3 +207,13 @@ def test_a_returned_staged_string_is_refused_naming_the_function():
     with pytest.raises(TypeError, match="label returned the string 'x=Tensor"):
         ag.function(label)(np.float64(1.0))
     assert label(np.float64(1.0)) == "x=1.00" == ag.to_graph(label)(np.float64(1.0))
+
+
+def tensor_specs(x, w):
+    ag.print(f"[{x[0]:{w}.{w - 2}f}] [{x[1]!a:>{w}}] [{f'{x[2]:.1f}':*^{w}}]")
+    ag.print("{0:{1}}|{2}".format(x[1], w, {"k": x[2]}))
+
+
+def test_specs_and_widths_that_are_tensors_are_filled_at_run_time():
+    _check_every_executor(tensor_specs, (np.array([3.14159, -2.5, 7.25]), np.int64(9)),
+                          (np.array([1.0, 22.0, 333.0]), np.int64(6)))
