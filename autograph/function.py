@@ -48,7 +48,7 @@ from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunc
                                          choose_device, fast_key, flat_arrays, user_error)
 from autograph.errors import ConversionError
 from autograph.log import get_verbosity, log
-from autograph.runtime import devices, variables
+from autograph.runtime import devices, formatting, variables
 from autograph.runtime.ir import nest, primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.ir.tensor import Tensor
@@ -445,6 +445,8 @@ class Function:
                     flat[i] = leaf.read_value()
                 elif isinstance(leaf, (np.ndarray, np.generic)):  # arrays become constants
                     flat[i] = primitives.constant(leaf)
+                elif isinstance(leaf, formatting.StagedString):
+                    raise formatting.returned_error(leaf, self.__name__)
             tensor_slots = [i for i, leaf in enumerate(flat) if isinstance(leaf, Tensor)]
             outputs = graph.set_outputs([flat[i] for i in tensor_slots])
         if created:

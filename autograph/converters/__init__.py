@@ -7,6 +7,8 @@
     break_statements         break -> a flag joining the loop condition
     continue_statements      continue -> a flag guarding the rest of the body
     item_updates             x[i] = v, x[i] += v, np.add.at(x, i, v) -> x = ag__.setitem(x, i, v)...
+    formatting               f-strings, literal "...".format(...) and "..." % ... ->
+                             ag__.str_format / str_mod (staged on tensors); print -> ag__.py_print
     call_trees               calls of user code -> ag__.converted_call; builtins -> ag__.range...
     control_flow             if/while/for -> ag__.if_stmt/while_stmt/for_stmt (functional state);
                              it first runs `variables` (reads of maybe-unassigned variables
@@ -19,9 +21,10 @@ whose flags are ordinary variables; expressions are converted last, inside the f
 the control-flow pass made.
 """
 
-from autograph.converters import (asserts, break_statements, call_trees, declarations, locals_calls,
-                                  conditional_expressions, continue_statements, control_flow, item_updates,
-                                  logical_expressions, return_statements, variables)  # noqa: F401
+from autograph.converters import (asserts, break_statements, call_trees,  # noqa: F401
+                                  conditional_expressions, continue_statements, control_flow,
+                                  declarations, formatting, item_updates, locals_calls,
+                                  logical_expressions, return_statements, variables)
 import gast
 
 from autograph.converters import base
@@ -57,6 +60,7 @@ PIPELINE = (
     break_statements.transform,
     continue_statements.transform,
     item_updates.transform,
+    formatting.transform,
     call_trees.transform,
     control_flow.transform,
     _expressions,   # conditional_expressions + logical_expressions
@@ -64,8 +68,8 @@ PIPELINE = (
 
 
 # passes that rewrite one kind of statement and leave a function without it unchanged
-_ONLY_FOR = {declarations.transform: (gast.Global, gast.Nonlocal), asserts.transform: gast.Assert, break_statements.transform: gast.Break,
-             continue_statements.transform: gast.Continue,
+_ONLY_FOR = {declarations.transform: (gast.Global, gast.Nonlocal), asserts.transform: gast.Assert,
+             break_statements.transform: gast.Break, continue_statements.transform: gast.Continue,
              item_updates.transform: (gast.Assign, gast.AugAssign, gast.Expr)}
 
 

@@ -24,11 +24,15 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     variable(lambda: x, set_x, name)                     a variable closures share (nonlocal)
     user_locals(readers)                                 locals() as the user's code sees it
     range, len, enumerate, zip, abs, int, float, bool, min, max  builtins with tensor meanings
+    str_format(template, *a, **k), str_mod(template, values)   f-strings, .format and % (text
+                                                         formatted from tensors is staged)
+    py_print(*args, **kwargs)                            Python's print (warns on tensors)
 """
 
 from autograph.operators.asserts import assert_stmt
 from autograph.operators.calls import converted_call, del_item
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
+from autograph.operators.formatting import py_print, str_format, str_mod
 from autograph.operators.logical import and_, not_, or_, python_operand
 from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumerate_ as enumerate,
                                               float_ as float, int_ as int, len_ as len,
@@ -45,4 +49,5 @@ __all__ = [
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
     "is_undefined", "retval", "user_locals", "attr", "item", "variable", "setitem", "ufunc_at",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
+    "str_format", "str_mod", "py_print",
 ]

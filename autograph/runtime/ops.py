@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from autograph.runtime import control_flow
+from autograph.runtime import control_flow, formatting
 
 from autograph.runtime.ir import nest, primitives  # noqa: F401 (Cast)
 from autograph.runtime.devices import device_of
@@ -68,6 +68,18 @@ def _print_infer(*_, **__):
     return []
 
 
+class _Text:
+    """A staged string (f-string, str.format, % of tensors) in a print's template."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def __repr__(self):
+        return f"<text {self.parts!r}>"
+
+
 def _print_kernel(xp, *arrays, template, sep, end, file):
     it = iter(arrays)
     parts = []
@@ -76,6 +88,8 @@ def _print_kernel(xp, *arrays, template, sep, end, file):
             parts.append(format_value(next(it)))
         elif isinstance(p, str):
             parts.append(p)
+        elif type(p) is _Text:   # formatted as Python formats the run's NumPy values
+            parts.append(formatting.render(p.parts, map(formatting.host_value, it)))
         else:   # a structure holding tensors: put this run's values in, then format
             leaves = [next(it) if leaf is _SLOT else leaf for leaf in nest.flatten(p)]
             parts.append(format_value(nest.pack_sequence_as(p, leaves)))
@@ -94,7 +108,8 @@ def print_(*args, sep=" ", end="\n", file=None):
     """Print `args` (arrays like NumPy's `str`, strings as they are, lists/tuples/dicts of
     them) now when eager, and on every run of the graph when tracing, in program order with
     other effects."""
-    if not _tracing([leaf for a in args for leaf in nest.flatten(a)]):
+    if not _tracing([leaf for a in args for leaf in nest.flatten(a)]) and \
+            not any(isinstance(a, formatting.StagedString) for a in args):
         print(*(format_value(a) for a in args), sep=sep, end=end,
               file=sys.stdout if file is None else file)
         return None
@@ -104,6 +119,9 @@ def print_(*args, sep=" ", end="\n", file=None):
         if isinstance(a, Tensor):
             tensors.append(a)
             template.append(None)
+        elif isinstance(a, formatting.StagedString):
+            tensors.extend(a.tensors)
+            template.append(_Text(a.parts))
         elif nest.is_nested(a) and any(isinstance(x, Tensor) for x in nest.flatten(a)):
             leaves = nest.flatten(a)
             tensors.extend(x for x in leaves if isinstance(x, Tensor))
