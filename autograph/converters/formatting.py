@@ -14,6 +14,7 @@ rewritten only where the name is Python's own.
 """
 
 import builtins
+import re
 
 import gast
 
@@ -120,8 +121,14 @@ def _print_is_builtin(node, ctx):
                    if n.__class__ in (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))
 
 
+_MAY_FORMAT = re.compile(r"""[fF][rR]?['"]|[rR][fF]['"]|format|%|print""")
+
+
 def transform(node, ctx):
     """Rewrite the formatting (and Python's print calls) of the function."""
+    source = getattr(ctx, "source", None)
+    if source is not None and not _MAY_FORMAT.search(source):
+        return node   # no f-string, format, % or print in its text: nothing to walk
     visitor = _Formatting(ctx, _print_is_builtin(node, ctx))
     rewrite_outermost(node, _wanted, visitor.visit)
     return node

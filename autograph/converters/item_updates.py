@@ -18,6 +18,7 @@ dict item, which the control-flow pass keeps as a place, writing into the same d
 
 import gast
 
+from autograph.converters import base
 from autograph.converters.base import Transformer
 from autograph.converters.call_trees import _local_names
 from autograph.source import templates
@@ -139,6 +140,7 @@ class _ItemUpdates(Transformer):
 
 def transform(node, ctx):
     """Rewrite the item updates of the function (and of the functions nested in it)."""
-    if isinstance(node, gast.Lambda):
+    if isinstance(node, gast.Lambda) or not (base.may_contain(ctx, "[") or
+                                             base.may_contain(ctx, ".at(")):
         return node
     return _ItemUpdates(ctx).visit(node)
