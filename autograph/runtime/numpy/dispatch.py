@@ -357,10 +357,12 @@ from autograph.runtime.numpy import fft as _fft, linalg as _linalg  # noqa: E402
 from autograph.runtime.numpy import sorting as _sorting, statistics as _statistics  # noqa: E402
 from autograph.runtime.numpy import ufunc_methods as _ufunc_methods  # noqa: E402
 from autograph.runtime.numpy import einsum as _einsum  # noqa: E402
+from autograph.runtime.numpy import composites as _composites  # noqa: E402
 
 FUNCTIONS.update(_fft.FUNCTIONS)
 FUNCTIONS.update(_sorting.FUNCTIONS)
 FUNCTIONS.update(_statistics.FUNCTIONS)
+FUNCTIONS.update(_composites.FUNCTIONS)
 FUNCTIONS.update({
     np.linalg.cholesky: _linalg.cholesky, np.linalg.eigh: _linalg.eigh,
     np.linalg.eigvalsh: _linalg.eigvalsh, np.linalg.qr: _linalg.qr, np.linalg.svd: _linalg.svd,

@@ -379,7 +379,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
             return _vector_norm(reshape(x, (-1,)), None, None, False) if not keepdims else \
                 reshape(_vector_norm(reshape(x, (-1,)), None, None, False), (1,) * ndim)
         axis = tuple(range(ndim))
-    axes = shapes.normalize_axes(axis, ndim)
+    axes = tuple(shapes.normalize_axis(a, ndim) for a in np.atleast_1d(axis).tolist())
     if len(axes) == 1:
         return _vector_norm(x, ord, axes, keepdims)
     if len(axes) == 2:
@@ -516,8 +516,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def moveaxis(a, source, destination):
     x = as_tensor(a)
     ndim = need_rank(x, "numpy.moveaxis")
-    src = shapes.normalize_axes(source, ndim)
-    dst = shapes.normalize_axes(destination, ndim)
+    src = tuple(shapes.normalize_axis(a, ndim) for a in np.atleast_1d(source).tolist())
+    dst = tuple(shapes.normalize_axis(a, ndim) for a in np.atleast_1d(destination).tolist())
     if len(src) != len(dst):
         raise ValueError("numpy.moveaxis: source and destination must have the same length")
     order = [i for i in range(ndim) if i not in src]

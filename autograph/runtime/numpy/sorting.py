@@ -50,6 +50,12 @@ def _unique_infer(x, *, outputs):
 def _unique_kernel(xp, x, *, outputs):
     flat = xp.reshape(x, (-1,))
     n = flat.shape[0]
+    if n == 0:
+        empty = {"values": flat, "index": xp.zeros((0,), dtype=xp.int64),
+                 "inverse": xp.zeros(x.shape, dtype=xp.int64),
+                 "counts": xp.zeros((0,), dtype=xp.int64)}
+        out = tuple(empty[o] for o in outputs)
+        return out if len(out) > 1 else out[0]
     order = xp.argsort(flat, stable=True)
     s = xp.take(flat, order)
     first = s[1:] != s[:-1]

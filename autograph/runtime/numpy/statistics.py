@@ -105,6 +105,9 @@ def bincount(x, weights=None, minlength=0):
     t = as_tensor(x)
     if t.dtype.kind not in "iub" or need_rank(t, "numpy.bincount") != 1:
         raise TypeError("numpy.bincount needs a 1-D array of non-negative integers")
+    if t.shape[0] == 0:   # NumPy: minlength zeros, int64 even with weights
+        from autograph.runtime.numpy.array_ops import zeros
+        return zeros((int(minlength),), INT64)
     t = cast(t, INT64)
     inputs = (t,) if weights is None else (t, cast(as_tensor(weights), FLOAT64))
     return bind1("bincount", inputs, {"minlength": int(minlength)})
@@ -141,6 +144,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     f = ufunc(np.multiply, ufunc(np.subtract, cast(x, edge_dtype), first), norm)
     index = cast(f, INT64)
     index = where(ufunc(np.equal, index, n), n - 1, index)
+    # values outside range= are dropped below; keep their bins valid indices meanwhile
+    index = ufunc(np.minimum, ufunc(np.maximum, index, 0), n - 1)
     index = ufunc(np.subtract, index, cast(ufunc(np.less, cast(x, edge_dtype),
                                                  take(edges, index)), INT64))
     up = ufunc(np.logical_and, ufunc(np.greater_equal, cast(x, edge_dtype),

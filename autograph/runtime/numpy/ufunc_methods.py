@@ -16,6 +16,8 @@ from autograph.runtime.numpy.shape_ops import need_rank, ravel, reshape, transpo
 
 ASSOCIATIVE = {np.maximum, np.minimum, np.fmax, np.fmin, np.logical_and, np.logical_or,
                np.logical_xor, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.gcd, np.lcm}
+# what NumPy lets reduce over several axes at once (the order of the elements is free)
+REORDERABLE = ASSOCIATIVE | {np.add, np.multiply, np.logaddexp, np.logaddexp2, np.hypot}
 
 
 def _along(x, axis, what):
@@ -32,6 +34,11 @@ def _along(x, axis, what):
     return transpose(x, order), ax, n
 
 
+def _result_dtype(uf, dtype):
+    """The dtype NumPy's loop for uf(dtype, dtype) gives."""
+    return np.dtype(uf.resolve_dtypes((dtype, dtype, None))[-1])
+
+
 def _restore(x, ax):
     ndim = len(x.shape)
     order = list(range(1, ndim))
@@ -44,7 +51,11 @@ def reduce(uf, x, axis=0, dtype=None, keepdims=False):
     x = as_tensor(x)
     if dtype is not None:
         x = cast(x, np.dtype(dtype))
+    out_dtype = _result_dtype(uf, x.dtype)   # NumPy checks the loop first (TypeError)
     if axis is None:
+        if uf not in REORDERABLE and need_rank(x, name) > 1:
+            raise ValueError(f"reduction operation '{uf.__name__}' is not reorderable, so at "
+                             "most one axis may be specified")
         x, axis = ravel(x), 0
         ndim0 = None
     else:
@@ -55,8 +66,8 @@ def reduce(uf, x, axis=0, dtype=None, keepdims=False):
                                       "tracing")
         axis = axis[0]
     moved, ax, n = _along(x, axis, name)
-    if uf in ASSOCIATIVE:
-        parts = moved
+    if uf in ASSOCIATIVE:   # op(T, T) -> T once in the loop's dtype (logical ones: bool)
+        parts = cast(moved, out_dtype)
         while parts.shape[0] > 1:
             h = parts.shape[0] // 2
             pair = ufunc(uf, getitem(parts, slice(0, h)), getitem(parts, slice(h, 2 * h)))
@@ -64,7 +75,7 @@ def reduce(uf, x, axis=0, dtype=None, keepdims=False):
                 if parts.shape[0] % 2 else pair
         out = getitem(parts, 0)
     else:
-        out = getitem(moved, 0)
+        out = cast(getitem(moved, 0), out_dtype)
         for i in range(1, n):
             out = ufunc(uf, out, getitem(moved, i))
     if dtype is not None:
@@ -82,16 +93,17 @@ def accumulate(uf, x, axis=0, dtype=None):
     if dtype is not None:
         x = cast(x, np.dtype(dtype))
     moved, ax, n = _along(x, axis, name)
+    out_dtype = _result_dtype(uf, x.dtype)
     if uf in ASSOCIATIVE:   # a prefix scan in log2(n) steps (Hillis and Steele)
-        y, s = moved, 1
+        y, s = cast(moved, out_dtype), 1
         while s < n:
             combined = ufunc(uf, getitem(y, slice(0, n - s)), getitem(y, slice(s, None)))
             y = concatenate([getitem(y, slice(0, s)), cast(combined, y.dtype)], 0)
             s *= 2
     else:
-        outs = [getitem(moved, 0)]
+        outs = [cast(getitem(moved, 0), out_dtype)]
         for i in range(1, n):
-            outs.append(cast(ufunc(uf, outs[-1], getitem(moved, i)), outs[0].dtype))
+            outs.append(cast(ufunc(uf, outs[-1], getitem(moved, i)), out_dtype))
         y = stack(outs, 0)
     return _restore(y, ax)
 
