@@ -350,3 +350,174 @@ def _cumulative2(name, x, axis, dtype, include_initial):
         fill = ufunc(np.add, ufunc(np.multiply, first, 0), 0 if name == "cumulative_sum" else 1)
         out = concatenate([cast(fill, out.dtype), out], ax)
     return out
+
+
+# -- polynomials (NumPy's own steps: polymul is convolve, polyadd pads the shorter) -------------
+
+def _poly(p, what):
+    t = as_tensor(p)
+    if need_rank(t, what) != 1 or t.shape[0] is None:
+        raise NotImplementedError(f"{what} needs 1-D coefficients of known length while "
+                                  "tracing")
+    return t
+
+
+def polyadd(a1, a2, _op=np.add):
+    a, b = _poly(a1, "numpy.polyadd"), _poly(a2, "numpy.polyadd")
+    n, m = a.shape[0], b.shape[0]
+    from autograph.runtime.numpy.array_ops import zeros
+    if n < m:
+        a = concatenate([zeros((m - n,), a.dtype), a], 0)
+    elif m < n:
+        b = concatenate([zeros((n - m,), b.dtype), b], 0)
+    return ufunc(_op, a, b)
+
+
+def polysub(a1, a2):
+    return polyadd(a1, a2, np.subtract)
+
+
+def polymul(a1, a2):
+    from autograph.runtime.numpy.statistics import convolve
+    return convolve(_poly(a1, "numpy.polymul"), _poly(a2, "numpy.polymul"))
+
+
+def polyder(p, m=1):
+    t = _poly(p, "numpy.polyder")
+    for _ in range(int(m)):
+        n = t.shape[0] - 1   # NumPy: p[:-1] * arange(n, 0, -1), empty past the degree
+        t = ufunc(np.multiply, getitem(t, slice(None, -1)), np.arange(n, 0, -1))
+    return t
+
+
+def polyint(p, m=1, k=None):
+    t = _poly(p, "numpy.polyint")
+    ks = np.zeros(int(m)) if k is None else np.atleast_1d(np.asarray(k, dtype=float))
+    if len(ks) == 1 and m > 1:
+        ks = ks[0] * np.ones(int(m))
+    for i in range(int(m)):
+        n = t.shape[0]
+        t = ufunc(np.divide, t, np.arange(n, 0, -1))
+        t = concatenate([t, cast(as_tensor(ks[i:i + 1]), t.dtype)], 0)
+    return t
+
+
+# -- index helpers that depend only on the (static) shape ----------------------------------------
+
+def _static_shape(arr, what):
+    t = as_tensor(arr)
+    if t.shape is None or None in t.shape:
+        raise NotImplementedError(f"{what} needs the shape known while tracing")
+    return t.shape
+
+
+def tril_indices_from(arr, k=0):
+    n, m = _static_shape(arr, "numpy.tril_indices_from")
+    return np.tril_indices(n, k, m)
+
+
+def triu_indices_from(arr, k=0):
+    n, m = _static_shape(arr, "numpy.triu_indices_from")
+    return np.triu_indices(n, k, m)
+
+
+def diag_indices_from(arr):
+    shape = _static_shape(arr, "numpy.diag_indices_from")
+    if len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return np.diag_indices(shape[0], len(shape))
+
+
+def unravel_index(indices, shape, order="C"):
+    if order != "C":
+        raise NotImplementedError("numpy.unravel_index: only order='C' while tracing")
+    i = cast(as_tensor(indices), INT64)
+    dims = tuple(int(d) for d in np.atleast_1d(shape))
+    out = []
+    for d in reversed(dims):
+        out.append(ufunc(np.remainder, i, d))
+        i = ufunc(np.floor_divide, i, d)
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    if order != "C" or mode != "raise":
+        raise NotImplementedError("numpy.ravel_multi_index: only order='C', mode='raise' "
+                                  "while tracing")
+    dims = tuple(int(d) for d in dims)
+    total = None
+    for idx, d in zip(multi_index, dims):
+        i = cast(as_tensor(idx), INT64)
+        total = i if total is None else ufunc(np.add, ufunc(np.multiply, total, d), i)
+    return total
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """np.linspace with tensor ends (scalars): NumPy's steps, start + arange * step, the
+    last value set to stop."""
+    if not isinstance(num, (int, np.integer)):
+        raise NotImplementedError("numpy.linspace: num must be a Python int while tracing")
+    a, b = as_tensor(start), as_tensor(stop)
+    if a.shape != () or b.shape != () or axis != 0:
+        raise NotImplementedError("numpy.linspace: only scalar start and stop while tracing")
+    calc = np.result_type(a.dtype if not a.weak else np.float64,
+                          b.dtype if not b.weak else np.float64, np.float64)
+    a, b = cast(a, calc), cast(b, calc)
+    div = (num - 1) if endpoint else num
+    delta = ufunc(np.subtract, b, a)
+    y = np.arange(0, num, dtype=calc)
+    step = ufunc(np.divide, delta, div) if div > 0 else delta
+    if div > 0:
+        values = ufunc(np.add, ufunc(np.multiply, y, step), a)
+    else:
+        values = ufunc(np.add, ufunc(np.multiply, y, delta), a)
+    if endpoint and num > 1:
+        values = where(np.arange(num) == num - 1, b, values)
+    out_dtype = calc if dtype is None else np.dtype(dtype)
+    if out_dtype.kind in "iu":
+        values = ufunc(np.floor, values)
+    values = cast(values, out_dtype)
+    return (values, step) if retstep else values
+
+
+FUNCTIONS.update({
+    np.polyadd: polyadd, np.polysub: polysub, np.polymul: polymul, np.polyder: polyder,
+    np.polyint: polyint, np.tril_indices_from: tril_indices_from,
+    np.triu_indices_from: triu_indices_from, np.diag_indices_from: diag_indices_from,
+    np.unravel_index: unravel_index, np.ravel_multi_index: ravel_multi_index,
+    np.linspace: linspace,
+})
+
+
+def lexsort(keys, axis=-1):
+    """np.lexsort of 1-D keys: stable argsorts from the last key (primary) to the first."""
+    from autograph.runtime.numpy.array_ops import argsort
+    from autograph.runtime.numpy.indexing import take
+    keys = [as_tensor(k) for k in keys]
+    if any(need_rank(k, "numpy.lexsort") != 1 for k in keys) or axis not in (-1, 0):
+        raise NotImplementedError("numpy.lexsort: only 1-D keys while tracing")
+    order = argsort(keys[0])
+    for k in keys[1:]:
+        order = take(order, argsort(take(k, order)))
+    return order
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    from autograph.runtime.numpy.statistics import histogram
+    return histogram(a, bins, range)[1]
+
+
+def unstack(x, /, *, axis=0):
+    t = as_tensor(x)
+    ax = shapes.normalize_axis(axis, need_rank(t, "numpy.unstack"))
+    if t.shape[ax] is None:
+        raise NotImplementedError("numpy.unstack needs the length of the axis known")
+    return tuple(getitem(t, (slice(None),) * ax + (i,)) for i in range(t.shape[ax]))
+
+
+FUNCTIONS.update({np.lexsort: lexsort, np.histogram_bin_edges: histogram_bin_edges})
+for _name, _impl in (("unstack", unstack),
+                     ("matrix_transpose", lambda x, /: moveaxis(x, -1, -2))):
+    if hasattr(np, _name):
+        FUNCTIONS[getattr(np, _name)] = _impl

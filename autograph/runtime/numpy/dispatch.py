@@ -373,6 +373,8 @@ FUNCTIONS.update({
     np.diagonal: _linalg.diagonal, np.trace: _linalg.trace, np.diag: _linalg.diag,
     np.tril: _linalg.tril, np.triu: _linalg.triu, np.vdot: _linalg.vdot, np.kron: _linalg.kron,
     np.cross: _linalg.cross, np.moveaxis: _linalg.moveaxis, np.einsum: _einsum.einsum,
+    np.linalg.cond: _linalg.cond, np.linalg.tensorinv: _linalg.tensorinv,
+    np.linalg.tensorsolve: _linalg.tensorsolve,
 })
 _ARRAY_API_LINALG = {   # NumPy 2's array API names in numpy.linalg
     "svdvals": _linalg.svdvals,
@@ -383,6 +385,9 @@ _ARRAY_API_LINALG = {   # NumPy 2's array API names in numpy.linalg
     "cross": lambda x1, x2, /, *, axis=-1: _linalg.cross(x1, x2, axis=axis),
     "matrix_norm": lambda x, /, *, keepdims=False, ord="fro": _linalg.norm(
         x, ord, (-2, -1), keepdims),
+    "vector_norm": _linalg.vector_norm,
+    "matmul": lambda x1, x2, /: matmul(x1, x2),
+    "tensordot": lambda x1, x2, /, *, axes=2: tensordot(x1, x2, axes),
 }
 for _name, _impl in _ARRAY_API_LINALG.items():
     if hasattr(np.linalg, _name):

@@ -524,3 +524,56 @@ def moveaxis(a, source, destination):
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return transpose(x, tuple(order))
+
+
+def cond(x, p=None):
+    """np.linalg.cond: for the 2-norms the ratio of extreme singular values, otherwise
+    norm(x) * norm(inv(x))."""
+    t = _floated(x, "cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = bind1("svdvals", (t,))
+        big, small = reduction("max", s, -1), reduction("min", s, -1)
+        return ufunc(np.divide, small, big) if p == -2 else ufunc(np.divide, big, small)
+    n = len(t.shape)
+    return ufunc(np.multiply, norm(t, p, (n - 2, n - 1)), norm(inv(t), p, (n - 2, n - 1)))
+
+
+def tensorinv(a, ind=2):
+    x = as_tensor(a)
+    if x.shape is None or None in x.shape:
+        raise NotImplementedError("numpy.linalg.tensorinv needs a known shape")
+    outer_, inner_ = x.shape[:ind], x.shape[ind:]
+    prod = int(np.prod(outer_))
+    return reshape(inv(reshape(x, (prod, -1))), tuple(inner_) + tuple(outer_))
+
+
+def tensorsolve(a, b, axes=None):
+    if axes is not None:
+        raise NotImplementedError("numpy.linalg.tensorsolve(axes=...) is not supported while "
+                                  "tracing")
+    x, y = as_tensor(a), as_tensor(b)
+    if x.shape is None or None in x.shape or y.shape is None:
+        raise NotImplementedError("numpy.linalg.tensorsolve needs known shapes")
+    rest = x.shape[len(y.shape):]
+    prod = int(np.prod(rest))
+    return reshape(solve(reshape(x, (-1, prod)), reshape(y, (-1,))), tuple(rest))
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    t = as_tensor(x)
+    ndim = need_rank(t, "numpy.linalg.vector_norm")
+    if t.dtype.kind not in "fc":
+        t = cast(t, dtypes.FLOAT64)
+    if axis is None:
+        out = _vector_norm(reshape(t, (-1,)), ord, (0,), False)
+        return reshape(out, (1,) * ndim) if keepdims else out
+    axes = tuple(shapes.normalize_axis(a, ndim) for a in np.atleast_1d(axis).tolist())
+    if len(axes) > 1:   # several axes: one vector per remaining index
+        rest = tuple(i for i in range(ndim) if i not in axes)
+        moved = transpose(t, rest + axes)
+        flat = reshape(moved, tuple(t.shape[i] for i in rest) + (-1,))
+        out = _vector_norm(flat, ord, (len(rest),), False)
+        if keepdims:
+            out = reshape(out, tuple(1 if i in axes else t.shape[i] for i in range(ndim)))
+        return out
+    return _vector_norm(t, ord, axes, keepdims)
