@@ -315,6 +315,30 @@ class Tensor:
     def clip(self, min=None, max=None, out=None, **kw):
         return _ops.FUNCTIONS[np.clip](self, min, max, out, **kw)
 
+    # methods of the NumPy coverage (issue 12): each is its NumPy function
+    def conj(self):
+        return np.conjugate(self)
+
+    conjugate = conj
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _ops.FUNCTIONS[np.diagonal](self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return _ops.FUNCTIONS[np.trace](self, offset, axis1, axis2, dtype, out)
+
+    def nonzero(self):
+        return _ops.FUNCTIONS[np.nonzero](self)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        return _ops.FUNCTIONS[np.searchsorted](self, v, side, sorter)
+
+    def swapaxes(self, axis1, axis2):
+        return _ops.FUNCTIONS[np.swapaxes](self, axis1, axis2)
+
+    def compress(self, condition, axis=None, out=None):
+        return _ops.FUNCTIONS[np.compress](condition, self, axis, out)
+
     def round(self, decimals=0, out=None):
         return _ops.FUNCTIONS[np.round](self, decimals, out)
 

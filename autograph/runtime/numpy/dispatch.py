@@ -75,10 +75,12 @@ def ufunc_method(uf, method, inputs, kwargs):
         return reduction(_UFUNC_REDUCE[uf], inputs[0], axis, keepdims, dtype)
     if method == "accumulate" and uf in _UFUNC_ACCUMULATE and len(inputs) == 1:
         return cumulative(_UFUNC_ACCUMULATE[uf], inputs[0], kwargs.pop("axis", 0), dtype)
+    extra = _coverage_ufunc_method(uf, method, inputs, kwargs, dtype)   # coverage block
+    if extra is not NotImplemented:
+        return extra
     raise NotImplementedError(
-        f"autograph cannot trace {name} on symbolic tensors; supported ufunc methods are "
-        "calls, reduce (add, multiply, maximum, minimum, logical_and, logical_or) and "
-        "accumulate (add, multiply)")
+        f"autograph cannot trace {name} on symbolic tensors yet; supported ufunc methods are "
+        "calls, reduce, accumulate and outer of the binary ufuncs. " + COVERAGE_HINT)
 
 
 # -- the dispatch table for __array_function__ -----------------------------------------------
@@ -323,11 +325,10 @@ for _name, _impl in (("permute_dims", lambda a, axes=None: transpose(a, axes)),
 
 
 def supported():
-    """The names of the NumPy functions and ufuncs that work on symbolic tensors."""
-    def name(f):
-        return f"{getattr(f, '__module__', None) or 'numpy'}.{f.__name__}"
-    return sorted({name(f) for f in FUNCTIONS} | {f"numpy.{u.__name__}" for u in UFUNCS} |
-                  {"numpy.matmul", "numpy.divmod"})
+    """The names of the NumPy functions, ufuncs and ufunc methods that work on symbolic
+    tensors (docs/numpy_coverage.md is generated from this list)."""
+    from autograph.runtime.numpy import coverage
+    return coverage.names()
 
 
 def array_function(func, args, kwargs):
@@ -336,8 +337,70 @@ def array_function(func, args, kwargs):
     if impl is None:
         name = getattr(func, "__name__", repr(func))
         module = getattr(func, "__module__", "numpy") or "numpy"
+        why = _MEANINGLESS.get(name)
+        if why is not None:
+            raise TypeError(f"{module}.{name} cannot be traced: {why}. Call it outside the "
+                            "traced function, on its inputs or results.")
         raise NotImplementedError(
             f"autograph cannot trace {module}.{name} on symbolic tensors yet; express it "
-            "with supported NumPy functions (autograph.runtime.numpy.dispatch.supported() lists "
-            "them), or compute it outside the traced function")
+            "with supported NumPy functions, or compute it outside the traced function. "
+            + COVERAGE_HINT)
     return impl(*args, **kwargs)
+
+
+# -- coverage: linalg, fft, sorting and sets, statistics, ufunc methods (issue 12) -------------
+
+COVERAGE_HINT = ("The supported names are listed in docs/numpy_coverage.md "
+                 "(autograph.runtime.numpy.dispatch.supported()).")
+
+from autograph.runtime.numpy import fft as _fft, linalg as _linalg  # noqa: E402
+from autograph.runtime.numpy import sorting as _sorting, statistics as _statistics  # noqa: E402
+from autograph.runtime.numpy import ufunc_methods as _ufunc_methods  # noqa: E402
+from autograph.runtime.numpy import einsum as _einsum  # noqa: E402
+from autograph.runtime.numpy import composites as _composites  # noqa: E402
+
+FUNCTIONS.update(_fft.FUNCTIONS)
+FUNCTIONS.update(_sorting.FUNCTIONS)
+FUNCTIONS.update(_statistics.FUNCTIONS)
+FUNCTIONS.update(_composites.FUNCTIONS)
+FUNCTIONS.update({
+    np.linalg.cholesky: _linalg.cholesky, np.linalg.eigh: _linalg.eigh,
+    np.linalg.eigvalsh: _linalg.eigvalsh, np.linalg.qr: _linalg.qr, np.linalg.svd: _linalg.svd,
+    np.linalg.slogdet: _linalg.slogdet, np.linalg.pinv: _linalg.pinv,
+    np.linalg.matrix_rank: _linalg.matrix_rank, np.linalg.matrix_power: _linalg.matrix_power,
+    np.linalg.multi_dot: _linalg.multi_dot, np.linalg.lstsq: _linalg.lstsq,
+    np.linalg.norm: _linalg.norm,
+    np.diagonal: _linalg.diagonal, np.trace: _linalg.trace, np.diag: _linalg.diag,
+    np.tril: _linalg.tril, np.triu: _linalg.triu, np.vdot: _linalg.vdot, np.kron: _linalg.kron,
+    np.cross: _linalg.cross, np.moveaxis: _linalg.moveaxis, np.einsum: _einsum.einsum,
+    np.linalg.cond: _linalg.cond, np.linalg.tensorinv: _linalg.tensorinv,
+    np.linalg.tensorsolve: _linalg.tensorsolve,
+})
+_ARRAY_API_LINALG = {   # NumPy 2's array API names in numpy.linalg
+    "svdvals": _linalg.svdvals,
+    "diagonal": lambda x, /, *, offset=0: _linalg.diagonal(x, offset, -2, -1),
+    "trace": lambda x, /, *, offset=0, dtype=None: _linalg.trace(x, offset, -2, -1, dtype),
+    "matrix_transpose": lambda x, /: _linalg.moveaxis(x, -1, -2),
+    "outer": lambda x1, x2, /: outer(x1, x2),
+    "cross": lambda x1, x2, /, *, axis=-1: _linalg.cross(x1, x2, axis=axis),
+    "matrix_norm": lambda x, /, *, keepdims=False, ord="fro": _linalg.norm(
+        x, ord, (-2, -1), keepdims),
+    "vector_norm": _linalg.vector_norm,
+    "matmul": lambda x1, x2, /: matmul(x1, x2),
+    "tensordot": lambda x1, x2, /, *, axes=2: tensordot(x1, x2, axes),
+}
+for _name, _impl in _ARRAY_API_LINALG.items():
+    if hasattr(np.linalg, _name):
+        FUNCTIONS[getattr(np.linalg, _name)] = _impl
+
+_coverage_ufunc_method = _ufunc_methods.method
+
+# functions that cannot mean anything on a traced array: a TypeError that says why
+_IO = "it reads or writes files, which happens once while tracing, not on every call"
+_MEANINGLESS = {name: _IO for name in (
+    "save", "savez", "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt",
+    "fromfile", "tofile", "fromregex", "memmap")}
+_MEANINGLESS.update({name: "it works on strings or Python objects, which tensors never hold"
+                     for name in ("array2string", "array_repr", "array_str", "frompyfunc",
+                                  "vectorize", "piecewise", "apply_along_axis",
+                                  "apply_over_axes", "fromstring", "char")})

@@ -1,9 +1,21 @@
-"""numpy.linalg on symbolic tensors: inv, det and solve, through the array API's linalg
-extension (`xp.linalg`). Like NumPy, integer and bool input is computed in float64."""
+"""numpy.linalg on symbolic tensors, through the array API's linalg extension (`xp.linalg`):
+inv, det, solve, cholesky, qr, eigh, eigvalsh, svd, svdvals, slogdet, pinv, matrix_rank,
+lstsq as primitives; matrix_power, multi_dot, norm (every order), diagonal, trace, diag,
+tril/triu, vdot, kron, cross as compositions. Like NumPy, integer and bool input is
+computed in float64."""
+
+import numpy as np
 
 from autograph.runtime.ir import dtypes, shapes
-from autograph.runtime.numpy.elementwise import as_tensor, cast, common
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind, bind1, register
+from autograph.runtime.ir.tensor import Tensor
+from autograph.runtime.numpy.array_ops import dot, matmul, where, zeros
+from autograph.runtime.numpy.elementwise import as_tensor, cast, common, ufunc
+from autograph.runtime.numpy.indexing import getitem
+from autograph.runtime.numpy.joins import concatenate, stack
+from autograph.runtime.numpy.reductions import reduction
+from autograph.runtime.numpy.shape_ops import (
+    expand_dims, need_rank, ravel, reshape, squeeze, transpose)
 
 
 def _float_of(dtype):
@@ -59,3 +71,509 @@ def solve(a, b):
                                   f"of a while tracing, got {b!r}")
     dtype = _float_of(dtype)
     return bind1("solve", (cast(a, dtype), cast(b, dtype)))
+
+
+# -- decompositions: cholesky, qr, eigh, svd, slogdet, pinv, matrix_rank ----------------------
+# Each is one primitive on the array API's linalg extension; the result dtypes are NumPy's
+# (a real dtype for eigenvalues, singular values and log|det| of complex input).
+
+def _real_of(dtype):
+    return np.dtype(np.float32) if dtype == np.complex64 else (
+        dtypes.FLOAT64 if dtype.kind == "c" else dtype)
+
+
+def _floated(a, what, square=True):
+    x = as_tensor(a)
+    if square:
+        _square(x, what)
+    elif x.shape is None or len(x.shape) < 2:
+        raise ValueError(f"numpy.linalg.{what} needs a (batch of) matrices, got {x!r}")
+    return cast(x, _float_of(x.dtype))
+
+
+def _mn(x):
+    m, n = x.shape[-2:]
+    k = None if m is None or n is None else min(m, n)
+    return m, n, k
+
+
+register("cholesky", _inv_infer, lambda xp, x: xp.linalg.cholesky(x),
+         doc="numpy.linalg.cholesky")
+register("eigh", lambda x, *, uplo: [(_real_of(x.dtype), x.shape[:-1], False),
+                                     (x.dtype, x.shape, False)],
+         lambda xp, x, *, uplo: tuple(xp.linalg.eigh(_upper_to_lower(xp, x) if uplo == "U"
+                                                     else x)),
+         doc="numpy.linalg.eigh")
+register("eigvalsh", lambda x, *, uplo: [(_real_of(x.dtype), x.shape[:-1], False)],
+         lambda xp, x, *, uplo: xp.linalg.eigvalsh(_upper_to_lower(xp, x) if uplo == "U"
+                                                   else x),
+         doc="numpy.linalg.eigvalsh")
+
+
+def _upper_to_lower(xp, x):
+    """The Hermitian matrix NumPy reads from the upper triangle (UPLO='U'), as a full one
+    whose lower triangle the array API's eigh reads."""
+    upper = xp.triu(x)
+    lower = xp.conj(xp.matrix_transpose(xp.triu(x, k=1)))
+    return upper + lower
+
+
+def _qr_infer(x, *, mode):
+    m, n, k = _mn(x)
+    batch = x.shape[:-2]
+    if mode == "r":
+        return [(x.dtype, batch + (k, n), False)]
+    if mode == "complete":
+        return [(x.dtype, batch + (m, m), False), (x.dtype, batch + (m, n), False)]
+    return [(x.dtype, batch + (m, k), False), (x.dtype, batch + (k, n), False)]
+
+
+def _qr_kernel(xp, x, *, mode):
+    q, r = xp.linalg.qr(x, mode="complete" if mode == "complete" else "reduced")
+    return r if mode == "r" else (q, r)
+
+
+register("qr", _qr_infer, _qr_kernel, doc="numpy.linalg.qr")
+
+
+def _svd_infer(x, *, full_matrices):
+    m, n, k = _mn(x)
+    batch = x.shape[:-2]
+    real = _real_of(x.dtype)
+    if full_matrices:
+        return [(x.dtype, batch + (m, m), False), (real, batch + (k,), False),
+                (x.dtype, batch + (n, n), False)]
+    return [(x.dtype, batch + (m, k), False), (real, batch + (k,), False),
+            (x.dtype, batch + (k, n), False)]
+
+
+register("svd", _svd_infer,
+         lambda xp, x, *, full_matrices: tuple(xp.linalg.svd(x, full_matrices=full_matrices)),
+         doc="numpy.linalg.svd")
+register("svdvals", lambda x: [(_real_of(x.dtype), x.shape[:-2] + (_mn(x)[2],), False)],
+         lambda xp, x: xp.linalg.svdvals(x), doc="numpy.linalg.svd(compute_uv=False)")
+register("slogdet", lambda x: [(x.dtype, x.shape[:-2], False),
+                               (_real_of(x.dtype), x.shape[:-2], False)],
+         lambda xp, x: tuple(xp.linalg.slogdet(x)), doc="numpy.linalg.slogdet")
+
+
+def _pinv_kernel(xp, x, *, rtol):
+    return xp.linalg.pinv(x, rtol=rtol)
+
+
+register("pinv", lambda x, *, rtol: [(x.dtype, x.shape[:-2] + x.shape[-2:][::-1], False)],
+         _pinv_kernel, doc="numpy.linalg.pinv")
+register("matrix_rank", lambda x, *, rtol: [(np.dtype(np.int64), x.shape[:-2], False)],
+         lambda xp, x, *, rtol: xp.astype(xp.linalg.matrix_rank(x, rtol=rtol), xp.int64),
+         doc="numpy.linalg.matrix_rank")
+
+
+def cholesky(a, /, *, upper=False):
+    x = _floated(a, "cholesky")
+    low = bind1("cholesky", (x,))
+    return _conj_t(low) if upper else low
+
+
+def _conj_t(x):
+    t = transpose(x, tuple(range(len(x.shape) - 2)) + (len(x.shape) - 1, len(x.shape) - 2))
+    return ufunc(np.conjugate, t) if x.dtype.kind == "c" else t
+
+
+def eigh(a, UPLO="L"):
+    if UPLO not in ("L", "U"):
+        raise ValueError("numpy.linalg.eigh: UPLO must be 'L' or 'U'")
+    return tuple(bind("eigh", (_floated(a, "eigh"),), {"uplo": UPLO}).outputs)
+
+
+def eigvalsh(a, UPLO="L"):
+    if UPLO not in ("L", "U"):
+        raise ValueError("numpy.linalg.eigvalsh: UPLO must be 'L' or 'U'")
+    return bind1("eigvalsh", (_floated(a, "eigvalsh"),), {"uplo": UPLO})
+
+
+def qr(a, mode="reduced"):
+    if mode not in ("reduced", "complete", "r"):
+        raise NotImplementedError(f"numpy.linalg.qr(mode={mode!r}) is not supported while "
+                                  "tracing; use 'reduced', 'complete' or 'r'")
+    out = bind("qr", (_floated(a, "qr", square=False),), {"mode": mode}).outputs
+    return out[0] if mode == "r" else tuple(out)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    x = _floated(a, "svd", square=False)
+    if not compute_uv:
+        return bind1("svdvals", (x,))
+    return tuple(bind("svd", (x,), {"full_matrices": bool(full_matrices)}).outputs)
+
+
+def svdvals(x, /):
+    return bind1("svdvals", (_floated(x, "svdvals", square=False),))
+
+
+def slogdet(a):
+    return tuple(bind("slogdet", (_floated(a, "slogdet"),)).outputs)
+
+
+def _rtol(rcond, rtol, x):
+    """The cut-off the array API's pinv/matrix_rank take, from NumPy's arguments."""
+    cut = rtol if rcond is None else rcond
+    if isinstance(cut, Tensor) or (cut is not None and np.ndim(cut)):
+        raise NotImplementedError("numpy.linalg: rcond/rtol must be a Python number while "
+                                  "tracing")
+    return None if cut is None else float(cut)
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=None):
+    x = _floated(a, "pinv", square=False)
+    return bind1("pinv", (x,), {"rtol": _rtol(rcond, rtol, x)})
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    if tol is not None:
+        raise NotImplementedError("numpy.linalg.matrix_rank(tol=...) is not supported while "
+                                  "tracing; use rtol=")
+    x = _floated(A, "matrix_rank", square=False)
+    return bind1("matrix_rank", (x,), {"rtol": _rtol(None, rtol, x)})
+
+
+def matrix_power(a, n):
+    """Repeated squaring with matmul (NumPy's own method); n < 0 inverts first."""
+    x = as_tensor(a)
+    _square(x, "matrix_power")
+    if isinstance(n, Tensor) or int(n) != n:
+        raise TypeError("numpy.linalg.matrix_power: the exponent must be a Python int "
+                        "while tracing")
+    n = int(n)
+    if n == 0:
+        eye = np.eye(x.shape[-1], dtype=x.dtype)
+        return ufunc(np.add, ufunc(np.multiply, x, 0), eye) if x.dtype != np.bool_ else \
+            ufunc(np.logical_or, ufunc(np.logical_and, x, False), eye)
+    if n < 0:
+        x, n = inv(x), -n
+    result, z = None, None
+    while n > 0:
+        z = x if z is None else matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+def multi_dot(arrays, *, out=None):
+    if out is not None:
+        raise TypeError("numpy.linalg.multi_dot(..., out=...) cannot write into a tensor")
+    arrays = list(arrays)
+    first, last = as_tensor(arrays[0]), as_tensor(arrays[-1])
+    ts = [first] + [as_tensor(a) for a in arrays[1:-1]] + [last]
+    if len(first.shape) == 1:
+        ts[0] = reshape(first, (1, -1))
+    if len(last.shape) == 1:
+        ts[-1] = reshape(last, (-1, 1))
+    result = ts[0]
+    for t in ts[1:]:
+        result = matmul(result, t)
+    if len(first.shape) == 1 and len(last.shape) == 1:
+        return reshape(result, ())
+    if len(first.shape) == 1:
+        return reshape(result, (-1,))
+    if len(last.shape) == 1:
+        return reshape(result, (-1,))
+    return result
+
+
+def _lstsq_infer(a, b, *, rcond):
+    m, n = a.shape[-2:]
+    squeeze_b = len(b.shape) == 1
+    k = () if squeeze_b else b.shape[-1:]
+    return [(a.dtype, (n,) + k, False), (_real_of(a.dtype), (None,), False),
+            (np.dtype(np.int32), (), False), (_real_of(a.dtype), (_mn(a)[2],), False)]
+
+
+def _lstsq_kernel(xp, a, b, *, rcond):
+    """The least-squares solution through the pseudo-inverse; NumPy's residuals (the
+    squared 2-norm of each column of b - a x, only when a has full column rank and more
+    rows than columns), rank and singular values."""
+    m, n = a.shape
+    s = xp.linalg.svdvals(a)
+    cut = rcond * xp.max(s) if s.shape[0] else 0.0
+    rank = xp.astype(xp.sum(xp.astype(s > cut, xp.int64)), xp.int32)   # NumPy's: int32
+    x = xp.linalg.pinv(a, rtol=rcond) @ b
+    if int(rank) == n and m > n:
+        r = b - a @ x
+        r = xp.real(r * xp.conj(r)) if xp.isdtype(r.dtype, "complex floating") else r * r
+        res = xp.reshape(xp.sum(r, axis=0), (-1,))
+    else:
+        res = xp.zeros((0,), dtype=s.dtype)
+    return x, res, rank, s
+
+
+register("lstsq", _lstsq_infer, _lstsq_kernel, doc="numpy.linalg.lstsq")
+
+
+def lstsq(a, b, rcond=None):
+    (a, b), dtype, _ = common((a, b))
+    dtype = _float_of(dtype)
+    a, b = cast(a, dtype), cast(b, dtype)
+    if a.shape is None or len(a.shape) != 2 or b.shape is None or len(b.shape) not in (1, 2):
+        raise ValueError("numpy.linalg.lstsq needs a matrix a and a vector or matrix b")
+    if rcond is None:
+        m, n = a.shape
+        if m is None or n is None:
+            raise NotImplementedError("numpy.linalg.lstsq needs the shape of a known while "
+                                      "tracing (its default rcond depends on it)")
+        rcond = np.finfo(dtype).eps * max(m, n)
+    return tuple(bind("lstsq", (a, b), {"rcond": float(rcond)}).outputs)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    absx = ufunc(np.absolute, x)
+    if ord in (None, 2):
+        if x.dtype.kind == "c":
+            return ufunc(np.sqrt, reduction("sum", ufunc(np.multiply, absx, absx), axis,
+                                            keepdims))
+        return ufunc(np.sqrt, reduction("sum", ufunc(np.multiply, x, x), axis, keepdims))
+    if ord == np.inf:
+        return reduction("max", absx, axis, keepdims)
+    if ord == -np.inf:
+        return reduction("min", absx, axis, keepdims)
+    if ord == 0:
+        return cast(reduction("sum", ufunc(np.not_equal, x, 0), axis, keepdims), absx.dtype)
+    if ord == 1:
+        return reduction("sum", absx, axis, keepdims)
+    return ufunc(np.power, reduction("sum", ufunc(np.power, absx, ord), axis, keepdims),
+                 1.0 / ord)
+
+
+def _matrix_norm(x, ord, axis, keepdims):
+    r, c = axis
+    absx = ufunc(np.absolute, x)
+    if ord in ("fro", None):
+        out = ufunc(np.sqrt, reduction("sum", ufunc(np.multiply, absx, absx), axis, True))
+    elif ord == "nuc" or ord in (2, -2):
+        moved = transpose(x, tuple(i for i in range(len(x.shape)) if i not in axis) + axis)
+        s = bind1("svdvals", (moved,))
+        s = {"nuc": lambda: reduction("sum", s, -1), 2: lambda: reduction("max", s, -1),
+             -2: lambda: reduction("min", s, -1)}[ord]()
+        for ax in sorted(axis):
+            s = expand_dims(s, ax)
+        out = s
+    elif ord in (1, -1):
+        out = reduction("max" if ord == 1 else "min",
+                        reduction("sum", absx, r, True), c, True)
+    elif ord in (np.inf, -np.inf):
+        out = reduction("max" if ord == np.inf else "min",
+                        reduction("sum", absx, c, True), r, True)
+    else:
+        raise ValueError(f"numpy.linalg.norm: invalid norm order {ord!r} for matrices")
+    return out if keepdims else squeeze(out, axis)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm: every vector and matrix order NumPy has."""
+    x = as_tensor(x)
+    ndim = need_rank(x, "numpy.linalg.norm")
+    if x.dtype.kind not in "fc":
+        x = cast(x, dtypes.FLOAT64)
+    if axis is None:
+        if ord is None:
+            return _vector_norm(reshape(x, (-1,)), None, None, False) if not keepdims else \
+                reshape(_vector_norm(reshape(x, (-1,)), None, None, False), (1,) * ndim)
+        axis = tuple(range(ndim))
+    axes = tuple(shapes.normalize_axis(a, ndim) for a in np.atleast_1d(axis).tolist())
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes, keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise ValueError("numpy.linalg.norm: improper number of dimensions to norm")
+
+
+# -- diagonals, triangles and products built on them -------------------------------------------
+
+def _diagonal_infer(x, *, offset):
+    n, m = x.shape[-2:]
+    if n is None or m is None:
+        k = None
+    else:
+        k = max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
+    return [(x.dtype, x.shape[:-2] + (k,), False)]
+
+
+register("diagonal", _diagonal_infer,
+         lambda xp, x, *, offset: xp.linalg.diagonal(x, offset=offset), doc="numpy.diagonal")
+register("tril", lambda x, *, k: [(x.dtype, x.shape, False)],
+         lambda xp, x, *, k: xp.tril(x, k=k), doc="numpy.tril")
+register("triu", lambda x, *, k: [(x.dtype, x.shape, False)],
+         lambda xp, x, *, k: xp.triu(x, k=k), doc="numpy.triu")
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    x = as_tensor(a)
+    ndim = need_rank(x, "numpy.diagonal")
+    if ndim < 2:
+        raise ValueError("numpy.diagonal needs at least two dimensions")
+    a1, a2 = shapes.normalize_axis(axis1, ndim), shapes.normalize_axis(axis2, ndim)
+    if a1 == a2:
+        raise ValueError("numpy.diagonal: axis1 and axis2 cannot be the same")
+    rest = tuple(i for i in range(ndim) if i not in (a1, a2))
+    return bind1("diagonal", (transpose(x, rest + (a1, a2)),), {"offset": int(offset)})
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if out is not None:
+        raise TypeError("numpy.trace(..., out=...) cannot write into a symbolic tensor")
+    return reduction("sum", diagonal(a, offset, axis1, axis2), -1, False, dtype)
+
+
+def _triangle(name, m, k):
+    x = as_tensor(m)
+    ndim = need_rank(x, f"numpy.{name}")
+    if ndim < 2:
+        raise NotImplementedError(f"numpy.{name} of a 1-D tensor is not supported while "
+                                  "tracing; reshape it to a matrix first")
+    if x.dtype == np.bool_:   # the array API's triangles take numbers
+        return cast(bind1(name, (cast(x, np.dtype(np.int8)),), {"k": int(k)}), np.bool_)
+    return bind1(name, (x,), {"k": int(k)})
+
+
+def tril(m, k=0):
+    return _triangle("tril", m, k)
+
+
+def triu(m, k=0):
+    return _triangle("triu", m, k)
+
+
+def diag(v, k=0):
+    """np.diag: the k-th diagonal of a matrix, or a matrix with a vector on it (built
+    with where from a constant mask, so the values are exactly v's)."""
+    x = as_tensor(v)
+    ndim = need_rank(x, "numpy.diag")
+    if ndim == 2:
+        return diagonal(x, k)
+    if ndim != 1:
+        raise ValueError("numpy.diag: input must be 1-d or 2-d")
+    n = x.shape[0]
+    if n is None:
+        raise NotImplementedError("numpy.diag of a vector needs its length known while "
+                                  "tracing")
+    k = int(k)
+    size = n + abs(k)
+    mask = np.eye(size, k=k, dtype=bool)
+    padded = concatenate([x, zeros((abs(k),), x.dtype)], 0) if k else x
+    # k >= 0: row i holds v[i]; k < 0: column j holds v[j]
+    line = getitem(padded, (slice(None), None) if k >= 0 else (None, slice(None)))
+    return where(mask, line, False if x.dtype == np.bool_ else 0)
+
+
+def vdot(a, b):
+    x, y = ravel(as_tensor(a)), ravel(as_tensor(b))
+    if x.dtype.kind == "c":
+        x = ufunc(np.conjugate, x)
+    return reduction("sum", ufunc(np.multiply, x, y), None, False) \
+        if x.dtype.kind in "fc" or y.dtype.kind in "fc" else dot(x, y)
+
+
+def kron(a, b):
+    """np.kron: every element of a times all of b, laid out block by block."""
+    x, y = as_tensor(a), as_tensor(b)
+    nx, ny = need_rank(x, "numpy.kron"), need_rank(y, "numpy.kron")
+    nd = max(nx, ny)
+    x = reshape(x, (1,) * (nd - nx) + tuple(x.shape)) if nx < nd else x
+    y = reshape(y, (1,) * (nd - ny) + tuple(y.shape)) if ny < nd else y
+    if None in x.shape or None in y.shape:
+        raise NotImplementedError("numpy.kron needs known shapes while tracing")
+    xe = reshape(x, tuple(d for s in x.shape for d in (s, 1)))
+    ye = reshape(y, tuple(d for s in y.shape for d in (1, s)))
+    prod = ufunc(np.multiply, xe, ye, strong=True)
+    return reshape(prod, tuple(p * q for p, q in zip(x.shape, y.shape)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """np.cross of 3-vectors (and of 2-vectors, whose result is the z component)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x, y = as_tensor(a), as_tensor(b)
+    x = moveaxis(x, axisa, -1)
+    y = moveaxis(y, axisb, -1)
+    nx, ny = x.shape[-1], y.shape[-1]
+    if nx not in (2, 3) or ny not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product (dimension must be 2 "
+                         "or 3)")
+
+    def c(t, i, n):
+        return getitem(t, (Ellipsis, i)) if i < n else 0
+
+    def mul_sub(i, j):
+        return ufunc(np.subtract, ufunc(np.multiply, c(x, i, nx), c(y, j, ny), strong=True),
+                     ufunc(np.multiply, c(x, j, nx), c(y, i, ny), strong=True), strong=True)
+
+    if nx == 2 and ny == 2:
+        return mul_sub(0, 1)
+    out = stack([mul_sub(1, 2), mul_sub(2, 0), mul_sub(0, 1)], -1)
+    return moveaxis(out, -1, axisc)
+
+
+def moveaxis(a, source, destination):
+    x = as_tensor(a)
+    ndim = need_rank(x, "numpy.moveaxis")
+    src = tuple(shapes.normalize_axis(a, ndim) for a in np.atleast_1d(source).tolist())
+    dst = tuple(shapes.normalize_axis(a, ndim) for a in np.atleast_1d(destination).tolist())
+    if len(src) != len(dst):
+        raise ValueError("numpy.moveaxis: source and destination must have the same length")
+    order = [i for i in range(ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(x, tuple(order))
+
+
+def cond(x, p=None):
+    """np.linalg.cond: for the 2-norms the ratio of extreme singular values, otherwise
+    norm(x) * norm(inv(x))."""
+    t = _floated(x, "cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = bind1("svdvals", (t,))
+        big, small = reduction("max", s, -1), reduction("min", s, -1)
+        return ufunc(np.divide, small, big) if p == -2 else ufunc(np.divide, big, small)
+    n = len(t.shape)
+    return ufunc(np.multiply, norm(t, p, (n - 2, n - 1)), norm(inv(t), p, (n - 2, n - 1)))
+
+
+def tensorinv(a, ind=2):
+    x = as_tensor(a)
+    if x.shape is None or None in x.shape:
+        raise NotImplementedError("numpy.linalg.tensorinv needs a known shape")
+    outer_, inner_ = x.shape[:ind], x.shape[ind:]
+    prod = int(np.prod(outer_))
+    return reshape(inv(reshape(x, (prod, -1))), tuple(inner_) + tuple(outer_))
+
+
+def tensorsolve(a, b, axes=None):
+    if axes is not None:
+        raise NotImplementedError("numpy.linalg.tensorsolve(axes=...) is not supported while "
+                                  "tracing")
+    x, y = as_tensor(a), as_tensor(b)
+    if x.shape is None or None in x.shape or y.shape is None:
+        raise NotImplementedError("numpy.linalg.tensorsolve needs known shapes")
+    rest = x.shape[len(y.shape):]
+    prod = int(np.prod(rest))
+    return reshape(solve(reshape(x, (-1, prod)), reshape(y, (-1,))), tuple(rest))
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    t = as_tensor(x)
+    ndim = need_rank(t, "numpy.linalg.vector_norm")
+    if t.dtype.kind not in "fc":
+        t = cast(t, dtypes.FLOAT64)
+    if axis is None:
+        out = _vector_norm(reshape(t, (-1,)), ord, (0,), False)
+        return reshape(out, (1,) * ndim) if keepdims else out
+    axes = tuple(shapes.normalize_axis(a, ndim) for a in np.atleast_1d(axis).tolist())
+    if len(axes) > 1:   # several axes: one vector per remaining index
+        rest = tuple(i for i in range(ndim) if i not in axes)
+        moved = transpose(t, rest + axes)
+        flat = reshape(moved, tuple(t.shape[i] for i in rest) + (-1,))
+        out = _vector_norm(flat, ord, (len(rest),), False)
+        if keepdims:
+            out = reshape(out, tuple(1 if i in axes else t.shape[i] for i in range(ndim)))
+        return out
+    return _vector_norm(t, ord, axes, keepdims)
