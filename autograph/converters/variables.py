@@ -28,16 +28,32 @@ def _simple(symbols):
 class _Loads(traversal.NodeTransformer):
     """Wrap loads of `names` in one statement's expressions (not inside nested scopes)."""
 
-    def __init__(self, names):
+    def __init__(self, names, never=()):
         self.names = names
+        self.never = never   # assigned on no path to here: Python always raises
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.names:
+            if node.id in self.never:
+                # in converted code the name may not even exist in this scope (NameError):
+                # raise Python's UnboundLocalError (or, in a traced branch, a refusal)
+                return templates.replace_as_expression(
+                    f"ag__.ld(ag__.Undefined('{node.id}'))", origin=node)
             return templates.replace_as_expression("ag__.ld(x)", origin=node, x=node.id)
         return node
 
     def visit_Lambda(self, node):
         return node  # its body runs later: the variable may be assigned by then
+
+    def _comprehension(self, node):
+        """A comprehension binds its own targets: those names are not the function's."""
+        bound = {n.id for g in node.generators for n in traversal.walk(g.target)
+                 if n.__class__ is gast.Name}
+        if not bound & self.names:
+            return self.generic_visit(node)
+        return _Loads(self.names - bound, self.never - bound).generic_visit(node)
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
 
 def lazy_walrus_targets(fn):
@@ -86,6 +102,14 @@ class _Variables(Transformer):
             self.locals.pop()
             self.lazy.pop()
 
+    def _never(self, stmt):
+        maybe = _simple(anno.getanno(stmt, Static.MAYBE_DEFINED_VARS_IN, frozenset()))
+        never = self.locals[-1] - maybe - self.lazy[-1]
+        if never and self.walrus:   # a `:=` earlier in the same statement assigns it
+            never -= {n.target.id for n in traversal.walk(stmt, leaves=False)
+                      if n.__class__ is gast.NamedExpr and n.target.__class__ is gast.Name}
+        return never
+
     def _maybe_undefined(self, stmt):
         if not anno.hasanno(stmt, Static.DEFINED_VARS_IN):
             return set()
@@ -103,14 +127,14 @@ class _Variables(Transformer):
                     if not any(isinstance(getattr(node, f, None), list) and getattr(node, f) and
                                isinstance(getattr(node, f)[0], gast.stmt)
                                for f in ("body", "orelse")):
-                        return _Loads(names).visit(node)
+                        return _Loads(names, self._never(node)).visit(node)
                 else:
                     for f in fields:
                         value = getattr(node, f)
                         if isinstance(value, list):
-                            setattr(node, f, [_Loads(names).visit(v) for v in value])
+                            setattr(node, f, [_Loads(names, self._never(node)).visit(v) for v in value])
                         else:
-                            setattr(node, f, _Loads(names).visit(value))
+                            setattr(node, f, _Loads(names, self._never(node)).visit(value))
         return super().generic_visit(node)
 
 

@@ -436,9 +436,15 @@ def test_compress_and_extract_have_unknown_length():
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
 def test_polynomials(dtype):
     p, q = (normal((4,)) * 3).astype(dtype), (normal((2,)) * 3).astype(dtype)
-    for fn in (np.polyadd, np.polysub, np.polymul):
+    for fn in (np.polyadd, np.polysub):
         check(fn, p, q, **tol(dtype))
         check(fn, q, p, **tol(dtype))
+    # polymul drops leading zero coefficients first (NumPy reads them as poly1d): its length
+    # depends on the data, so it is unknown while tracing
+    z = np.concatenate([np.zeros(2, dtype), p])
+    for a, b in ((p, q), (q, p), (z, q), (np.zeros(3, dtype), q)):
+        (t,) = check(np.polymul, a, b, exact=False, **tol(dtype))
+        assert t.shape == (None,)
     for m in (1, 2, 5):
         check(lambda a: np.polyder(a, m), p, **tol(dtype))
     check(np.polyint, p, **tol(dtype))

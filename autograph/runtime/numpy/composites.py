@@ -378,8 +378,36 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2):
-    from autograph.runtime.numpy.statistics import convolve
-    return convolve(_poly(a1, "numpy.polymul"), _poly(a2, "numpy.polymul"))
+    a, b = _poly(a1, "numpy.polymul"), _poly(a2, "numpy.polymul")
+    return _prims().bind1("polymul", [a, b])
+
+
+def _prims():
+    from autograph.runtime.ir import primitives
+    return primitives
+
+
+def _polymul_infer(a, b):
+    # NumPy reads the inputs as poly1d, which drops leading zero coefficients: the length
+    # of the product depends on the data
+    return [(np.result_type(a.dtype, b.dtype), (None,), False)]
+
+
+def _polymul_kernel(xp, a, b):
+    def trim(x):   # poly1d's rule: leading zeros go, all zeros keep one
+        nz = xp.nonzero(x != 0)[0]
+        return x[int(nz[0]):] if nz.shape[0] else x[x.shape[0] - 1:]
+    a, b = trim(a), trim(b)
+    dtype = xp.result_type(a, b)
+    a, b = xp.astype(a, dtype), xp.astype(b, dtype)
+    n, m = a.shape[0], b.shape[0]
+    out = xp.zeros(n + m - 1, dtype=dtype)
+    for i in range(n):   # out[k] = sum over i + j = k of a[i] * b[j]
+        out[i:i + m] += a[i] * b
+    return out
+
+
+_prims().register("polymul", _polymul_infer, _polymul_kernel, doc="numpy.polymul")
 
 
 def polyder(p, m=1):
