@@ -22,7 +22,6 @@ COUNT = 200
 # KNOWN FAILURES: programs that fail today, with the class of their first finding. Remove
 # an entry when its fix lands: the xfail is strict, so a fixed program fails until then.
 KNOWN = {
-    60: "error / converted: raises NameError where Python raises UnboundLocalError: name 'V' is not defined",
 }
 # programs whose outcome depends on PYTHONHASHSEED and on what ran before them in the same
 # process (an order dependence in the compiler, reported in issue 11): not strict

@@ -142,6 +142,33 @@ def _closure_reads(root):
     return index
 
 
+def _free_reads_raise_unbound(body, params):
+    """In a branch or loop function, `ag__.ld(x)` of a variable the function neither takes
+    nor assigns reads a free variable: unbound, it fails with NameError before `ld` runs.
+    Such reads become `ag__.ld(ag__.ldu(lambda: x, 'x'))`, Python's UnboundLocalError."""
+    reads, assigned = [], set(params)
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        cls = n.__class__
+        if cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            assigned.add(n.name)
+            continue   # (their own reads were handled when they were made)
+        if cls is gast.Lambda:
+            continue
+        if cls is gast.Name and n.ctx.__class__ is not gast.Load:
+            assigned.add(n.id)
+        elif (cls is gast.Call and n.func.__class__ is gast.Attribute and n.func.attr == "ld"
+              and n.func.value.__class__ is gast.Name and n.func.value.id == "ag__"
+              and len(n.args) == 1 and n.args[0].__class__ is gast.Name):
+            reads.append(n)
+        todo.extend(children(n))
+    for call in reads:
+        var = call.args[0].id
+        if var not in assigned:
+            call.args[0] = templates.replace_as_expression(f"ag__.ldu(lambda: {var}, '{var}')")
+
+
 def _target_names(target):
     return {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
 
@@ -272,6 +299,7 @@ class _ControlFlow(Transformer):
         params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs +
                   [args.vararg, args.kwarg] if a is not None} | declared
         node.body = self.visit_block(node.body, params, params)
+        _free_reads_raise_unbound(node.body, params)   # names it binds only in its branches
         self.declared.pop()
         self.closures.pop()
         self.try_depth, self.bound, self.maybe, self.assigned, self.sharing = saved
@@ -288,6 +316,7 @@ class _ControlFlow(Transformer):
             body = body + self._return(returns, origin)
         if not body:
             body = [gast.Pass()]
+        _free_reads_raise_unbound(body, set(params))
         # the body is moved in, not copied through the template (copying nested bodies at
         # every level would make conversion quadratic in the nesting depth)
         fn_def = templates.replace("def fn_name(params):\n    pass", origin=origin,
