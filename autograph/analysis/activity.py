@@ -43,6 +43,7 @@ class Scope:
         self.function_name = function_name
         self.read = set()
         self.modified = set()
+        self.lazy = set()     # names a `:=` assigns in a part Python may skip (and/or, x if c else y)
         self.bound = set()
         self.deleted = set()
         self.params = {}      # QN -> the parameter's Name node (function argument scopes)
@@ -67,6 +68,7 @@ class Scope:
     def merge_from(self, child):
         self.read |= child.read
         self.modified |= child.modified
+        self.lazy |= child.lazy
         self.bound |= child.bound
         self.deleted |= child.deleted
         self.globals |= child.globals
@@ -102,6 +104,7 @@ class _Activity(traversal.NodeVisitor):
         self.statements = []  # the statements being visited, innermost last
         self.functions = []   # (function or lambda node, its defining statement), outer first
         self.root = None      # the node analysed: it is nobody's defining statement
+        self.lazy_depth = 0   # inside a part of and/or or a conditional expression that may not run
 
     # -- scope stack -----------------------------------------------------------------------
     def enter(self, isolated=False, function_name=None):
@@ -377,13 +380,28 @@ class _Activity(traversal.NodeVisitor):
             self.scope = self.scope.parent
         try:
             self.visit(node.target)
+            if self.lazy_depth and isinstance(node.target, gast.Name):
+                self.scope.lazy.add(QN(node.target.id))
         finally:
             self.scope = inner
 
+    def visit_BoolOp(self, node):
+        self.visit(node.values[0])
+        self.lazy_depth += 1   # the later operands may not run
+        try:
+            for v in node.values[1:]:
+                self.visit(v)
+        finally:
+            self.lazy_depth -= 1
+
     def visit_IfExp(self, node):
         anno.setanno(node, anno.Static.COND_SCOPE, self.scoped(node.test))
-        anno.setanno(node, anno.Static.BODY_SCOPE, self.scoped(node.body))
-        anno.setanno(node, anno.Static.ORELSE_SCOPE, self.scoped(node.orelse))
+        self.lazy_depth += 1   # one of the two values does not run
+        try:
+            anno.setanno(node, anno.Static.BODY_SCOPE, self.scoped(node.body))
+            anno.setanno(node, anno.Static.ORELSE_SCOPE, self.scoped(node.orelse))
+        finally:
+            self.lazy_depth -= 1
 
 
 def resolve(fn_node):

@@ -29,7 +29,8 @@ def _gen_kill(node):
     if scope is None:
         return frozenset(), frozenset()
     # `del x` needs x bound (it uses the binding) and then ends it
-    return frozenset(scope.read | scope.deleted), frozenset(scope.modified)
+    # a `:=` Python may skip (in a later operand of and/or) does not end a value's life
+    return frozenset(scope.read | scope.deleted), frozenset(scope.modified - scope.lazy)
 
 
 def _transfer(gen, kill, live_out):

@@ -553,3 +553,17 @@ def test_zip_of_a_list_holding_tensors_with_a_tensor_range():
     f = ag.function(zip_list_of_tensors_with_range)
     for n in (0, 1, 2, 5):
         assert f(np.float64(1.5), np.int64(n)) == zip_list_of_tensors_with_range(1.5, n)
+
+
+def walrus_skipped_by_and_keeps_the_loop_value(x, n):
+    a, c = 0, 0
+    for i in range(3):
+        if (w := n) > 5:
+            a = a + i
+    if (c > a) and ((w := x) > 1):
+        c = 1
+    return a, c, w
+
+
+def test_a_walrus_python_may_skip_does_not_end_a_value():
+    same_in_python(walrus_skipped_by_and_keeps_the_loop_value, (9, 4), (9, 7), (-1, 2))
