@@ -397,8 +397,9 @@ def _first_assigned(state, names):
 
 def _unbound_message(name, what):
     return (f"'{name}' is first assigned inside the {what}{where(' at ')}, which ran zero "
-            f"times, so it has no value where it is read after the loop. Assign '{name}' "
-            f"before the loop (e.g. {name} = 0, or an array of the right shape and dtype).")
+            f"times (or no iteration reached the assignment), so it has no value where it is "
+            f"read after the loop. Assign '{name}' before the loop (e.g. {name} = 0, or an "
+            f"array of the right shape and dtype).")
 
 
 def _check_loop_exit(out, names, what):
@@ -463,18 +464,15 @@ def _staged_while_first(test, body, state, names, what, first):
     tmpl = _scratch_trace(learn)
     state = tuple(_placeholder_like(tmpl[i]) if i in first else v for i, v in enumerate(state))
 
-    def flagged_test(ran, *s):
-        return test(*s)
-
-    def flagged_body(ran, *s):
-        return (True,) + _as_tuple(body(*s), n)
-
+    # each such variable has a value only once an iteration assigned it (an inner loop that
+    # ran zero times does not): a flag per variable, carried like the others (Tracker)
     from autograph.runtime.ir import primitives as prims
-    out = _staged_while(flagged_test, flagged_body, (prims.constant(False),) + state,
-                        ("<loop ran>",) + tuple(names), what)
-    for i in first:  # no value when the loop ran zero times: checked where it is read
-        mark_unbound(out[1 + i], out[0], _unbound_message(names[i], what))
-    return out[1:]
+    state = tuple(_as_loop_value(v) if i in first else v for i, v in enumerate(state))
+    for i in first:
+        mark_unbound(state[i], prims.constant(False), _unbound_message(names[i], what))
+    track = Tracker(state, names)
+    out = _staged_while(track.wrap_test(test), track.wrap(body), track.state, track.names, what)
+    return track.finish(out)
 
 
 # -- for ------------------------------------------------------------------------------------

@@ -567,3 +567,24 @@ def walrus_skipped_by_and_keeps_the_loop_value(x, n):
 
 def test_a_walrus_python_may_skip_does_not_end_a_value():
     same_in_python(walrus_skipped_by_and_keeps_the_loop_value, (9, 4), (9, 7), (-1, 2))
+
+
+def first_in_inner_loop(xs, n):
+    c = 0
+    for x in xs:
+        for i in range(n):
+            w = x * i
+            c += 1
+    return w, c
+
+
+def test_first_value_from_an_inner_loop_that_ran_zero_times():
+    """The outer loop ran, the inner one did not: Python raises, and so does the graph."""
+    f = ag.function(first_in_inner_loop)
+    xs = np.array([2, 5, 7])
+    got = f(xs, np.int64(3))
+    assert [int(v) for v in got] == list(first_in_inner_loop(list(xs), 3))
+    with pytest.raises(UnboundLocalError, match="'w' is first assigned"):
+        f(xs, np.int64(0))
+    with pytest.raises(UnboundLocalError):
+        first_in_inner_loop(list(xs), 0)
