@@ -226,6 +226,19 @@ class _ControlFlow(Transformer):
                 f"ag__.variable(lambda: {v}, {setter}, '{v}')"))
         return out, places
 
+    def _visit_bodies(self, shared, blocks):
+        """Visit the blocks that become a statement's functions, each a (stmts, what it
+        assigns, the function's parameters), with the statement's shared variables declared;
+        the current scope's facts are as before afterwards."""
+        bound, maybe, declared, sharing = self.bound, self.maybe, self.declared[-1], self.sharing
+        self.declared[-1], self.sharing = declared | shared, sharing | shared
+        out = []
+        for stmts, modified, params in blocks:
+            out.append(self.visit_block(stmts, *self._enter(modified, params)))
+            self.bound, self.maybe = bound, maybe
+        self.declared[-1], self.sharing = declared, sharing
+        return out
+
     def _unbind(self, fresh, node):
         """A shared variable the statement was to give its first value and did not: unbound
         again, so a closure reading it raises NameError as in Python."""
@@ -426,14 +439,8 @@ class _ControlFlow(Transformer):
         places = _places(node, (Static.BODY_SCOPE, Static.ORELSE_SCOPE))
         out, shared_places = self._share(shared, node)
         fresh = self.fresh
-        bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
-        self.declared[-1] = declared | shared
-        sharing, self.sharing = self.sharing, self.sharing | shared
-        node.body = self.visit_block(node.body, *self._enter(body_mod, state))
-        self.bound, self.maybe = bound, maybe
-        node.orelse = self.visit_block(node.orelse, *self._enter(else_mod, state))
-        self.bound, self.maybe, self.declared[-1] = bound, maybe, declared
-        self.sharing = sharing
+        node.body, node.orelse = self._visit_bodies(
+            shared, [(node.body, body_mod, state), (node.orelse, else_mod, state)])
         returns_value = anno.getanno(node, Conv.RETURN_IF, False)
         out += self._undefined_inits(node, state)
         outputs = None if returns_value else state
@@ -471,12 +478,7 @@ class _ControlFlow(Transformer):
         places = _places(node, (Static.BODY_SCOPE,))
         out, shared_places = self._share(shared, node)
         fresh = self.fresh
-        bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
-        self.declared[-1] = declared | shared
-        sharing, self.sharing = self.sharing, self.sharing | shared
-        node.body = self.visit_block(node.body, *self._enter(modified, state))
-        self.bound, self.maybe, self.declared[-1] = bound, maybe, declared
-        self.sharing = sharing
+        node.body, = self._visit_bodies(shared, [(node.body, modified, state)])
         out += self._undefined_inits(node, state)
         if test_writes:  # the state after the test, as the body returns it
             after = name(state[0]) if len(state) == 1 else gast.Tuple(
@@ -522,12 +524,8 @@ class _ControlFlow(Transformer):
         places = _places(node, (Static.BODY_SCOPE,))
         out, shared_places = self._share(shared, node)
         fresh = self.fresh
-        bound, maybe, declared = self.bound, self.maybe, self.declared[-1]
-        self.declared[-1] = declared | shared
-        sharing, self.sharing = self.sharing, self.sharing | shared
-        node.body = self.visit_block(node.body, *self._enter(modified, set(state) | (targets - shared)))
-        self.bound, self.maybe, self.declared[-1] = bound, maybe, declared
-        self.sharing = sharing
+        node.body, = self._visit_bodies(
+            shared, [(node.body, modified, set(state) | (targets - shared))])
         self.extra_live = saved
         body = node.body
         if isinstance(node.target, gast.Name) and node.target.id not in set(state) | shared:
