@@ -6,9 +6,23 @@ array namespace, or a function `kernel(xp, *arrays, **attrs)` built from namespa
 and whether it has side effects (effectful nodes are never folded, merged or dropped).
 Entries are registered next to the code that defines the primitive; executors and
 optimisations only read this table.
+
+Gradients are a third interpretation, registered next to the other two:
+
+- `defvjp(name, rule)`: `rule(cts, node)` returns one input cotangent per input of `node`
+  (a Tensor of the input's shape and dtype, or None for a zero). `cts` holds one output
+  cotangent per output (None where that output is not connected to the target).
+  `node.inputs[i]`, `node.outputs[j]` and `node.attrs` give the primal values *as tensors of
+  the graph being built* (the reverse-mode transform resolves them lazily, so it stores only
+  what a rule reads). A rule stages primitives, usually through NumPy calls on Tensors.
+- `nondifferentiable(name, ...)`: every input gets a zero cotangent (integer, boolean,
+  comparison ops, argmax, floor, ...).
+
+A floating-point primitive with neither is an error at differentiation time naming the
+primitive and the user's line; a test audits the table.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional, Union
 
 import numpy as np
@@ -24,16 +38,35 @@ class Primitive:
     kernel: Union[str, Callable, None]  # xp attribute name, or kernel(xp, *arrays, **attrs)
     effectful: bool = False
     doc: Optional[str] = None
+    vjp: Optional[Callable] = None      # vjp(cts, node) -> [input cotangent or None]
+    nondiff: bool = False               # zero cotangents for every input
 
 
 PRIMITIVES = {}
 
 
-def register(name, infer, kernel=None, effectful=False, doc=None):
-    """Add a primitive to the table (re-registering a name replaces it)."""
-    prim = Primitive(name, infer, name if kernel is None else kernel, effectful, doc)
+def register(name, infer, kernel=None, effectful=False, doc=None, vjp=None, nondiff=False):
+    """Add a primitive to the table (re-registering a name replaces it, keeping a
+    gradient rule registered earlier unless a new one is given)."""
+    old = PRIMITIVES.get(name)
+    if old is not None and vjp is None and not nondiff:
+        vjp, nondiff = old.vjp, old.nondiff
+    prim = Primitive(name, infer, name if kernel is None else kernel, effectful, doc,
+                     vjp, nondiff)
     PRIMITIVES[name] = prim
     return prim
+
+
+def defvjp(name, rule):
+    """Register `rule(cts, node)` as the reverse-mode rule of primitive `name`."""
+    PRIMITIVES[name] = replace(lookup(name), vjp=rule, nondiff=False)
+    return rule
+
+
+def nondifferentiable(*names):
+    """Mark primitives whose inputs always get zero cotangents."""
+    for name in names:
+        PRIMITIVES[name] = replace(lookup(name), vjp=None, nondiff=True)
 
 
 def lookup(name):
