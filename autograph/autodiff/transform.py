@@ -81,9 +81,11 @@ class NodeView:
     graph being built (`inputs`, `outputs`, lazily resolved). `node` is the forward node
     itself (its tensors belong to the forward graph: for static dtype/shape only)."""
 
-    def __init__(self, node, resolve, ad):
+    def __init__(self, node, resolve, ad, needs=None):
         self.node, self.op, self.attrs, self.origin = node, node.op, node.attrs, node.origin
         self.name = node.name
+        # which inputs need a cotangent (control-flow rules skip the others)
+        self.needs = needs if needs is not None else [True] * len(node.inputs)
         self.inputs = _Lazy(node.inputs, resolve)
         self.outputs = _Lazy(node.outputs, resolve)
         self.resolve, self.ad = resolve, ad
@@ -106,16 +108,16 @@ def add_cts(a, b):
     if b is None:
         return a
     if a.dtype == HANDLE:
-        from autograph.autodiff import tensor_arrays
-        return tensor_arrays.add_grads(a, b)
+        from autograph.autodiff import stacks
+        return stacks.add_grads(a, b)
     return np.add(a, b)
 
 
 def zeros_like_value(t):
     """A zero cotangent for (a resolved) tensor `t`."""
     if t.dtype == HANDLE:
-        from autograph.autodiff import tensor_arrays
-        return tensor_arrays.empty_grad()
+        from autograph.autodiff import stacks
+        return stacks.empty_grad()
     return np.zeros_like(t)
 
 
@@ -168,7 +170,7 @@ def backprop(nodes, cts, active, ctx, resolve=identity_resolve):
     """Reverse accumulation over `nodes` (a graph's nodes, forward order). `cts` maps ids of
     tensors to their cotangents (tensors of the graph being built) and is updated with the
     cotangents of every active tensor reached. `active`: ids from `active_tensors`."""
-    for node in reversed(nodes):
+    for node in reversed(list(nodes)):
         if not node.inputs and not ctx.watches(node) and node.op not in ("cond", "while_loop"):
             continue
         outs = [cts.get(id(t)) for t in node.outputs]
@@ -187,11 +189,13 @@ def backprop(nodes, cts, active, ctx, resolve=identity_resolve):
             continue
         if prim.vjp is None:
             raise no_rule_error(node)
-        in_cts = prim.vjp(outs, NodeView(node, resolve, ctx))
-        if len(in_cts) != len(node.inputs):
+        inputs = node.inputs    # (a control-flow rule may add loop variables to the node)
+        needs = [id(t) in active for t in inputs]
+        in_cts = prim.vjp(outs, NodeView(node, resolve, ctx, needs))
+        if len(in_cts) != len(inputs):
             raise RuntimeError(f"the gradient rule of {node.op!r} returned {len(in_cts)} "
-                               f"cotangents for {len(node.inputs)} inputs")
-        for t, c in zip(node.inputs, in_cts):
+                               f"cotangents for {len(inputs)} inputs")
+        for t, c in zip(inputs, in_cts):
             if c is None or id(t) not in active:
                 continue
             cts[id(t)] = add_cts(cts.get(id(t)), c)
@@ -211,6 +215,7 @@ def gradients(ys, xs, grad_ys=None, unconnected="none", ctx=None):
     staged into the current graph. None (or zeros, `unconnected="zero"`) for a source
     that `ys` do not depend on."""
     from autograph.runtime import variables as variables_mod
+    from autograph.autodiff import conds, loops, stacks, tensor_arrays  # noqa: F401 (rules)
     graph = get_default_graph()
     if graph is None:
         raise RuntimeError("gradients() stages nodes: call it while tracing")
