@@ -56,6 +56,12 @@ _RULES = {
     "matmul": lambda cts, n: [cts[0] @ np.swapaxes(n.inputs[1], -1, -2),
                               np.swapaxes(n.inputs[0], -1, -2) @ cts[0]],
     "permute_dims": lambda cts, n: [np.transpose(cts[0], np.argsort(n.attrs["axes"]))],
+    "broadcast_to": lambda cts, n: [_unbroadcast(cts[0], _shape(n, 0))],
+    "reshape": lambda cts, n: [np.reshape(cts[0], _shape(n, 0))],
+    "maximum": _binary(lambda c, n: np.where(n.inputs[0] >= n.inputs[1], c, 0.0),
+                       lambda c, n: np.where(n.inputs[0] >= n.inputs[1], 0.0, c)),
+    "where": lambda cts, n: [None, _unbroadcast(np.where(n.inputs[0], cts[0], 0.0), _shape(n, 1)),
+                             _unbroadcast(np.where(n.inputs[0], 0.0, cts[0]), _shape(n, 2))],
     "astype": lambda cts, n: [None if n.node.inputs[0].dtype.kind not in "fc"
                               else cts[0].astype(n.node.inputs[0].dtype)],
 }
@@ -67,7 +73,9 @@ def install():
         if prim is not None and prim.vjp is None and not prim.nondiff:
             primitives.defvjp(name, rule)
     for name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
-                 "floor_divide", "remainder"):
+                 "floor_divide", "remainder", "ones_like", "zeros_like", "full_like", "zeros",
+                 "ones", "full", "arange", "shape_of", "size_of", "logical_and", "logical_or",
+                 "logical_not", "sign", "floor"):
         prim = primitives.PRIMITIVES.get(name)
         if prim is not None and prim.vjp is None and not prim.nondiff:
             primitives.nondifferentiable(name)
