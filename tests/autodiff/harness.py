@@ -14,6 +14,7 @@ tested by themselves; the transform itself has its own tests.
 
 import numpy as np
 
+from autograph.autodiff import transform
 from autograph.runtime.exec import interpreter
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph
@@ -21,9 +22,24 @@ from autograph.runtime.ir.graph import Graph
 RTOL = 1e-6
 
 
-def reverse(nodes, seeds):
+class _Counting:
+    """The resolver of a top-level graph (the tensor itself) that records which primal
+    values the rules read."""
+
+    def __init__(self, node, reads):
+        self.node, self.reads = node, reads
+
+    def __call__(self, t):
+        if self.reads is not None:
+            self.reads.append((self.node.op, t))
+        return t
+
+
+def reverse(nodes, seeds, reads=None):
     """Cotangents of every tensor reached from `seeds` ({id(tensor): (tensor, ct)}), walking
-    `nodes` backwards. Returns {id(tensor): ct}."""
+    `nodes` backwards (rules see a transform.NodeView, as in the autodiff transform).
+    `reads` (a list) collects (op, tensor) for each primal value a rule reads.
+    Returns {id(tensor): ct}."""
     cts = {k: v[1] for k, v in seeds.items()}
     for node in reversed(nodes):
         outs = [cts.get(id(t)) for t in node.outputs]
@@ -32,11 +48,9 @@ def reverse(nodes, seeds):
         prim = primitives.lookup(node.op)
         if prim.nondiff:
             continue
-        if node.op == "Identity":    # the core's rule; here so that this file stands alone
-            ins = outs
-        else:
-            assert prim.vjp is not None, f"primitive {node.op!r} has no VJP rule"
-            ins = prim.vjp(outs, node)
+        assert prim.vjp is not None, f"primitive {node.op!r} has no VJP rule"
+        # what the transform gives a rule: static metadata, primal values read on use
+        ins = prim.vjp(outs, transform.NodeView(node, _Counting(node, reads), None))
         assert len(ins) == len(node.inputs), (node.op, len(ins), len(node.inputs))
         for t, c in zip(node.inputs, ins):
             if c is None:

@@ -24,6 +24,47 @@ from autograph.runtime.ir.primitives import bind1
 from autograph.runtime.ir.tensor import Tensor
 
 
+class Ref:
+    """Input or output `i` of the node a rule differentiates: its static dtype and shape
+    without touching its value (inside a loop's backward pass, reading a primal value
+    means storing it per iteration), and `.value`, the primal tensor (read on use)."""
+
+    __slots__ = ("dtype", "shape", "weak", "_lazy", "_i")
+
+    def __init__(self, static, lazy, i):
+        self.dtype, self.shape, self.weak = static.dtype, static.shape, static.weak
+        self._lazy, self._i = lazy, i
+
+    @property
+    def value(self):
+        return self._lazy[self._i]
+
+    def __repr__(self):
+        return f"<Ref {self._i} {self.dtype} {self.shape}>"
+
+
+def ins(node):
+    """The node's inputs as Refs (static metadata now, values on use)."""
+    static = getattr(node, "node", node).inputs
+    return [Ref(t, node.inputs, i) for i, t in enumerate(static)]
+
+
+def outs(node):
+    static = getattr(node, "node", node).outputs
+    return [Ref(t, node.outputs, i) for i, t in enumerate(static)]
+
+
+def needs(node, i):
+    """Whether input i wants a cotangent (the transform says which inputs are active)."""
+    wanted = getattr(node, "needs", None)
+    return wanted is None or bool(wanted[i])
+
+
+def value(x):
+    """A Ref's primal tensor (a Tensor is itself)."""
+    return x.value if isinstance(x, Ref) else x
+
+
 def differentiable(x):
     """Whether a tensor of x's dtype carries a cotangent (floating and complex only)."""
     return x.dtype.kind in "fc"
@@ -31,9 +72,11 @@ def differentiable(x):
 
 def dims(x):
     """x's shape: Python ints, and int64 scalar tensors for lengths unknown while tracing."""
-    from autograph.runtime.numpy.shape_ops import dim, need_rank
-    need_rank(x, "a gradient rule")
-    return [d if d is not None else dim(x, i) for i, d in enumerate(x.shape)]
+    from autograph.runtime.numpy.shape_ops import dim
+    if x.shape is None:
+        raise NotImplementedError(f"a gradient rule needs the rank of {x!r}, unknown while "
+                                  "tracing; give the argument a TensorSpec with a known rank")
+    return [d if d is not None else dim(value(x), i) for i, d in enumerate(x.shape)]
 
 
 def _may_broadcast(x, shape, others):

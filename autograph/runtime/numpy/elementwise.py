@@ -266,11 +266,11 @@ def _unary(derivative, reads="x"):
     """The rule of y = f(x): ct * derivative(x, y). `reads` names what the derivative
     uses, so the rule touches only that primal ("x", "y" or "xy")."""
     def rule(cts, node):
-        from autograph.runtime.numpy.adjoint import fit
-        x = node.inputs[0]
-        if not x.dtype.kind in "fc":
+        from autograph.runtime.numpy.adjoint import fit, ins
+        x = ins(node)[0]
+        if x.dtype.kind not in "fc":
             return [None]
-        a = node.inputs[0] if "x" in reads else None
+        a = x.value if "x" in reads else None
         y = node.outputs[0] if "y" in reads else None
         return [fit(derivative(cts[0], a, y), x)]
     return rule
@@ -280,12 +280,12 @@ def _binary(da, db, reads="ab"):
     """The rule of y = f(a, b): ct * da(...) and ct * db(...), summed over broadcasting.
     `da`/`db` take (ct, a, b, y) and may be None (no cotangent for that operand)."""
     def rule(cts, node):
-        from autograph.runtime.numpy.adjoint import fit
-        g, (ta, tb) = cts[0], node.inputs
-        want_a = da is not None and ta.dtype.kind in "fc"
-        want_b = db is not None and tb.dtype.kind in "fc"
-        a = ta if "a" in reads and (want_a or want_b) else None
-        b = tb if "b" in reads and (want_a or want_b) else None
+        from autograph.runtime.numpy.adjoint import fit, ins, needs
+        g, (ta, tb) = cts[0], ins(node)
+        want_a = da is not None and ta.dtype.kind in "fc" and needs(node, 0)
+        want_b = db is not None and tb.dtype.kind in "fc" and needs(node, 1)
+        a = ta.value if "a" in reads and (want_a or want_b) else None
+        b = tb.value if "b" in reads and (want_a or want_b) else None
         y = node.outputs[0] if "y" in reads and (want_a or want_b) else None
         return [fit(da(g, a, b, y), ta, (tb,)) if want_a else None,
                 fit(db(g, a, b, y), tb, (ta,)) if want_b else None]
@@ -385,9 +385,9 @@ for _name, (_da, _db, _reads) in _BINARY_RULES.items():
 
 
 def _astype_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import cast_like, differentiable
-    x = node.inputs[0]
-    if not differentiable(x) or not differentiable(node.outputs[0]):
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, ins, outs
+    x = ins(node)[0]
+    if not differentiable(x) or not differentiable(outs(node)[0]):
         return [None]
     return [cast_like(cts[0], x)]
 

@@ -229,33 +229,34 @@ def getitem(x, key):
 def _getitem_vjp(cts, node):
     """Basic indexing selects each element at most once: the cotangent is stored into
     zeros of x's shape at the same index."""
-    from autograph.runtime.numpy.adjoint import differentiable
+    from autograph.runtime.numpy.adjoint import differentiable, ins
     from autograph.runtime.numpy.updates import scatter
-    x, *dynamic = node.inputs
+    x, *dynamic = ins(node)
     if not differentiable(x):
         return [None] * len(node.inputs)
+    dynamic = [d.value for d in dynamic]
     return [scatter(cts[0], x, node.attrs["index"], dynamic, accumulate=False)] + \
         [None] * len(dynamic)
 
 
 def _take_vjp(cts, node):
     """Repeated indices add up (np.add.at)."""
-    from autograph.runtime.numpy.adjoint import differentiable
+    from autograph.runtime.numpy.adjoint import differentiable, ins
     from autograph.runtime.numpy.updates import scatter
-    x, i = node.inputs
+    x, i = ins(node)
     if not differentiable(x):
         return [None, None]
     index = (("s", None, None, None),) * node.attrs["axis"] + (("t", 0),)
-    return [scatter(cts[0], x, index, [i]), None]
+    return [scatter(cts[0], x, index, [i.value]), None]
 
 
 def _mask_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import differentiable
+    from autograph.runtime.numpy.adjoint import differentiable, ins
     from autograph.runtime.numpy.updates import scatter
-    x, mask = node.inputs
+    x, mask = ins(node)
     if not differentiable(x):
         return [None, None]
-    return [scatter(cts[0], x, (("t", 0),), [mask], accumulate=False), None]
+    return [scatter(cts[0], x, (("t", 0),), [mask.value], accumulate=False), None]
 
 
 defvjp("getitem", _getitem_vjp)

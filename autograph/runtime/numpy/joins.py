@@ -221,11 +221,11 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 def _concat_vjp(cts, node):
     """Each input gets its slice of the cotangent (offsets known when the graph runs when
     lengths are unknown while tracing)."""
-    from autograph.runtime.numpy.adjoint import dims
+    from autograph.runtime.numpy.adjoint import dims, ins
     from autograph.runtime.numpy.indexing import getitem
     g, axis = cts[0], node.attrs["axis"]
     out, start = [], 0
-    for x in node.inputs:
+    for x in ins(node):
         stop = start + dims(x)[axis]
         piece = getitem(g, (slice(None),) * axis + (slice(start, stop),))
         out.append(piece if x.dtype.kind in "fc" else None)
@@ -237,13 +237,13 @@ def _stack_vjp(cts, node):
     from autograph.runtime.numpy.indexing import getitem
     g, axis = cts[0], node.attrs["axis"]
     return [getitem(g, (slice(None),) * axis + (k,)) if x.dtype.kind in "fc" else None
-            for k, x in enumerate(node.inputs)]
+            for k, x in enumerate(getattr(node, "node", node).inputs)]
 
 
 def _repeat_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import dims
+    from autograph.runtime.numpy.adjoint import dims, ins
     from autograph.runtime.numpy.reductions import reduction
-    x, g = node.inputs[0], cts[0]
+    x, g = ins(node)[0], cts[0]
     r, axis = node.attrs["repeats"], node.attrs["axis"]
     if x.dtype.kind not in "fc":
         return [None]
@@ -258,9 +258,9 @@ def _repeat_vjp(cts, node):
 
 
 def _tile_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import dims
+    from autograph.runtime.numpy.adjoint import dims, ins
     from autograph.runtime.numpy.reductions import reduction
-    x, g, reps = node.inputs[0], cts[0], node.attrs["reps"]
+    x, g, reps = ins(node)[0], cts[0], node.attrs["reps"]
     if x.dtype.kind not in "fc":
         return [None]
     shape = dims(x)

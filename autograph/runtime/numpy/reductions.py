@@ -252,16 +252,16 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 # -- reverse-mode rules ------------------------------------------------------------------------
 
 def _sum_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import cast_like, expand_reduced, differentiable
-    x = node.inputs[0]
+    from autograph.runtime.numpy.adjoint import cast_like, expand_reduced, differentiable, ins
+    x = ins(node)[0]
     if not differentiable(x):
         return [None]
     return [cast_like(expand_reduced(cts[0], x, node.attrs["axis"], node.attrs["keepdims"]), x)]
 
 
 def _mean_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import count, differentiable
-    x = node.inputs[0]
+    from autograph.runtime.numpy.adjoint import count, differentiable, ins
+    x = ins(node)[0]
     if not differentiable(x):
         return [None]
     n = count(x, node.attrs["axis"])
@@ -271,13 +271,13 @@ def _mean_vjp(cts, node):
 
 def _extreme_vjp(cts, node):
     """max/min: the cotangent is shared equally by the elements that attain the extreme."""
-    from autograph.runtime.numpy.adjoint import expand_reduced, differentiable
-    x = node.inputs[0]
+    from autograph.runtime.numpy.adjoint import expand_reduced, differentiable, ins
+    x = ins(node)[0]
     if not differentiable(x):
         return [None]
     axis, keepdims = node.attrs["axis"], node.attrs["keepdims"]
     y = expand_reduced(node.outputs[0], x, axis, keepdims)
-    hit = cast(ufunc(np.equal, x, y), x.dtype)
+    hit = cast(ufunc(np.equal, x.value, y), x.dtype)
     ties = reduction("sum", hit, axis, keepdims=True)
     g = expand_reduced(cts[0], x, axis, keepdims)
     return [ufunc(np.divide, ufunc(np.multiply, g, hit),
@@ -303,9 +303,10 @@ def _along(x, axis, piece):
 
 
 def _prod_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import cast_like, dims, expand_reduced, differentiable
+    from autograph.runtime.numpy.adjoint import (
+        cast_like, dims, expand_reduced, differentiable, ins)
     from autograph.runtime.numpy.shape_ops import transpose
-    x = node.inputs[0]
+    x = ins(node)[0]
     if not differentiable(x):
         return [None]
     axis, keepdims = node.attrs["axis"], node.attrs["keepdims"]
@@ -317,7 +318,7 @@ def _prod_vjp(cts, node):
     # the reduced axes moved last and flattened into one: others' products along it
     keep = tuple(a for a in range(ndim) if a not in axes)
     perm = keep + axes
-    moved = transpose(x, perm)
+    moved = transpose(x.value, perm)
     shape = dims(x)
     flat = reshape(moved, [shape[a] for a in keep] + [-1])
     others = _others_product(flat, len(keep))
@@ -327,8 +328,8 @@ def _prod_vjp(cts, node):
 
 
 def _cumsum_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import cast_like, differentiable
-    x, axis = node.inputs[0], node.attrs["axis"]
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, ins
+    x, axis = ins(node)[0], node.attrs["axis"]
     if not differentiable(x):
         return [None]
     flipped = bind1("flip", (cts[0],), {"axis": (axis,)})
@@ -339,14 +340,15 @@ def _cumsum_vjp(cts, node):
 def _cumprod_vjp(cts, node):
     """d y_j / d x_i = y_j / x_i for j >= i: a reversed cumulative sum of ct * y, over x.
     (Exact for inputs without zeros; a zero gives NaN cotangents, as in TensorFlow.)"""
-    from autograph.runtime.numpy.adjoint import cast_like, differentiable
-    x, axis = node.inputs[0], node.attrs["axis"]
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, ins
+    x, axis = ins(node)[0], node.attrs["axis"]
     if not differentiable(x):
         return [None]
     gy = ufunc(np.multiply, cts[0], node.outputs[0])
     flipped = bind1("flip", (gy,), {"axis": (axis,)})
     total = bind1("cumulative_sum", (flipped,), {"axis": axis, "dtype": gy.dtype})
-    return [cast_like(ufunc(np.divide, bind1("flip", (total,), {"axis": (axis,)}), x), x)]
+    return [cast_like(ufunc(np.divide, bind1("flip", (total,), {"axis": (axis,)}), x.value),
+                      x)]
 
 
 defvjp("sum", _sum_vjp)

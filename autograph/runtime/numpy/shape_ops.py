@@ -303,9 +303,8 @@ register("sum_to_shape", _sum_to_infer, _sum_to_kernel,
 # -- reverse-mode rules ------------------------------------------------------------------------
 
 def _reshape_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import dims
-    x = node.inputs[0]
-    return [reshape(cts[0], dims(x))] + [None] * (len(node.inputs) - 1)
+    from autograph.runtime.numpy.adjoint import dims, ins
+    return [reshape(cts[0], dims(ins(node)[0]))] + [None] * (len(node.inputs) - 1)
 
 
 def _permute_vjp(cts, node):
@@ -314,13 +313,13 @@ def _permute_vjp(cts, node):
 
 
 def _broadcast_to_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import fit
-    return [fit(cts[0], node.inputs[0])] + [None] * (len(node.inputs) - 1)
+    from autograph.runtime.numpy.adjoint import fit, ins
+    return [fit(cts[0], ins(node)[0])] + [None] * (len(node.inputs) - 1)
 
 
 def _sum_to_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import dims
-    return [broadcast_to(cts[0], dims(node.inputs[0]))] + [None] * (len(node.inputs) - 1)
+    from autograph.runtime.numpy.adjoint import dims, ins
+    return [broadcast_to(cts[0], dims(ins(node)[0]))] + [None] * (len(node.inputs) - 1)
 
 
 def _roll_vjp(cts, node):

@@ -219,31 +219,31 @@ register("add_along_axis", _add_along_infer, _add_along_kernel,
 
 
 def _along_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import differentiable, dims
-    x, i = node.inputs
+    from autograph.runtime.numpy.adjoint import differentiable, dims, ins
+    x, i = ins(node)
     if not differentiable(x):
         return [None, None]
     spec, dynamic = shape_arg(dims(x), "the shape of a cotangent")
-    return [bind1("add_along_axis", (cts[0], i) + tuple(dynamic),
+    return [bind1("add_along_axis", (cts[0], i.value) + tuple(dynamic),
                   {"axis": node.attrs["axis"], "shape": spec}), None]
 
 
 def _add_along_vjp(cts, node):
-    ct, i = node.inputs[:2]
+    i = node.inputs[1]
     return [bind1("take_along_axis", (cts[0], i), {"axis": node.attrs["axis"]}), None] + \
         [None] * (len(node.inputs) - 2)
 
 
 def _unique_vjp(cts, node):
     """Each unique value is x at its first occurrence (`index`): its cotangent goes there."""
-    from autograph.runtime.numpy.adjoint import differentiable, dims
+    from autograph.runtime.numpy.adjoint import differentiable, dims, ins
     from autograph.runtime.numpy.updates import scatter
-    x = node.inputs[0]
+    x = ins(node)[0]
     g = cts[0] if node.attrs["outputs"][0] == "values" else None
     if g is None or not differentiable(x):
         return [None]
-    first = bind1("unique", (x,), {"outputs": ("index",)})
-    flat = reshape(x, (-1,))
+    first = bind1("unique", (x.value,), {"outputs": ("index",)})
+    flat = reshape(x.value, (-1,))
     return [reshape(scatter(g, flat, (("t", 0),), [first]), dims(x))]
 
 

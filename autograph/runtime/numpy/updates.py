@@ -205,8 +205,9 @@ def scatter(ct, x, index, dynamic, accumulate=True):
 # -- reverse-mode rules ------------------------------------------------------------------------
 
 def _setitem_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import cast_like, differentiable, fit
-    g, (x, v, *dynamic), index = cts[0], node.inputs, node.attrs["index"]
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, fit, ins
+    g, (x, v, *dynamic), index = cts[0], ins(node), node.attrs["index"]
+    dynamic = [d.value for d in dynamic]
     if not differentiable(x):
         return [None] * len(node.inputs)
     zero = bind1("zeros", (), {"shape": (), "dtype": g.dtype})
@@ -216,8 +217,9 @@ def _setitem_vjp(cts, node):
 
 
 def _ufunc_at_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import cast_like, differentiable, fit
-    g, (x, v, *dynamic), index = cts[0], node.inputs, node.attrs["index"]
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, fit, ins
+    g, (x, v, *dynamic), index = cts[0], ins(node), node.attrs["index"]
+    dynamic = [d.value for d in dynamic]
     name = node.attrs["ufunc"]
     if not differentiable(x):
         return [None] * len(node.inputs)
@@ -233,10 +235,11 @@ def _ufunc_at_vjp(cts, node):
 
 
 def _index_get_vjp(cts, node):
-    from autograph.runtime.numpy.adjoint import differentiable
-    x, *dynamic = node.inputs
+    from autograph.runtime.numpy.adjoint import differentiable, ins
+    x, *dynamic = ins(node)
     if not differentiable(x):
         return [None] * len(node.inputs)
+    dynamic = [d.value for d in dynamic]
     return [scatter(cts[0], x, node.attrs["index"], dynamic)] + [None] * len(dynamic)
 
 
