@@ -17,7 +17,7 @@ run on any device, and differentiated again (its stack reads have rules of their
 import numpy as np
 
 from autograph.autodiff import stacks
-from autograph.autodiff.transform import (Context, active_tensors, backprop,
+from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
                                           differentiable_dtype, HANDLE)
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
@@ -225,7 +225,7 @@ def while_vjp(cts, node):
             outs.append(_fit(body_cts.get(id(bg.inputs[k])), ph))
         for c, ph in zip(cap_active, acc_phs):
             ct = body_cts.get(id(bg.inputs[c]))
-            outs.append(ph if ct is None else _fit(np.add(ph, ct), ph))
+            outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph))
         for v, ph in zip(var_ids, var_phs):
             ct = sub.var_cts.get(v)
             outs.append(ph if ct is None else _fit(np.add(ph, ct), ph))
@@ -273,7 +273,6 @@ def while_vjp(cts, node):
     for i, c in enumerate(cap_active):
         in_cts[c] = results[base + i]
     base += len(cap_active)
-    from autograph.autodiff.transform import add_cts
     for i, v in enumerate(var_ids):
         ctx.var_cts[v] = add_cts(ctx.var_cts.get(v), results[base + i])
     return in_cts
