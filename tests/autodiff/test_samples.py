@@ -45,7 +45,7 @@ def test_first_order(f):
 
 # second order through TensorArrays (gradient-list rules) and early returns from loops is
 # not done yet (see docs/gradients.md, "Limits")
-SECOND = [f for f in ALL if f not in (samples.tensor_array_rnn, samples.dynamic_rnn)]
+SECOND = ALL
 
 
 @pytest.mark.parametrize("f", SECOND, ids=lambda f: f.__name__)
