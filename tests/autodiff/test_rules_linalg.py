@@ -46,3 +46,13 @@ def test_linalg(name):
 def test_complex_inverse_is_holomorphic():
     z = A[0] + 1j * rng.standard_normal((3, 3))
     check_vjp(lambda a: np.linalg.inv(a) @ a @ a, z, order=2, h=1e-4)
+
+
+@pytest.mark.parametrize("f, what", [
+    (lambda a: np.linalg.qr(a)[1], "qr"), (lambda a: np.linalg.pinv(a), "pinv"),
+    (lambda a: np.linalg.svd(a)[0], "svd"),
+    (lambda a: np.linalg.cholesky(a * (1 + 0j)), "cholesky"),
+], ids=["qr", "pinv", "svd_u", "complex_cholesky"])
+def test_unsupported_rules_say_so(f, what):
+    with pytest.raises(NotImplementedError, match=f"numpy.linalg.{what}"):
+        check_vjp(f, S[0])
