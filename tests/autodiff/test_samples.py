@@ -43,8 +43,8 @@ def test_first_order(f):
     np.testing.assert_allclose(eager, traced, rtol=1e-12)
 
 
-# second order through TensorArrays (gradient-list rules) and early returns from loops is
-# not done yet (see docs/gradients.md, "Limits")
+
+
 SECOND = ALL
 
 
