@@ -62,7 +62,12 @@ class Module:
 
     `Module(name=None)`: `name` defaults to the class name in snake_case. Subclasses that do
     not call `super().__init__()` (the seeds' `Count`) still work, with the default name.
+    A subclass may name attributes the walk skips in a class attribute
+    `_ag_ignored_attributes` (a set of names), e.g. an index that refers back to objects
+    that live elsewhere in the tree.
     """
+
+    _ag_ignored_attributes = frozenset()
 
     def __init__(self, name=None):
         if name is None:
@@ -121,8 +126,11 @@ class Module:
 
 
 def _module_items(module):
-    """A Module's attributes as (name, value), sorted by name, without Module's own."""
-    return sorted((k, v) for k, v in vars(module).items() if k not in _OWN_ATTRIBUTES)
+    """A Module's attributes as (name, value), sorted by name, without Module's own and
+    without those its class lists in `_ag_ignored_attributes` (indexes, caches)."""
+    ignored = getattr(type(module), "_ag_ignored_attributes", ())
+    return sorted((k, v) for k, v in vars(module).items()
+                  if k not in _OWN_ATTRIBUTES and k not in ignored)
 
 
 def _children(value):
@@ -160,8 +168,9 @@ def walk(obj, recursive=True):
     - Order is deterministic: attributes by sorted name, dict entries by sorted key
       (insertion order if the keys do not sort), sequences by index; a Module's own values
       before those of the submodules found in it, which follow in the order found.
-    - Attributes are the instance's `vars()`: methods and functions defined on the class
-      (e.g. an `@ag.function def __call__`) are not part of the walk.
+    - Attributes are the instance's `vars()`, less the class's `_ag_ignored_attributes`:
+      methods and functions defined on the class (e.g. an `@ag.function def __call__`) are
+      not part of the walk.
 
     `walk` accepts any object; a non-Module, non-container `obj` gives `[((), obj)]`.
     """

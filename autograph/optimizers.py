@@ -33,6 +33,7 @@ import warnings
 
 import numpy as np
 
+from autograph.module import Module
 from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.variables import Variable
 
@@ -58,17 +59,24 @@ def _number(value, what):
                         f"got {value!r}") from None
 
 
-class Optimizer:
+class Optimizer(Module):
     """What SGD and Adam share: hyperparameters, the iteration counter, slots, and the
-    loop of `apply_gradients`. A subclass names its slots and writes `_update`."""
+    loop of `apply_gradients`. A subclass names its slots and writes `_update`.
+
+    An optimizer is an `ag.Module`: its `variables` (the counter, then each trained
+    Variable's slots in the order first seen, plus a learning rate that is a Variable) are
+    found by the Module walk, so a model that holds its optimizer lists them too, and a
+    saver writes them with the model."""
 
     _SLOTS = ()   # slot names, one zero-initialised Variable each per trained Variable
+    _ag_ignored_attributes = frozenset({"_slots"})   # an index into _slot_variables
 
     def __init__(self, learning_rate, name):
+        super().__init__(name=name)
         self.learning_rate = _number(learning_rate, "learning_rate")
-        self.name = name
         self._iterations = None
-        self._slots = {}   # id(variable) -> (variable, {slot name: Variable}), in build order
+        self._slot_variables = []   # per trained Variable, in build order: {slot name: slot}
+        self._slots = {}            # id(trained Variable) -> (it, its dict above)
 
     # -- state -----------------------------------------------------------------------------
 
@@ -76,17 +84,18 @@ class Optimizer:
     def iterations(self):
         """How many times `apply_gradients` ran: an int64 Variable (created on first use)."""
         if self._iterations is None:
-            self._iterations = Variable(np.int64(0), name=f"{self.name}/iterations",
-                                        trainable=False)
+            self._iterations = self._make(np.int64(0), f"{self.name}/iterations")
         return self._iterations
 
-    @property
-    def variables(self):
-        """The optimizer's own Variables: the counter, then each Variable's slots."""
-        out = [] if self._iterations is None else [self._iterations]
-        for _, slots in self._slots.values():
-            out.extend(slots.values())
-        return out
+    def _make(self, value, name):
+        try:
+            return Variable(value, name=name, trainable=False)
+        except ValueError as e:   # refused: an ag.function tracing again (autograph.function)
+            raise ValueError(
+                f"{e}\n{self.name} creates its state (iteration counter and slots) on the "
+                f"first apply_gradients that sees a Variable. Create it before the function "
+                "runs: call `optimizer.build(variables)` outside the function, or "
+                "give each optimizer a Function of its own.") from None
 
     def get_slot(self, variable, slot_name):
         """The slot Variable `slot_name` (e.g. "m", "v", "momentum") of `variable`."""
@@ -108,9 +117,9 @@ class Optimizer:
             if id(var) in self._slots:
                 continue
             base = var.name.split(":")[0]
-            slots = {name: Variable(np.zeros(var.shape, var.dtype), name=f"{base}/{name}",
-                                    trainable=False)
+            slots = {name: self._make(np.zeros(var.shape, var.dtype), f"{base}/{name}")
                      for name in self._SLOTS}
+            self._slot_variables.append(slots)
             self._slots[id(var)] = (var, slots)
 
     # -- updating --------------------------------------------------------------------------
@@ -159,7 +168,10 @@ class Optimizer:
 class SGD(Optimizer):
     """Gradient descent, with optional (Nesterov) momentum: Keras's `SGD`."""
 
+    _ag_ignored_attributes = Optimizer._ag_ignored_attributes | {"_SLOTS"}
+
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD"):
+        super().__init__(learning_rate, name)
         momentum = _number(momentum, "momentum")
         if isinstance(momentum, float) and not 0 <= momentum <= 1:
             raise ValueError(f"SGD momentum must be between 0 and 1, got {momentum}")
@@ -167,7 +179,6 @@ class SGD(Optimizer):
         self.nesterov = bool(nesterov)
         # a momentum slot only when there is momentum, as in Keras
         self._SLOTS = ("momentum",) if (momentum != 0 or nesterov) else ()
-        super().__init__(learning_rate, name)
 
     def _update(self, var, grad, slots, lr, step):
         lr = _cast(lr, var.dtype)
