@@ -99,7 +99,7 @@ def train(steps=STEPS, eagerly=False, log=print):
             loss, accuracy = train_step(x, onehot)
             curve.append((float(loss), float(accuracy)))
             if step % LOG_EVERY == 0 or step == steps - 1:
-                log(f"step {step:4d}  loss {float(loss):.6f}  accuracy {float(accuracy):.3f}")
+                log(f"step {step:4d}  loss {float(loss):.10g}  accuracy {float(accuracy):.3f}")
     finally:
         ag.config.run_functions_eagerly(False)
     return curve, train_step, model

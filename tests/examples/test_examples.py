@@ -308,7 +308,7 @@ def test_train_classifier(run_example):
         lines = [floats(l) for l in out.section(title) if l.startswith("step")]
         assert [int(s) for s, _, _ in lines] == logged_steps
         np.testing.assert_allclose([(loss, acc) for _, loss, acc in lines],
-                                   [reference[s] for s in logged_steps], rtol=1e-6, atol=1e-9)
+                                   [reference[s] for s in logged_steps], rtol=1e-8, atol=1e-12)
     traced = out.section("traced")
     assert traces(traced) == 1
     assert [l for l in traced if l.startswith("parameters:")] == [
