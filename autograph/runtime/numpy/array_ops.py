@@ -410,11 +410,14 @@ def _matmul_vjp(cts, node):
     b = rb.value if needs(node, 0) else rb
     a2 = reshape(a, (1, -1)) if len(a.shape) == 1 else a
     b2 = reshape(b, (-1, 1)) if len(b.shape) == 1 else b
-    g2 = g
-    if len(a.shape) == 1:
-        g2 = getitem(g2, (Ellipsis, None, slice(None)))
-    if len(b.shape) == 1:
-        g2 = getitem(g2, (Ellipsis, slice(None), None))
+    if len(a.shape) == 1 and len(b.shape) == 1:
+        g2 = reshape(g, (1, 1))
+    elif len(a.shape) == 1:
+        g2 = getitem(g, (Ellipsis, None, slice(None)))
+    elif len(b.shape) == 1:
+        g2 = getitem(g, (Ellipsis, slice(None), None))
+    else:
+        g2 = g
     ga = gb = None
     if needs(node, 0):
         ga = fit(bind1("matmul", (g2, _swap(b2))), a2, (b2,))
@@ -439,9 +442,10 @@ def _tensordot_vjp(cts, node):
     g_b = tuple(range(ka, ka + len(b_free)))     # ... and from b's
     # g . b over b's free axes: a_free + (bx order) -> a's axis order
     ga = bind1("tensordot", (g, b.value), {"axes": (g_b, b_free)})
-    ga = transpose(ga, tuple(np.argsort(a_free + tuple(ax))))
+    # tensordot keeps b's remaining axes in ascending order: a's paired axes in that order
+    ga = transpose(ga, tuple(np.argsort(a_free + tuple(ax[bx.index(j)] for j in sorted(bx)))))
     gb = bind1("tensordot", (a.value, g), {"axes": (a_free, g_a)})
-    gb = transpose(gb, tuple(np.argsort(tuple(bx) + b_free)))
+    gb = transpose(gb, tuple(np.argsort(tuple(bx[ax.index(i)] for i in sorted(ax)) + b_free)))
     return [cast_like(ga, a), cast_like(gb, b)]
 
 

@@ -174,9 +174,61 @@ def ufunc_at(uf, x, key, value):
 
 # -- gathers and scatters: the transposes of indexing (what gradient rules use) ----------------
 
+def _advanced_shape(shape, index, dynamic):
+    """The shape of x[key] with index arrays (NumPy's rule: the broadcast shape of the
+    arrays replaces the axes they index, in place when they are adjacent, else first; a
+    boolean array counts its true elements, unknown while tracing)."""
+    if shape is None or any(dynamic[it[1]].shape is None for it in index if it[0] == "t"):
+        return None
+
+    def width(it):
+        if it[0] == "t":
+            t = dynamic[it[1]]
+            return len(t.shape) if t.dtype.kind == "b" else 1
+        return 1 if it[0] in "ids" else 0
+    rest = len(shape) - sum(width(it) for it in index)
+    out, arrays, where, axis = [], [], [], 0
+    for k, it in enumerate(index):
+        tag = it[0]
+        if tag == "t":
+            t = dynamic[it[1]]
+            arrays.append((None,) if t.dtype.kind == "b" else t.shape)
+            where.append(k)
+            if not out or out[-1] != "A":
+                out.append("A")
+            axis += width(it)
+        elif tag == "e":
+            out.extend(shape[axis:axis + rest])
+            axis += rest
+        elif tag == "n":
+            out.append(1)
+        elif tag == "s":
+            d = shape[axis]
+            static = not any(isinstance(b, tuple) for b in it[1:])
+            out.append(len(range(*slice(*it[1:]).indices(d))) if d is not None and static
+                       else None)
+            axis += 1
+        else:
+            where.append(k)
+            axis += 1
+    out.extend(shape[axis:])
+    try:
+        adv = np.broadcast_shapes(*[tuple(1 if d is None else d for d in s) for s in arrays])
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together")
+    adv = tuple(None if any(len(s) >= len(adv) - i and s[i - len(adv)] is None
+                            for s in arrays) else d for i, d in enumerate(adv))
+    adjacent = where == list(range(where[0], where[-1] + 1))
+    parts = [d for d in out if d != "A"]
+    if adjacent:
+        at = out.index("A")
+        return tuple(out[:at]) + adv + tuple(d for d in out[at + 1:] if d != "A")
+    return adv + tuple(parts)
+
+
 def _index_get_infer(x, *dynamic, index):
     if any(item[0] == "t" for item in index):
-        return [(x.dtype, None, False)]   # NumPy's advanced-index shapes: known when run
+        return [(x.dtype, _advanced_shape(x.shape, index, dynamic), False)]
     return [(x.dtype, _index_shape(x.shape, index), False)]
 
 
