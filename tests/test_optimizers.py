@@ -303,3 +303,70 @@ def test_warning_free_in_the_steady_state():
         for _ in range(3):
             step(np.ones(2))
     assert re.match(r"<ag.optimizers.Adam 'Adam'>", repr(opt))
+
+
+# -- with the gradient tape: the seed's code as written -----------------------------------------
+
+def test_seed_train_step_with_gradient_tape():
+    opt1 = ag.optimizers.Adam(learning_rate=1e-2)
+    opt2 = ag.optimizers.Adam(learning_rate=1e-3)
+
+    @ag.function
+    def train_step(w, x, y, optimizer):
+        with ag.GradientTape() as tape:
+            L = np.sum(np.square(w * x - y))
+        gradients = tape.gradient(L, [w])
+        optimizer.apply_gradients(zip(gradients, [w]))
+
+    w, x, y = _seed_data()
+    train_step(w, x, y, opt1)
+    with pytest.raises(ValueError, match="tracing again"):
+        train_step(w, x, y, opt2)
+    opt2.build([w])
+    for i in range(1, 10):
+        train_step(w, x, y, opt1 if i % 2 == 0 else opt2)
+    np.testing.assert_allclose(w.numpy(), _alternating_reference(10), rtol=1e-6)
+
+
+@pytest.mark.parametrize("eagerly", [False, True])
+def test_module_training_with_tape_matches_numpy(eagerly):
+    class Linear(ag.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = ag.Variable(np.array([0.5, -0.5]), name="w")
+            self.b = ag.Variable(0.0, name="b")
+            self.frozen = ag.Variable(1.0, name="frozen", trainable=False)
+
+        def __call__(self, x):
+            return (np.sum(x * self.w, axis=1) + self.b) * self.frozen
+
+    model = Linear()
+    opt = ag.optimizers.SGD(0.1, momentum=0.5)
+    x = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    y = np.array([1.0, 2.0, 0.5])
+
+    @ag.function
+    def step():
+        with ag.GradientTape() as tape:     # trainable Variables are watched automatically
+            loss = np.mean((model(x) - y) ** 2)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    ag.config.run_functions_eagerly(eagerly)
+    try:
+        losses = [float(step()) for _ in range(5)]
+    finally:
+        ag.config.run_functions_eagerly(False)
+    w, b, mw, mb, ref_losses = np.array([0.5, -0.5]), 0.0, 0.0, 0.0, []
+    for _ in range(5):
+        err = x @ w + b - y
+        ref_losses.append(np.mean(err ** 2))
+        gw, gb = 2 * x.T @ err / len(y), 2 * np.mean(err)
+        mw, mb = 0.5 * mw - 0.1 * gw, 0.5 * mb - 0.1 * gb
+        w, b = w + mw, b + mb
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-12)
+    np.testing.assert_allclose(model.w.numpy(), w, rtol=1e-12)
+    np.testing.assert_allclose(model.b.numpy(), b, rtol=1e-12)
+    assert float(model.frozen.numpy()) == 1.0
+    assert [v.name for v in opt.variables] == ["SGD/iterations", "b/momentum", "w/momentum"]
