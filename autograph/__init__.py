@@ -46,6 +46,8 @@ _EXPORTS = {
     "device": ("autograph.runtime.devices", "device"),
     "register_device": ("autograph.runtime.devices", "register_device"),
     "list_devices": ("autograph.runtime.devices", "list_devices"),
+    # export for other runtimes
+    "onnx": ("autograph.onnx", None),
     # logging
     "set_verbosity": ("autograph.log", "set_verbosity"),
 }
