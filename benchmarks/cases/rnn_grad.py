@@ -16,7 +16,7 @@ import tracemalloc
 
 import numpy as np
 
-from benchmarks.cases._common import autograph, blocking, jax_contender, tf_contender
+from benchmarks.cases._common import autograph, jax_contender, tf_contender
 from benchmarks.harness import Case, Contender, Goal
 
 

@@ -1,9 +1,9 @@
 """The whole primitive table has a gradient interpretation.
 
 Every primitive registered anywhere in autograph (all modules under autograph.runtime,
-autograph.autodiff and autograph.operators are imported, so a new family file is audited too) has a VJP rule, a
-non-differentiable mark, or is on the short list below of structural primitives that the
-autodiff transform itself handles. A primitive added later without either fails here."""
+autograph.autodiff and autograph.operators are imported, so a new family file is audited
+too) has a VJP rule, a non-differentiable mark, or is on the short list below of
+structural primitives that the autodiff transform itself handles. A primitive added later without either fails here."""
 
 import importlib
 import pkgutil
