@@ -337,10 +337,9 @@ def array_function(func, args, kwargs):
     if impl is None:
         name = getattr(func, "__name__", repr(func))
         module = getattr(func, "__module__", "numpy") or "numpy"
-        why = _MEANINGLESS.get(name)
+        why = meaningless(func)
         if why is not None:
-            raise TypeError(f"{module}.{name} cannot be traced: {why}. Call it outside the "
-                            "traced function, on its inputs or results.")
+            raise TypeError(why)
         raise NotImplementedError(
             f"autograph cannot trace {module}.{name} on symbolic tensors yet; express it "
             "with supported NumPy functions, or compute it outside the traced function. "
@@ -402,5 +401,37 @@ _MEANINGLESS = {name: _IO for name in (
     "fromfile", "tofile", "fromregex", "memmap")}
 _MEANINGLESS.update({name: "it works on strings or Python objects, which tensors never hold"
                      for name in ("array2string", "array_repr", "array_str", "frompyfunc",
-                                  "vectorize", "piecewise", "apply_along_axis",
-                                  "apply_over_axes", "fromstring", "char")})
+                                  "vectorize", "fromstring", "char")})
+_MEANINGLESS.update({name: "it reads memory another object owns (a buffer, a DLPack "
+                           "capsule), and a symbolic tensor has no memory until the graph runs"
+                     for name in ("frombuffer", "from_dlpack")})
+
+# -- coverage, second part: the rest of what jax.numpy implements ---------------------------------
+from autograph.runtime.numpy import more_ufuncs as _more_ufuncs  # noqa: E402,F401
+from autograph.runtime.numpy import constructors as _constructors  # noqa: E402
+
+FUNCTIONS.update(_constructors.FUNCTIONS)
+NATIVE = list(_constructors.NATIVE)   # work unchanged: listed as covered
+
+
+def undispatched(f):
+    """Our version of NumPy function `f` when NumPy never hands `f`'s call to a tensor
+    (`f` has no __array_function__ dispatch: np.eye, np.hamming, np.fft.fftfreq, ...), so
+    converted code must call it here; None otherwise."""
+    if type(f).__name__ == "_ArrayFunctionDispatcher" or type(f) is np.ufunc:
+        return None
+    try:
+        return FUNCTIONS.get(f)
+    except TypeError:
+        return None
+
+
+def meaningless(f):
+    """The TypeError message for a NumPy function that cannot mean anything on a traced
+    array (file I/O, strings, Python objects, foreign buffers), else None."""
+    name = getattr(f, "__name__", None)
+    why = _MEANINGLESS.get(name) if isinstance(name, str) else None
+    if why is None or getattr(np, name, None) is not f:
+        return None
+    return (f"numpy.{name} cannot be traced: {why}. Call it outside the traced function, "
+            "on its inputs or results.")
