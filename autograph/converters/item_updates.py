@@ -4,6 +4,9 @@
     x[mask] *= 2             ->  x = ag__.setitem(x, mask, 2, '*=')
     x[1:3, j] = 0            ->  x = ag__.setitem(x, (slice(1, 3, None), j), 0)
     np.add.at(x, idx, v)     ->  x = ag__.ufunc_at(np.add, x, idx, v)
+    np.put(x, idx, v)        ->  x = ag__.inplace_call(np.put, x, idx, v)
+                                 (fill_diagonal, place, put_along_axis, copyto,
+                                 putmask too)
 
 A symbolic tensor is immutable: the update makes a new tensor, and the rebinding makes it
 the variable's new value, so the later passes see an ordinary write of `x` (a branch's or
@@ -111,6 +114,9 @@ class _ItemUpdates(Transformer):
             op=gast.Constant(value=op, kind=None))
 
     def visit_Expr(self, node):
+        inplace = self._inplace_call(node)
+        if inplace is not None:
+            return inplace
         if _ufunc_at_call(node, self._is_ufunc) is None:
             return node
         call = node.value
@@ -122,6 +128,39 @@ class _ItemUpdates(Transformer):
             "x = ag__.ufunc_at(uf, x, key)"
         return templates.replace(template, origin=node, x=x.id, uf=moved(call.func.value),
                                  key=args[0], **({"value": args[1]} if len(args) == 2 else {}))
+
+    def _inplace_call(self, node):
+        """`np.put(x, i, v)` (a NumPy function that writes into its first argument, a
+        name the function binds) -> `x = ag__.inplace_call(np.put, x, i, v)`."""
+        call = node.value
+        if not (isinstance(call, gast.Call) and call.args and
+                isinstance(call.args[0], gast.Name) and call.args[0].id in self.locals and
+                not any(isinstance(a, gast.Starred) for a in call.args)):
+            return None
+        from autograph.runtime.numpy.inplace_functions import INPLACE
+        f = self._resolve_attr(call.func)
+        try:
+            if f is None or f not in INPLACE:
+                return None
+        except TypeError:
+            return None
+        name = call.args[0].id
+        call.args = [call.func] + call.args
+        call.func = templates.replace_as_expression("ag__.inplace_call")
+        return templates.replace("x = call", origin=node, x=name, call=moved(call))
+
+    def _resolve_attr(self, func):
+        """The value of a module attribute chain (`np.put`) now, or None."""
+        parts = []
+        while isinstance(func, gast.Attribute):
+            parts.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name) or func.id in self.locals:
+            return None
+        value = self.ctx.namespace.get(func.id, self.ctx.closure.get(func.id))
+        for attr in reversed(parts):
+            value = getattr(value, attr, None)
+        return value
 
     def _is_ufunc(self, func):
         """True when `func` is a module attribute chain naming a NumPy ufunc now."""
@@ -140,7 +179,7 @@ class _ItemUpdates(Transformer):
 
 def transform(node, ctx):
     """Rewrite the item updates of the function (and of the functions nested in it)."""
-    if isinstance(node, gast.Lambda) or not (base.may_contain(ctx, "[") or
-                                             base.may_contain(ctx, ".at(")):
+    if isinstance(node, gast.Lambda) or not any(base.may_contain(ctx, s) for s in (
+            "[", ".at(", "put", "place", "fill_diagonal", "copyto")):
         return node
     return _ItemUpdates(ctx).visit(node)

@@ -114,3 +114,17 @@ def ufunc_at(uf, target, key, value=None):
     else:
         uf.at(target, key, value)
     return target
+
+
+def inplace_call(f, target, *args, **kwargs):
+    """`f(target, *args)` for a NumPy function that writes into `target` (np.put,
+    np.place, np.fill_diagonal, np.put_along_axis, np.copyto), and the updated target:
+    the same array, changed in place, for NumPy values; a new tensor when `target` is a
+    tensor or the update involves one (autograph.runtime.numpy.inplace_functions)."""
+    if isinstance(target, Tensor) or (isinstance(target, np.ndarray) and (
+            _has_tensor(list(args)) or any(isinstance(v, Tensor) for v in kwargs.values()) or
+            (bool(calls._state.loops) and _made_outside_staged(target)))):
+        from autograph.runtime.numpy.inplace_functions import INPLACE
+        return INPLACE[f](target, *args, **kwargs)
+    f(target, *args, **kwargs)
+    return target

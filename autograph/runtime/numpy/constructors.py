@@ -95,7 +95,8 @@ def i0(x):
     t = cast(t, FLOAT64) if t.dtype.kind in "biu" else t
     if t.dtype.kind == "c":
         raise TypeError("numpy.i0 is not defined for complex values")
-    a = _u(np.absolute, t)
+    out_dtype = t.dtype
+    a = cast(_u(np.absolute, t), FLOAT64)   # the series' constants overflow float32
     small = _u(np.less_equal, a, 15.0)
     s = where(small, a, 15.0)
     q = _u(np.multiply, _u(np.multiply, s, s), 0.25)
@@ -113,7 +114,7 @@ def i0(x):
         series = _u(np.add, series, _u(np.multiply, power, coef))
     big = _u(np.divide, _u(np.multiply, _u(np.exp, b), series),
              _u(np.sqrt, _u(np.multiply, 2 * np.pi, b)))
-    return where(small, total, big)
+    return cast(where(small, total, big), out_dtype)
 
 
 # -- fft frequencies ----------------------------------------------------------------------------

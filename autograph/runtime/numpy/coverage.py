@@ -41,11 +41,13 @@ def sections():
                 covered = obj in functions or any(obj is f for f in native)
             except TypeError:   # unhashable
                 continue
+            if covered and isinstance(obj, np.ufunc) and obj.signature is None:
+                covered = False   # a ufunc is listed with its methods below
             if covered:
                 out[modname].append(f"{modname}.{attr}")
             elif modname == "numpy" and isinstance(obj, np.ufunc) and obj in ufuncs:
                 out["ufuncs"].append(f"numpy.{attr}")
-                if obj.nin == 2 and obj.nout == 1 and obj is not np.matmul:
+                if obj.nin == 2 and obj.nout == 1 and obj.signature is None:
                     out["ufunc methods"] += [f"numpy.{attr}.{m}" for m in _METHODS]
     return {k: sorted(v) for k, v in out.items()}
 
