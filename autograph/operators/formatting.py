@@ -56,6 +56,15 @@ def str_format(template, *args, **kwargs):
     return StagedString(parts, tensors)
 
 
+def any_format(obj, *args, **kwargs):
+    """`obj.format(*args, **kwargs)` where converted code cannot tell that `obj` is a str
+    (`template.format(loss)` with the template in a variable): a str formats as
+    str_format does (staged on tensors); any other object calls its own method."""
+    if type(obj) is str:
+        return str_format(obj, *args, **kwargs)
+    return obj.format(*args, **kwargs)
+
+
 def _format_parts(template, args, kwargs, tensors, auto, depth):
     """Python's str.format, field by field (string.Formatter's parse and get_field): fields
     of Python values are formatted now; the others become Fields. `auto` holds the next
