@@ -13,10 +13,13 @@ the variable's new value, so the later passes see an ordinary write of `x` (a br
 loop's state) instead of a write into an object. On Python values the operators do the
 original statement in place and return the same object (autograph.operators.updates).
 
+    self.w[i] = v            ->  ag__.setitem_attr(self, 'w', i, v)
+                                 (a Variable assigns, a tensor attribute is rebound)
+
 Left as written: updates of names the function does not bind itself (globals and closure
 variables: rebinding would make them locals), subscripts of subscripts (`x[i][j] = v`),
-attribute owners (`self.w[i] = v`), several targets, and string keys (`d['k'] = v`: a
-dict item, which the control-flow pass keeps as a place, writing into the same dict).
+several targets, and string keys (`d['k'] = v`: a dict item, which the control-flow pass
+keeps as a place, writing into the same dict).
 """
 
 import gast
@@ -92,13 +95,23 @@ class _ItemUpdates(Transformer):
             return owner.id
         return None
 
+    def _attr_owner(self, t):
+        """`owner.attr` when `t` is `owner.attr[key]` (a name or attribute chain)."""
+        if not isinstance(t, gast.Subscript) or _dict_key(t.slice) or \
+                not isinstance(t.value, gast.Attribute):
+            return None
+        base = t.value.value
+        while isinstance(base, gast.Attribute):
+            base = base.value
+        return t.value if isinstance(base, gast.Name) else None
+
     def visit_Assign(self, node):
         if len(node.targets) != 1:
             return node
         t = node.targets[0]
         name = self._target(t)
         if name is None:
-            return node
+            return self._attr_update(node, t, node.value, None)
         return templates.replace(
             "x = ag__.setitem(x, key, value)", origin=node, x=name,
             key=moved(_key_expr(t.slice)), value=moved(node.value))
@@ -106,12 +119,27 @@ class _ItemUpdates(Transformer):
     def visit_AugAssign(self, node):
         name = self._target(node.target)
         op = _OPS.get(node.op.__class__)
-        if name is None or op is None:
+        if op is None:
             return node
+        if name is None:
+            return self._attr_update(node, node.target, node.value, op)
         return templates.replace(
             "x = ag__.setitem(x, key, value, op)", origin=node, x=name,
             key=moved(_key_expr(node.target.slice)), value=moved(node.value),
             op=gast.Constant(value=op, kind=None))
+
+    def _attr_update(self, node, t, value, op):
+        """`self.w[i] = v` -> `ag__.setitem_attr(self, 'w', i, v)` (no rebinding: the
+        operator updates the attribute's Variable, tensor or array)."""
+        owner = self._attr_owner(t)
+        if owner is None:
+            return node
+        template = "ag__.setitem_attr(obj, attr, key, value)" if op is None else \
+            "ag__.setitem_attr(obj, attr, key, value, op)"
+        return templates.replace(
+            template, origin=node, obj=moved(owner.value),
+            attr=gast.Constant(value=owner.attr, kind=None), key=moved(_key_expr(t.slice)),
+            value=moved(value), op=gast.Constant(value=op, kind=None))
 
     def visit_Expr(self, node):
         inplace = self._inplace_call(node)

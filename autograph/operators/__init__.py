@@ -39,7 +39,7 @@ from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumera
                                               max_ as max, min_ as min, range_ as range,
                                               zip_ as zip)
 from autograph.operators.places import attr, item, variable
-from autograph.operators.updates import inplace_call, setitem, ufunc_at
+from autograph.operators.updates import inplace_call, setitem, setitem_attr, ufunc_at
 from autograph.operators.variables import (Undefined, UndefinedReturnValue, is_undefined, ld,
                                            ldu, retval, user_locals)
 
@@ -48,7 +48,7 @@ __all__ = [
     "assert_stmt",
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
     "is_undefined", "retval", "user_locals", "attr", "item", "variable", "setitem", "ufunc_at",
-    "inplace_call",
+    "inplace_call", "setitem_attr",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
     "str_format", "any_format", "str_mod", "py_print",
 ]

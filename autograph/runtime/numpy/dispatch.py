@@ -269,7 +269,8 @@ def _cast_to(x, dtype):
 
 
 def _copy(a, order="K", subok=False):
-    return as_tensor(a)
+    t = as_tensor(a)
+    return t.copy() if t is a else t   # a copy of a tensor is another name's own value
 
 
 FUNCTIONS = {
