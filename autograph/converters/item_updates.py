@@ -191,17 +191,9 @@ class _ItemUpdates(Transformer):
         return value
 
     def _is_ufunc(self, func):
-        """True when `func` is a module attribute chain naming a NumPy ufunc now."""
+        """The NumPy ufunc a module attribute chain names now (`np.add`), else None."""
         import numpy as np
-        parts = []
-        while isinstance(func, gast.Attribute):
-            parts.append(func.attr)
-            func = func.value
-        if not isinstance(func, gast.Name) or func.id in self.locals:
-            return None
-        value = self.ctx.namespace.get(func.id, self.ctx.closure.get(func.id))
-        for attr in reversed(parts):
-            value = getattr(value, attr, None)
+        value = self._resolve_attr(func)
         return value if isinstance(value, np.ufunc) else None
 
 

@@ -19,7 +19,6 @@ write in one would leak into the other; there the update works on a copy.
 
 import operator
 import sys
-import warnings
 
 import numpy as np
 
@@ -186,19 +185,11 @@ def _warn_aliases(target, frame):
                    if v is target and not k.startswith("ag__"))
     if len(names) < 2:
         return
-    from autograph.operators.location import user_location
-    loc = user_location()
-    key = (loc.filename, loc.lineno) if loc is not None else tuple(names)
-    if key in _warned_aliases:
-        return
-    _warned_aliases.add(key)
+    from autograph.operators.location import warn_once
     listed = " and ".join(f"`{n}`" for n in names)
     message = (f"an item update of an array that {listed} all name: in NumPy every one "
                "of them sees the write; inside a traced function the update makes a new "
                "tensor for the name it assigns, and the other names keep the old value. "
                "Copy first (`y = x.copy()`) to say that they differ, or read the updated "
                "value through the name that was assigned.")
-    if loc is None:
-        warnings.warn(message, AliasWarning, stacklevel=3)
-    else:
-        warnings.warn_explicit(message, AliasWarning, loc.filename, loc.lineno)
+    warn_once(message, AliasWarning, _warned_aliases, tuple(names))

@@ -94,10 +94,8 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None, interpolation=None):
-    if isinstance(q, Tensor):
-        raise NotImplementedError("numpy.nanpercentile: q must be known while tracing")
-    qs = np.true_divide(q, 100)
-    qs = qs if np.ndim(q) or not isinstance(q, (int, float)) else float(qs)
+    from autograph.runtime.numpy.statistics import percent_to_quantile
+    qs = percent_to_quantile(q, "numpy.nanpercentile")
     return nanquantile(a, qs, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
