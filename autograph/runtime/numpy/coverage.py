@@ -70,7 +70,17 @@ def render():
              "tensors with an unknown (`None`) dimension. Calling anything else on a tensor "
              "raises `NotImplementedError` pointing here; functions that cannot mean "
              "anything on a traced array (file I/O, strings and Python objects) raise "
-             "`TypeError` saying why.", ""]
+             "`TypeError` saying why.", "",
+             "The target is every function of `numpy`, `numpy.linalg` and `numpy.fft` that "
+             "`jax.numpy` implements (`python -m autograph.runtime.numpy.coverage --missing` "
+             "lists what is left). Where NumPy's result dtype depends on the values, the "
+             "traced one is fixed: `linalg.eig`, `linalg.eigvals` and `roots` are always "
+             "complex (NumPy makes them real when every imaginary part is 0), as in "
+             "`jax.numpy`. `partition`/`argpartition` sort fully (a valid partition); "
+             "`unique_values` is sorted. `piecewise` runs each function on all of `x` (they "
+             "must be elementwise). `np.put`, `np.place`, `np.putmask`, "
+             "`np.put_along_axis`, `np.fill_diagonal` and `np.copyto` work as statements on "
+             "a variable (see limitations.md, in-place updates).", ""]
     for title, items in secs.items():
         lines += [f"## {title} ({len(items)})", ""]
         lines += [f"- `{n}`" for n in items]
