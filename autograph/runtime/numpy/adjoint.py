@@ -18,10 +18,7 @@ cotangent is dL/dRe(z) - i dL/dIm(z), the conjugate of the steepest-ascent direc
 (as `jax.grad`; TensorFlow returns its conjugate).
 """
 
-import numpy as np
-
 from autograph.runtime.ir.primitives import bind1
-from autograph.runtime.ir.tensor import Tensor
 
 
 class Ref:
@@ -160,7 +157,3 @@ def count(x, axis):
     for d in (dims(x)[a] for a in axis):
         n = n * d
     return n
-
-
-def is_tensor(x):
-    return isinstance(x, Tensor)
