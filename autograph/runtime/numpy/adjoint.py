@@ -39,6 +39,12 @@ class Ref:
     def __repr__(self):
         return f"<Ref {self._i} {self.dtype} {self.shape}>"
 
+    def __array__(self, *_, **__):
+        # a rule that hands a Ref to NumPy would stage an object constant and give a
+        # silently wrong gradient: refuse, so the rule is fixed to use `.value`
+        raise TypeError(f"{self!r} is a gradient rule's reference to a primal value; use "
+                        "its .value (the tensor) or its static .dtype/.shape")
+
 
 def ins(node):
     """The node's inputs as Refs (static metadata now, values on use)."""
