@@ -265,7 +265,10 @@ def while_vjp(cts, node):
 
         sub = Context()
         sub.variables, sub.stopped = ctx.variables, ctx.stopped
-        body_cts = {id(bg.outputs[k]): ph for k, ph in zip(lv, ct_phs)}
+        body_cts = {}
+        for k, ph in zip(lv, ct_phs):   # (a body may give one tensor for several outputs)
+            t = bg.outputs[k]
+            body_cts[id(t)] = add_cts(body_cts.get(id(t)), ph)
         sources = [id(bg.inputs[k]) for k in lv] + [id(bg.inputs[c]) for c in cap_active]
         act = active_tensors(bg.nodes, sources, ctx)
         backprop(bg.nodes, body_cts, act, sub, resolve)
