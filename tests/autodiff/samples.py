@@ -109,7 +109,7 @@ def data_dependent_while(x):
 def tensor_array_rnn(x, w):
     h = np.reshape(x, (1, 3))
     ta = ag.TensorArray(np.float64, size=4)
-    for t in range(4):
+    for t in ag.range(4):                  # staged: a TensorArray written in a loop
         h = np.tanh(h @ w + 0.1)
         ta = ta.write(t, h)
     return np.sum(ta.stack() * ta.stack())
@@ -120,7 +120,7 @@ def dynamic_rnn(x, w):
     inputs = inputs.unstack(np.reshape(np.sin(x), (3, 1, 1)) * np.ones((3, 1, 3)))
     h = np.zeros((1, 3))
     outs = ag.TensorArray(np.float64, size=3)
-    for t in range(3):
+    for t in ag.range(3):
         h = np.tanh(h @ w + inputs.read(t))
         outs = outs.write(t, h)
     return np.sum(outs.stack())
