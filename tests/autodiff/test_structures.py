@@ -66,7 +66,35 @@ def variable_in_a_loop(x):
     return np.sum(y)
 
 
-SAMPLES = [swapped_loop_variables, unchanged_loop_variable, branch_passes_a_value_through,
+def loops_and_conds_four_deep(x):
+    y = x
+    for i in ag.range(2):
+        if np.sum(y) > 0.3:
+            z = y
+            k = 0
+            while np.sum(z * z) < 2.0 and k < 5:
+                if np.sum(z) > 1.0:
+                    z = z * 1.3 + np.sin(x)
+                else:
+                    z = z + 0.4 * x
+                k += 1
+            y = np.tanh(z) * x + y
+        else:
+            y = y + 0.2
+    return np.sum(y * y)
+
+
+def data_dependent_while_in_while(x):
+    y = x
+    while np.sum(y) < 3.0:
+        z = y
+        while np.sum(z) < np.sum(y) + 0.5:
+            z = z + 0.2 * np.sin(x) + 0.05
+        y = z * 1.1
+    return np.sum(y * x)
+
+
+SAMPLES = [loops_and_conds_four_deep, data_dependent_while_in_while, swapped_loop_variables, unchanged_loop_variable, branch_passes_a_value_through,
            while_with_break, gather_in_a_branch, variable_in_a_loop]
 
 
