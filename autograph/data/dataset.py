@@ -195,7 +195,9 @@ class Dataset:
         if kind == "shuffle":
             if indexed:
                 return stages.ShuffleI(up, a[0], own[0], a[1])
-            return host.ShuffleStream(up, a[0], own[0], a[1])
+            # (graph=True here only learns the element spec: a host pipeline never runs
+            # its stages in a graph, and shuffling keeps the spec)
+            return up if graph else host.ShuffleStream(up, a[0], own[0], a[1])
         if kind in ("take", "skip", "shard"):
             if indexed:
                 cls = {"take": stages.TakeI, "skip": stages.SkipI, "shard": stages.ShardI}[kind]
@@ -301,9 +303,12 @@ def _element_spec(ds):
     from autograph.trace_type import TensorSpec
     g = Graph("element_spec")
     with g.as_default(), contextlib.redirect_stdout(io.StringIO()):
-        leaves = [g.placeholder("x", np.asarray(x).dtype if not isinstance(x, Tensor) else x.dtype,
-                                np.shape(x) if not isinstance(x, Tensor) else x.shape)
-                  for x in ds._leaves()]
+        # any length: the spec of an element does not depend on how many there are
+        leaves = [g.placeholder("x", x.dtype, _any_length(x.shape)) for x in ds._leaves()]
         stage = ds._stage(iter(leaves), graph=True)
         elem = stage.elem(stage.init(np.int64(0)))
     return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), elem)
+
+
+def _any_length(shape):
+    return shape if shape is None or len(shape) == 0 else (None,) + tuple(shape[1:])

@@ -5,8 +5,8 @@ autograph.operators.control_flow.for_stmt hands a Dataset met while tracing to
 
 - an array-backed pipeline runs the stages of autograph.data.stages on tensors. The loop
   carries the pipeline's position (cursor, shuffle permutation, ...) next to the user's
-  variables; the test is `valid(position)` (and the loop's break/return flag), the body
-  runs the user's body on `elem(position)` and moves on with `seek(advance(position))`.
+  variables; the test is `valid(seek(position))` (and the loop's break/return flag), the
+  body runs the user's body on `elem(seek(position))` and carries `advance(...)` on.
   The source arrays are the function's placeholders (a dataset argument) or `data_source`
   nodes that refer to the arrays (a dataset the function closes over): never Const nodes.
 - a pipeline that needs the host (a generator) loops over the `data_iter_next` node of
@@ -65,15 +65,19 @@ class DatasetLoop:
             return self._host_for(body, state, names, extra_test, staged_while, as_tuple, result)
         n = len(names)
         stage = ds._stage(iter([_as_graph_leaf(x) for x in ds._leaves()]), graph=True)
-        ps0 = stage.seek(stage.init(np.int64(0)))
+        ps0 = stage.init(np.int64(0))
 
+        # the position is carried *before* seek: seeking in the test as well as the body
+        # (filter's search, repeat's next pass) keeps the whole loop one node; seeking a
+        # position that is already at an element costs one predicate call
         def test(ps, *s):
-            go = stage.valid(ps)
+            go = stage.valid(stage.seek(ps))
             return go if extra_test is None else _and(go, extra_test(*s))
 
         def loop_body(ps, *s):
+            ps = stage.seek(ps)
             out = as_tuple(body(stage.elem(ps), *s), n)
-            return result((stage.seek(stage.advance(ps)), *out), n + 1)
+            return result((stage.advance(ps), *out), n + 1)
 
         out = staged_while(test, loop_body, (ps0, *state), ("<dataset position>",) + names,
                            what="`for` loop")

@@ -35,6 +35,26 @@ def _len0(x):
     return np.int64(np.shape(x)[0])
 
 
+def _int(v):
+    """An int64 starting value of a position: a tensor while tracing, so that loops over
+    positions are staged from their first iteration (a Python first iteration would fold
+    index ranges into constants)."""
+    from autograph.runtime.ir.graph import get_default_graph
+    if get_default_graph() is not None:
+        from autograph.runtime.ir import primitives
+        return primitives.constant(np.int64(v), dtype=np.int64)
+    return np.int64(v)
+
+
+def _zeros(shape, dtype):
+    """Zeros: a broadcast scalar while tracing (no constant of the buffer's size)."""
+    from autograph.runtime.ir.graph import get_default_graph
+    if get_default_graph() is not None:
+        from autograph.runtime.ir import primitives
+        return np.broadcast_to(primitives.constant(np.zeros((), dtype)), shape)
+    return np.zeros(shape, dtype)
+
+
 def _and(a, b):
     if isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)):
         return bool(a) and bool(b)
@@ -97,7 +117,7 @@ class Indexed(Stage):
         raise NotImplementedError
 
     def init(self, epoch):
-        return (np.int64(0),) + tuple(self.istate(epoch))
+        return (_int(0),) + tuple(self.istate(epoch))
 
     def valid(self, ps):
         return ps[0] < self.length(ps[1:])
@@ -339,7 +359,7 @@ class Enumerate(Wrap):
         self.start = start
 
     def init(self, epoch):
-        return (self.up.init(epoch), np.int64(self.start))
+        return (self.up.init(epoch), _int(self.start))
 
     def seek(self, ps):
         return (self.up.seek(ps[0]), ps[1])
@@ -360,7 +380,7 @@ class Repeat(Wrap):
 
     def init(self, epoch):
         base = epoch * np.int64(self.count if self.count and self.count > 0 else 1)
-        return (self.up.init(base), np.int64(0), base)
+        return (self.up.init(base), _int(0), base)
 
     def seek(self, ps):
         up, (p, e, base) = self.up, ps
@@ -386,7 +406,7 @@ class Counted(Wrap):
         self.kind, self.a, self.b = kind, a, b
 
     def init(self, epoch):
-        return (self.up.init(epoch), np.int64(0))
+        return (self.up.init(epoch), _int(0))
 
     def _skipping(self, c):
         if self.kind == "skip":
@@ -431,8 +451,8 @@ class BatchS(Wrap):
                 raise errors.StagingError(
                     f"batch() after filter()/repeat() needs elements of a known shape, but one "
                     f"is {s}. Batch before filtering, or give from_generator a full signature.")
-            bufs.append(np.zeros((self.size,) + tuple(s.shape), dtype=s.dtype))
-        return (self.up.init(epoch), np.int64(0)) + tuple(bufs)
+            bufs.append(_zeros((self.size,) + tuple(s.shape), s.dtype))
+        return (self.up.init(epoch), _int(0)) + tuple(bufs)
 
     def seek(self, ps):
         up, b = self.up, np.int64(self.size)
