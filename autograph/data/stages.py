@@ -132,7 +132,7 @@ class Indexed(Stage):
 # -- sources ---------------------------------------------------------------------------------
 
 class Slices(Indexed):
-    gatherable = True
+    gatherable = sliceable = True   # gather(ist, idx) takes index arrays and slices
 
     def __init__(self, structure, leaves):
         self.structure, self.leaves = structure, list(leaves)
@@ -194,7 +194,7 @@ class ShuffleI(Indexed):
 
     def __init__(self, up, buffer_size, seed, reshuffle):
         self.up, self.buffer_size, self.seed, self.reshuffle = up, buffer_size, seed, reshuffle
-        self.gatherable = up.gatherable
+        self.gatherable = self.sliceable = up.gatherable
 
     def istate(self, epoch):
         ist = tuple(self.up.istate(epoch))
@@ -230,6 +230,7 @@ class TakeI(_Reindex):
     def __init__(self, up, count):
         super().__init__(up)
         self.count = count
+        self.sliceable = getattr(up, "sliceable", False)
 
     def length(self, ist):
         n = self.up.length(ist)
@@ -282,6 +283,8 @@ class BatchI(Indexed):
         b = np.int64(self.size)
         lo = k * b
         hi = np.minimum(lo + b, self.up.length(ist))
+        if getattr(self.up, "sliceable", False):   # a view of rows, no index array
+            return self.up.gather(ist, slice(lo, hi))
         if self.up.gatherable:
             return self.up.gather(ist, _arange(lo, hi))
         first = self.up.at(ist, lo)
