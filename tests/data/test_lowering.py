@@ -87,6 +87,8 @@ PIPELINES = {
     "map_batch_unindexed_rows": lambda d: d.map(lambda x: x if x % 2 == 0 else -x).batch(5),
     "filter_shard_take": lambda d: d.filter(lambda x: x % 2 == 0).shard(2, 0).take(4),
     "enumerate": lambda d: d.enumerate(3).map(lambda i, x: i * x),
+    "filter_shuffle_on_host": lambda d: d.filter(lambda x: x % 5 != 0).shuffle(5, seed=1).batch(3),
+    "repeat_filter_batch_take": lambda d: d.repeat(2).filter(lambda x: x % 3 == 0).batch(4).take(3),
 }
 
 
