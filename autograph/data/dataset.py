@@ -219,6 +219,14 @@ class Dataset:
         return self._spec
 
     def __iter__(self):
+        from autograph.runtime.ir.graph import get_default_graph
+        if get_default_graph() is not None:
+            raise TypeError(
+                "A Dataset was iterated by plain Python while a function is traced (code that "
+                "autograph did not convert, e.g. ag.function(..., autograph=False) or a "
+                "do_not_convert function): its elements would be fixed at trace time. Loop "
+                "over it in converted code (`for x in ds:` in an ag.function), where the loop "
+                "becomes one while_loop node.")
         from autograph.data.iterator import Iterator
         return Iterator(self)
 
