@@ -56,6 +56,8 @@ def _key(rec, where, limits, depth):
             raise SavedModelError(f"{where}: a spec is [dtype, shape]")
         return tt.TensorSpec(fmt.parse_shape(spec[1], where, limits),
                              fmt.parse_dtype(spec[0], where))
+    if "fixed" in rec:
+        return Fixed(str(rec["fixed"]))
     if "literal" in rec:
         return tt.Literal(fmt.decode(rec["literal"], where, limits))
     kinds = {"list": list, "tuple": tuple, "dict": dict}
@@ -74,8 +76,21 @@ def _key(rec, where, limits, depth):
     raise SavedModelError(f"{where}: not a parameter key: {fmt._show(rec)}")
 
 
+class Fixed:
+    """A parameter the trace took as a Python object (a function, a config object): part
+    of the saved graph, so a call must leave it out."""
+
+    def __init__(self, what):
+        self.what = what
+
+
 def _match(value, key, path, flat):
     """Append `value`'s arrays to `flat` if it fits `key`, else raise _NoMatch."""
+    if type(key) is Fixed:
+        if value is not Fixed:
+            raise _NoMatch(f"`{path}` was the {key.what} when traced and is part of the "
+                           "saved graph: leave it out")
+        return
     if type(key) is tt.TensorSpec:
         if isinstance(value, Tensor):
             dtype, shape = value.dtype, value.shape
@@ -119,6 +134,8 @@ def _describe_key(key):
         return f"TensorSpec(shape={tt._shape_str(key.shape)}, dtype={key.dtype.name})"
     if type(key) is tt.Literal:
         return repr(key.value)
+    if type(key) is Fixed:
+        return f"<{key.what}, fixed>"
     inner = ", ".join(_describe_key(k) for k in key.children)
     return {list: f"[{inner}]", tuple: f"({inner})"}.get(
         key.kind, "{" + ", ".join(f"{lab!r}: {_describe_key(k)}"
@@ -158,8 +175,8 @@ class RestoredConcrete:
         """The flat arrays of a call that fits this trace, else _NoMatch (with why)."""
         P = inspect.Parameter
         bound, args = {}, list(args)
-        positional = [p for p in self.params if p.kind in (P.POSITIONAL_ONLY,
-                                                            P.POSITIONAL_OR_KEYWORD)]
+        positional = [p for p in self.params if p.kind in (
+            P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) and type(p.key) is not Fixed]
         for p in positional:
             if args:
                 bound[p.name] = args.pop(0)
@@ -186,7 +203,9 @@ class RestoredConcrete:
         flat = []
         for p in self.params:
             if p.name not in bound:
-                if p.default is not inspect.Parameter.empty:
+                if type(p.key) is Fixed:
+                    bound[p.name] = Fixed
+                elif p.default is not inspect.Parameter.empty:
                     bound[p.name] = p.default
                 elif type(p.key) is tt.Literal:
                     bound[p.name] = p.key.value

@@ -259,6 +259,10 @@ def _key(key, where):
             return {"literal": _plain_json(key.value)}
         except SavedModelError:
             pass
+    if type(key) in (tt.ObjectKey, tt.Protocol):
+        # an object the trace took as it was (a step function, a config): fixed in the
+        # saved graph; a call leaves it out
+        return {"fixed": _describe_object(key)}
     if type(key) is tt.Structure and key.kind in (list, tuple, dict):
         labels = list(key.labels) if isinstance(key.labels, tuple) else key.labels
         return {"structure": key.kind.__name__, "labels": labels,
@@ -267,6 +271,13 @@ def _key(key, where):
         f"{where} was traced with {tt.describe_key(key)}, which cannot be saved: a saved "
         "function takes arrays, Python numbers/strings/bools and lists, tuples and dicts of "
         "them. Pass other objects as attributes of the saved object instead.")
+
+
+def _describe_object(key):
+    obj = getattr(key, "obj", None)
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    kind = type(obj).__name__ if obj is not None else "object"
+    return f"{kind} {name}" if name else kind
 
 
 def _outputs(c, path):
