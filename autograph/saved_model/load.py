@@ -15,19 +15,16 @@ import zipfile
 
 import numpy as np
 
-# every family of primitives registers itself on import: the table is complete before any
-# file is read (the loader imports nothing later, and nothing a file names)
-from autograph.runtime import control_flow, ops, tensor_array, variables  # noqa: F401
-from autograph.runtime.numpy import (  # noqa: F401
-    array_ops, composites, dispatch, einsum, elementwise, fft, indexing, joins, linalg,
-    packing, random, reductions, shape_ops, sorting, statistics, ufunc_methods, updates)
-from autograph.operators import asserts, unbound  # noqa: F401
-from autograph.runtime.exec import codegen, optimize  # noqa: F401
 from autograph import trace_type as tt
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
 from autograph.saved_model.graphs import Reader
 from autograph.saved_model import restored
+from autograph.saved_model.schema import register_all_primitives
+
+# every family of primitives registers itself on import: the table is complete before any
+# file is read (the loader imports nothing later, and nothing a file names)
+register_all_primitives()
 
 _FILES = (fmt.JSON_FILE, fmt.CONSTANTS_FILE, fmt.VARIABLES_FILE)
 

@@ -382,9 +382,11 @@ class RestoredObject:
     """A loaded object: children as attributes; `variables`, `trainable_variables`,
     `regularization_losses`; callable when the saved object had an ag.function `__call__`."""
 
-    def __init__(self, class_name):
+    def __init__(self, class_name, module_name=None):
         self.__dict__["_class_name"] = class_name
+        self.__dict__["_module_name"] = module_name
         self.__dict__["_children"] = {}
+        self.__dict__["_variables"] = None     # a Module's order, as saved
 
     def __call__(self, *args, **kwargs):
         fn = self._children.get("__call__")
@@ -397,9 +399,13 @@ class RestoredObject:
         if name == "variables":
             return _collect(self, lambda v: True)
         if name == "trainable_variables":
-            return _collect(self, lambda v: v.trainable)
+            return [v for v in _collect(self, lambda v: True) if v.trainable]
+        if name == "non_trainable_variables":
+            return [v for v in _collect(self, lambda v: True) if not v.trainable]
         if name == "regularization_losses":
             return []
+        if name == "name" and self._module_name is not None:
+            return self._module_name
         raise AttributeError(f"the loaded {self._class_name} object has no attribute {name!r}")
 
     def __dir__(self):
@@ -407,9 +413,14 @@ class RestoredObject:
                                              "regularization_losses"})
 
     def _saved_model_record(self, state, path):
-        return {"kind": "object", "class": self._class_name,
-                "children": {n: state.object(x, f"{path}.{n}")
-                             for n, x in self._children.items()}}
+        rec = {"kind": "object", "class": self._class_name,
+               "children": {n: state.object(x, f"{path}.{n}")
+                            for n, x in self._children.items()}}
+        if self._module_name is not None:
+            rec["module_name"] = self._module_name
+        if self._variables is not None:
+            rec["variables"] = [state.writer.variable(v) for v in self._variables]
+        return rec
 
     def __repr__(self):
         return f"<loaded {self._class_name}: {', '.join(self._children) or 'no children'}>"
@@ -418,6 +429,8 @@ class RestoredObject:
 def _collect(root, keep):
     """The Variables of an object tree (children first found first) and of its functions'
     graphs, each once."""
+    if root._variables is not None:
+        return [v for v in root._variables if keep(v)]
     out, seen, stack, visited = [], set(), [root], set()
     from autograph.runtime.variables import Variable
 
@@ -497,8 +510,16 @@ class TreeBuilder:
             children = rec.get("children")
             if type(children) is not dict:
                 raise SavedModelError(f"{where}: 'children' must be an object")
-            out = RestoredObject(str(rec.get("class", "object")))
+            name = rec.get("module_name")
+            out = RestoredObject(str(rec.get("class", "object")),
+                                 name if type(name) is str else None)
             self.built[i] = out       # before its children: a cycle finds it
+            order = rec.get("variables")
+            if order is not None:
+                if type(order) is not list or not all(
+                        type(j) is int and 0 <= j < len(self.variables) for j in order):
+                    raise SavedModelError(f"{where}: Variable references out of range")
+                out.__dict__["_variables"] = [self.variables[j] for j in order]
             for name, j in children.items():
                 out._children[name] = child = self.object(j, depth + 1)
                 if name != "__call__":

@@ -142,6 +142,10 @@ class _State:
             rec = {"kind": "object", "class": type(obj).__name__,
                    "children": {name: self.object(x, f"{path}.{name}")
                                 for name, x in _attributes(obj)}}
+            name = _module_name(obj)
+            if name is not None:        # a Module: its name, and its Variables' order
+                rec["module_name"] = name
+                rec["variables"] = [self.writer.variable(v) for v in obj.variables]
         self.objects[i] = rec
         return i
 
@@ -198,8 +202,9 @@ def _attributes(obj):
     from autograph.function import Function
     out = []
     seen = set()
+    ignored = set(getattr(type(obj), "_ag_ignored_attributes", ()))
     for name, value in sorted(getattr(obj, "__dict__", {}).items()):
-        if not name.startswith("_") and _saveable(value):
+        if not name.startswith("_") and name not in ignored and _saveable(value):
             out.append((name, value))
             seen.add(name)
     for klass in type(obj).__mro__:
@@ -209,6 +214,14 @@ def _attributes(obj):
                 out.append((name, getattr(obj, name)))
                 seen.add(name)
     return out
+
+
+def _module_name(obj):
+    try:
+        from autograph.module import Module
+    except ImportError:
+        return None
+    return obj.name if isinstance(obj, Module) else None
 
 
 def _saveable(x):

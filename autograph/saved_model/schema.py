@@ -157,7 +157,9 @@ NO_ATTRS = (
     "log10 log1p log2 logaddexp logical_and logical_not logical_or logical_xor matmul maximum "
     "minimum multiply negative nonzero not_equal polymul positive positive_bool pow "
     "rad2deg real remainder round shape_of sign signbit sin sinh size_of slogdet solve sqrt "
-    "square subtract svdvals tan tanh trunc where ta_write ta_unstack").split()
+    "square subtract svdvals tan tanh trunc where ta_write ta_unstack stop_gradient "
+    "ad_stack_new ad_stack_push ad_gl_new ad_gl_add ad_gl_put ad_gl_from_rows "
+    "ad_gl_scatter").split()
 
 
 def _table():
@@ -226,11 +228,45 @@ def _table():
         "ta_read": TA, "ta_gather": TA, "ta_concat": TA,
         "ta_stack": {**TA, "size": opt(INT)},
         "ta_size": {"dtype": DTYPE},
+        # the reverse-mode transform's own (a saved train step holds its backward pass)
+        "sum_to_shape": {"shape": tup(DIM)},
+        "add_along_axis": {"axis": INT, "shape": tup(DIM)},
+        "index_get": {"index": INDEX},
+        "ad_assume_shape": {"shape": SHAPE},
+        "ad_stack_get": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_gl_pop": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_gl_pop_rows": {"dtype": DTYPE, "shape": SHAPE},
     })
     return t
 
 
 SCHEMAS = _table()
+
+
+# the packages whose modules register primitives (each module registers on import)
+PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff")
+PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor_array",
+                     "autograph.runtime.variables", "autograph.runtime.ops",
+                     "autograph.operators.asserts", "autograph.operators.unbound",
+                     "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize")
+
+
+def register_all_primitives():
+    """Import every module that registers primitives (autograph's own, a fixed list), so
+    the table is complete; returns the table."""
+    import importlib
+    import pkgutil
+    from autograph.runtime.ir.primitives import PRIMITIVES
+    for name in PRIMITIVE_MODULES:
+        importlib.import_module(name)
+    for package in PRIMITIVE_PACKAGES:
+        try:
+            pkg = importlib.import_module(package)
+        except ImportError:       # a part of autograph that this build does not have
+            continue
+        for info in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"{package}.{info.name}")
+    return PRIMITIVES
 
 
 def check_attrs(op, attrs, where):
