@@ -1,0 +1,128 @@
+"""The loaded object: dispatch among saved traces (dtype/shape with None dims, Python
+values such as `training`), clear errors, children, Variables, regularization losses,
+use inside a new ag.function, re-saving, the single-bytes form, and fine-tuning."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph.runtime.variables import Variable
+from tests.saved_model.models import Model, data, trained_model
+
+
+@pytest.fixture
+def saved(tmp_path):
+    m = trained_model()
+    ag.saved_model.save(m, str(tmp_path / "m"))
+    return m, ag.saved_model.load(str(tmp_path / "m"))
+
+
+def test_dispatch_by_shape_dtype_and_python_values(saved):
+    m, lo = saved
+    x, _ = data()
+    for n in (1, 5, 8):                       # the saved trace has a None batch dimension
+        assert np.array_equal(lo(x[:n]), m(x[:n]))
+        assert np.array_equal(lo(x[:n], training=True), m(x[:n], training=True))
+    assert not np.array_equal(lo(x, training=True), lo(x, training=False))
+    assert np.array_equal(lo.encoder(x), m.encoder(x))
+
+
+def test_no_matching_trace_lists_the_saved_signatures(saved):
+    _, lo = saved
+    with pytest.raises(TypeError) as e:
+        lo(np.ones((2, 3), np.float32))
+    msg = str(e.value)
+    assert "float32" in msg and "shape=(None, 3)" in msg and "training: True" in msg \
+        and "training: False" in msg
+    with pytest.raises(TypeError, match="`training` must be True, got Python int 1"):
+        lo(np.ones((2, 3)), training=1)        # 1 is not a saved Python value (True is)
+    with pytest.raises(TypeError, match=r"shape=\(None, 3\)"):
+        lo(np.ones((2, 4)))
+
+
+def test_variables_children_and_regularization_losses(saved):
+    m, lo = saved
+    assert [v.name for v in lo.variables] == [v.name for v in m.variables]
+    assert all(isinstance(v, Variable) for v in lo.variables)
+    assert [v.name for v in lo.trainable_variables] == [v.name for v in m.trainable_variables]
+    assert len(lo.trainable_variables) == 4 and len(lo.variables) == 5
+    for a, b in zip(lo.variables, m.variables):
+        assert np.array_equal(a.numpy(), b.numpy()) and a.trainable == b.trainable
+    assert [v.name for v in lo.encoder.variables] == ["b", "w"]
+    assert lo.name == "model" and lo.encoder.name == "encoder"
+    (reg,) = lo.regularization_losses
+    assert np.float64(reg()) == m.regularization_losses[0]()
+
+
+def test_untraced_function_is_a_clear_error(tmp_path):
+    @ag.function
+    def f(x):
+        return x + 1
+    with pytest.raises(ValueError, match="never been traced.*input_signature"):
+        ag.saved_model.save(f, str(tmp_path / "f"))
+
+
+def test_inside_a_new_function_and_resave(saved, tmp_path):
+    m, lo = saved
+    x, _ = data()
+
+    @ag.function
+    def bigger(x):
+        return 2.0 * lo(x) + np.sum(lo.encoder(x))
+    assert np.array_equal(bigger(x), 2.0 * m(x) + np.sum(m.encoder(x)))
+    ag.saved_model.save(lo, str(tmp_path / "again"))
+    lo2 = ag.saved_model.load(str(tmp_path / "again"))
+    assert lo2.calls.numpy() == lo.calls.numpy() == m.calls.numpy() == 1
+    assert np.array_equal(lo2(x, training=True), m(x, training=True))
+
+
+def test_single_bytes_form_of_a_function():
+    @ag.function
+    def f(x, n):
+        i = 0
+        while i < n:
+            x = np.sin(x) + i
+            i += 1
+        return x
+    x = np.linspace(0, 1, 5)
+    f(x, np.int64(3))
+    g = ag.saved_model.from_bytes(ag.saved_model.to_bytes(f))
+    assert np.array_equal(g(x, np.int64(4)), f(x, np.int64(4)))
+
+
+def _grads(model, x, y):
+    @ag.function
+    def g(x, y):
+        with ag.GradientTape() as tape:
+            loss = np.mean((model(x, training=True) - y) ** 2)
+        return tape.gradient(loss, model.trainable_variables)
+    return g(x, y)
+
+
+def test_fine_tuning_gradients_steps_and_round_trip(saved, tmp_path):
+    m, lo = saved
+    x, y = data()
+    for a, b in zip(_grads(m, x, y), _grads(lo, x, y)):
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-12)
+    with ag.GradientTape() as tape:           # eagerly, too
+        loss = np.mean((lo(x, training=True) - y) ** 2)
+    for a, b in zip(_grads(m, x, y), tape.gradient(loss, lo.trainable_variables)):
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-12)
+    opt = ag.optimizers.SGD(0.1)
+
+    @ag.function
+    def step(x, y):
+        with ag.GradientTape() as tape:
+            loss = np.mean((lo(x, training=True) - y) ** 2) + lo.regularization_losses[0]()
+        vs = lo.trainable_variables
+        opt.apply_gradients(zip(tape.gradient(loss, vs), vs))
+        return loss
+    before = [v.numpy().copy() for v in lo.trainable_variables]
+    losses = [step(x, y) for _ in range(10)]
+    assert losses[-1] < losses[0]
+    assert all(not np.array_equal(a, v.numpy()) for a, v in zip(before, lo.trainable_variables))
+    ag.saved_model.save(lo, str(tmp_path / "tuned"))
+    lo2 = ag.saved_model.load(str(tmp_path / "tuned"))
+    for a, b in zip(lo.variables, lo2.variables):
+        assert a.numpy().tobytes() == b.numpy().tobytes()
+    assert np.array_equal(lo2(x), lo(x))
