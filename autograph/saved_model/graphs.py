@@ -26,6 +26,9 @@ SLOTS = {"print": rt_ops._SLOT, "random": rt_random._SLOT, "text": formatting.SL
 FUNCTIONS = {"numpy.random.seed": np.random.seed,
              "numpy.random.default_rng": np.random.default_rng,
              "numpy.random": np.random.mtrand._rand}
+_SCALARS = (type(None), bool, int)     # JSON values that decode to themselves
+_PLAIN = (type(None), bool, int, float, str, np.dtype, np.ndarray)   # attrs used as read
+INLINE_ELEMENTS = 64      # constants up to this size are written into the JSON
 _NAMED_FUNCTIONS = {"random": ("source",), "random_seed": ("fn",), "rng_new": ("factory",)}
 _SLOT_NAMES = {id(v): k for k, v in SLOTS.items()}
 _FUNCTION_NAMES = {id(v): k for k, v in FUNCTIONS.items()}
@@ -109,6 +112,8 @@ class Writer:
             if v.dtype.kind not in "biufc":
                 raise SavedModelError(f"node {node.name!r}: a constant of dtype {v.dtype} "
                                       "cannot be saved (numbers and booleans only)")
+            if v.size <= INLINE_ELEMENTS:     # small: in the JSON, no archive member
+                return {"$ndarray": fmt.encode_array(v)}
             key = f"c{len(self.constants)}"
             self.constants[key] = v
             return {"$array": key}
@@ -194,16 +199,22 @@ class Reader:
                                   "primitives can be loaded)")
         name = _str(rec.get("name", op), where)
         where = f"{where} ({name!r}, {op})"
-        raw = _need(rec.get("attrs", {}), dict, f"{where}.attrs")
-        attrs = {_str(k, where): fmt.decode(v, f"{where}.{k}", self.limits)
-                 for k, v in raw.items()}
+        raw = rec.get("attrs")
+        if raw:
+            _need(raw, dict, f"{where}.attrs")
+            attrs = {_str(k, where): v if type(v) in _SCALARS else
+                     fmt.decode(v, f"{where}.{k}", self.limits) for k, v in raw.items()}
+        else:
+            attrs = {}
         check_attrs(op, attrs, where)
         n = len(graph.nodes)
         inputs = [_tensor(graph.nodes, ref, n, f"{where}.inputs")
                   for ref in _need(rec.get("inputs"), list, f"{where}.inputs")]
         specs = [self._spec(s, f"{where}.outputs") for s in
                  _need(rec.get("outputs"), list, f"{where}.outputs")]
-        attrs = {k: self._resolve(v, graph, depth, where) for k, v in attrs.items()}
+        if attrs:
+            attrs = {k: v if type(v) in _PLAIN else self._resolve(v, graph, depth, where)
+                     for k, v in attrs.items()}
         for k in _NAMED_FUNCTIONS.get(op, ()):
             if attrs[k] is not None:     # a name from the schema's fixed set
                 attrs[k] = FUNCTIONS[attrs[k]]

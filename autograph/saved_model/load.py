@@ -10,6 +10,7 @@ tables, and sizes are bounded (format.Limits). Checksums must match.
 import hashlib
 import io
 import json
+import math
 import os
 import zipfile
 
@@ -75,8 +76,6 @@ def from_files(files, where, limits=DEFAULT_LIMITS):
     doc = read_description(files, where, limits)
     constants = read_npz(files.get(fmt.CONSTANTS_FILE, b""), fmt.CONSTANTS_FILE, limits)
     values = read_npz(files.get(fmt.VARIABLES_FILE, b""), fmt.VARIABLES_FILE, limits)
-    for a in constants.values():
-        a.flags.writeable = False
     return build(doc, constants, values, limits)
 
 
@@ -134,22 +133,30 @@ def read_npz(data, name, limits):
             if not key:
                 raise SavedModelError(f"{name}: unexpected member {info.filename!r}")
             with z.open(info) as f:
-                _check_header(f, f"{name}[{key!r}]", limits)
-            with z.open(info) as f:
-                try:
-                    out[key] = np.lib.format.read_array(f, allow_pickle=False)
-                except ValueError as e:
-                    raise SavedModelError(f"{name}[{key!r}]: {e}") from None
+                out[key] = _read_array(f, f"{name}[{key!r}]", limits)
     return out
+
+
+def _read_array(f, where, limits):
+    """One .npy member: its header checked first (dtype, rank, size), then its bytes read
+    as a flat buffer of that dtype (read-only); never unpickled."""
+    shape, fortran, dtype = _check_header(f, where, limits)
+    count = math.prod(shape)
+    data = f.read(count * dtype.itemsize + 1)
+    if len(data) != count * dtype.itemsize:
+        raise SavedModelError(f"{where}: {len(data)} bytes of data for {count} elements of "
+                              f"{dtype}")
+    array = np.frombuffer(data, dtype=dtype, count=count)
+    return array.reshape(shape, order="F" if fortran else "C")
 
 
 def _check_header(f, where, limits):
     try:
         major, minor = np.lib.format.read_magic(f)
         if (major, minor) == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
         elif (major, minor) in ((2, 0), (3, 0)):
-            shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
         else:
             raise ValueError(f"unknown .npy version {major}.{minor}")
     except ValueError as e:
@@ -159,6 +166,7 @@ def _check_header(f, where, limits):
             f"{where} is an array of dtype {dtype} (a pickled object array?): refused; a "
             "saved model holds numeric and boolean arrays only and is never unpickled")
     fmt.parse_shape(list(shape), where, limits, partial=False)
+    return shape, fortran, dtype
 
 
 def build(doc, constants, values, limits):
@@ -199,7 +207,7 @@ def _variable(rec, i, values, limits):
     name, trainable = rec.get("name", "Variable"), rec.get("trainable", True)
     if type(name) is not str or type(trainable) is not bool:
         raise SavedModelError(f"{where}: 'name' must be a string and 'trainable' a bool")
-    return Variable(value, name=name, trainable=trainable)
+    return Variable(value.copy(), name=name, trainable=trainable)   # (writable, its own)
 
 
 def _functions(records, reader, limits):

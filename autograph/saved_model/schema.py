@@ -39,7 +39,8 @@ DTYPE = _type("a dtype", lambda v: isinstance(v, np.dtype))
 SCALAR = _type("a number or bool", lambda v: type(v) in (bool, int, float, complex))
 GRAPH = _type("a graph reference", lambda v: type(v) is Ref and v.kind == "graph")
 VARIABLE = _type("a Variable reference", lambda v: type(v) is Ref and v.kind == "variable")
-ARRAY = _type("an array reference", lambda v: type(v) is Ref and v.kind == "array")
+ARRAY = _type("an array", lambda v: (type(v) is Ref and v.kind == "array") or
+              (type(v) is np.ndarray and v.dtype.kind in "biufc"))
 
 
 def opt(check):
@@ -102,7 +103,7 @@ def plain(v, depth=0):
     t = type(v)
     if v is None or t in (bool, int, float, complex, str) or t is Marker:
         return
-    if t is Ref and v.kind == "array":
+    if (t is Ref and v.kind == "array") or t is np.ndarray:
         return
     if t in (tuple, list) or t is Composite:
         for x in (v.items if t is Composite else v):
