@@ -50,7 +50,18 @@ _DTYPE_KINDS = "biufc"
 HANDLE = "handle"          # the dtype of a TensorArray / generator handle tensor (object)
 
 
+_NAMES = {}      # dtype -> its name in the file (asked once per dtype)
+_PARSED = {}     # name -> dtype
+
+
 def dtype_name(dtype):
+    name = _NAMES.get(dtype)
+    if name is None:
+        name = _NAMES[dtype] = _dtype_name(dtype)
+    return name
+
+
+def _dtype_name(dtype):
     dtype = np.dtype(dtype)
     if dtype == np.dtype(object):
         return HANDLE
@@ -63,6 +74,9 @@ def parse_dtype(name, where, handle_ok=False):
     """The NumPy dtype a file names; only numeric and boolean dtypes (object refused)."""
     if handle_ok and name == HANDLE:
         return np.dtype(object)
+    hit = _PARSED.get(name) if type(name) is str else None
+    if hit is not None:
+        return hit
     if not isinstance(name, str) or len(name) > 32:
         raise SavedModelError(f"{where}: a dtype must be a short string, got {_show(name)}")
     try:
@@ -72,6 +86,8 @@ def parse_dtype(name, where, handle_ok=False):
     if dtype.kind not in _DTYPE_KINDS or dtype.hasobject:
         raise SavedModelError(f"{where}: dtype {name!r} is refused (object, string and other "
                               "non-numeric dtypes are never loaded)")
+    if len(_PARSED) < 256:
+        _PARSED[name] = dtype
     return dtype
 
 

@@ -75,6 +75,8 @@ def _check_json_size(size, where, limits):
 def from_files(files, where, limits=DEFAULT_LIMITS):
     doc = read_description(files, where, limits)
     constants = read_npz(files.get(fmt.CONSTANTS_FILE, b""), fmt.CONSTANTS_FILE, limits)
+    for a in constants.values():
+        a.flags.writeable = False        # constants are read-only snapshots
     values = read_npz(files.get(fmt.VARIABLES_FILE, b""), fmt.VARIABLES_FILE, limits)
     return build(doc, constants, values, limits)
 
@@ -142,10 +144,10 @@ def _read_array(f, where, limits):
     as a flat buffer of that dtype (read-only); never unpickled."""
     shape, fortran, dtype = _check_header(f, where, limits)
     count = math.prod(shape)
-    data = f.read(count * dtype.itemsize + 1)
-    if len(data) != count * dtype.itemsize:
-        raise SavedModelError(f"{where}: {len(data)} bytes of data for {count} elements of "
-                              f"{dtype}")
+    data = bytearray(count * dtype.itemsize)      # writable: a Variable may own it as is
+    got = f.readinto(data)
+    if got != len(data) or f.read(1):
+        raise SavedModelError(f"{where}: the data does not hold {count} elements of {dtype}")
     array = np.frombuffer(data, dtype=dtype, count=count)
     return array.reshape(shape, order="F" if fortran else "C")
 
@@ -207,7 +209,7 @@ def _variable(rec, i, values, limits):
     name, trainable = rec.get("name", "Variable"), rec.get("trainable", True)
     if type(name) is not str or type(trainable) is not bool:
         raise SavedModelError(f"{where}: 'name' must be a string and 'trainable' a bool")
-    return Variable(value.copy(), name=name, trainable=trainable)   # (writable, its own)
+    return Variable(value, name=name, trainable=trainable)
 
 
 def _functions(records, reader, limits):
