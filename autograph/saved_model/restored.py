@@ -137,9 +137,12 @@ def _describe_key(key):
     if type(key) is Fixed:
         return f"<{key.what}, fixed>"
     inner = ", ".join(_describe_key(k) for k in key.children)
-    return {list: f"[{inner}]", tuple: f"({inner})"}.get(
-        key.kind, "{" + ", ".join(f"{lab!r}: {_describe_key(k)}"
-                                  for lab, k in zip(key.labels, key.children)) + "}")
+    if key.kind is list:
+        return f"[{inner}]"
+    if key.kind is tuple:
+        return f"({inner})"
+    return "{" + ", ".join(f"{lab!r}: {_describe_key(k)}"
+                           for lab, k in zip(key.labels, key.children)) + "}"
 
 
 # -- one trace -------------------------------------------------------------------------------------

@@ -21,9 +21,12 @@ class Case:
     obj: object          # what is saved
     attr: str            # the function to call on it ('' : the object itself)
     args: tuple
+    loaded_args: tuple = None    # what a loaded model takes (objects fixed in the trace left out)
 
-    def call(self, target):
+    def call(self, target, loaded=False):
         fn = getattr(target, self.attr) if self.attr else target
+        if loaded and self.loaded_args is not None:
+            return fn(*self.loaded_args)
         return fn(*self.args)
 
 
@@ -69,6 +72,29 @@ def example_cases():
     holder.train = ag.function(train)
     out.append(Case("example_training_loop", holder, "train",
                     (x, y, np.int64(20), np.float64(0.1))))
+    rnn = _example("dynamic_rnn")
+    data = rnn.make_input()
+    state = np.zeros([data.shape[0], data.shape[2]], np.float32)
+    out.append(Case("example_dynamic_rnn", rnn.dynamic_rnn, "", (rnn.rnn_step, data, state),
+                    loaded_args=(data, state)))
+    loops = _example("python_vs_tensor_loops")
+    out.append(Case("example_python_list_loop", loops.train, "", (loops.make_data(3),)))
+    out.append(Case("example_tensor_loop", loops.train_tensor, "",
+                    (np.array(loops.make_data(10)),)))
+    var = _example("variables")
+    out.append(Case("example_variables_counter", var.Counter(), "", ()))
+    out.append(Case("example_variables_fresh", var.add_fresh_variable, "", (np.float64(2.0),)))
+    model = var.BetterModel()
+    out.append(Case("example_variables_evaluate", var.evaluate, "", (model, np.float64(3.0)),
+                    loaded_args=(np.float64(3.0),)))
+    clf = _example("train_classifier")
+    points, labels = clf.make_spirals(20)
+    trainer = _Holder()
+    trainer.model = clf.MLP([2, 8, 8, 2])
+    trainer.optimizer = ag.optimizers.Adam(learning_rate=0.02)
+    trainer.train_step = clf.make_train_step(trainer.model, trainer.optimizer)
+    out.append(Case("example_train_classifier_step", trainer, "train_step",
+                    (points, np.eye(2)[labels])))
     return out
 
 
