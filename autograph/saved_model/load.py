@@ -20,7 +20,7 @@ from autograph import trace_type as tt
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
 from autograph.saved_model.graphs import Reader
-from autograph.saved_model import restored
+from autograph.saved_model import params, restored, tree
 from autograph.saved_model.schema import register_all_primitives
 
 # every family of primitives registers itself on import: the table is complete before any
@@ -182,7 +182,7 @@ def build(doc, constants, values, limits):
     objects = doc.get("objects", [])
     if type(objects) is not list or not objects:
         raise SavedModelError("'objects' must be a non-empty list")
-    builder = restored.TreeBuilder(objects, functions, vars_, limits)
+    builder = tree.TreeBuilder(objects, functions, vars_, limits)
     root = builder.object(doc.get("root", 0))
     sigs = doc.get("signatures", {})
     if type(sigs) is not dict:
@@ -221,12 +221,13 @@ def _functions(records, reader, limits):
         if type(rec) is not dict:
             raise SavedModelError(f"{where}: expected an object")
         graph = reader.graph(rec.get("graph"))
-        params = [restored.Param.from_json(p, f"{where} parameter {k}", limits)
-                  for k, p in enumerate(rec.get("params", []))]
-        n_specs = sum(len(tt.tensor_specs(p.key)) for p in params)
+        parameters = [params.Param.from_json(p, f"{where} parameter {k}", limits)
+                      for k, p in enumerate(rec.get("params", []))]
+        n_specs = sum(len(tt.tensor_specs(p.key)) for p in parameters)
         if n_specs != len(graph.inputs):
             raise SavedModelError(f"{where}: {n_specs} array parameters for a graph of "
                                   f"{len(graph.inputs)} inputs")
         out.append(restored.RestoredConcrete(
-            str(rec.get("name", "function")), graph, params, rec.get("outputs"), rec, limits))
+            str(rec.get("name", "function")), graph, parameters, rec.get("outputs"), rec,
+            limits))
     return out
