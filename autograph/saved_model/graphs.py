@@ -226,7 +226,7 @@ class Reader:
         graph.nodes.append(node)
         graph._used_names.add(name)
         if op in ("cond", "while_loop"):
-            _record_captures(node)
+            record_captures(node)
 
     def _spec(self, s, where):
         if type(s) is not list or len(s) != 3 or type(s[2]) is not bool:
@@ -267,7 +267,28 @@ class Reader:
         return v
 
 
-def _record_captures(node):
+def copy_graph(graph, parent):
+    """A fresh copy of branch/body graph `graph` (and of the graphs nested in it) under
+    `parent`: transformations that extend a graph in place (the reverse-mode transform
+    adds loop variables to a loop body) must never change a loaded model's graphs."""
+    new = Graph(graph.name, parent=parent, origin=graph.origin)
+    env = {}
+    for node in graph.nodes:
+        attrs = {k: copy_graph(v, new) if isinstance(v, Graph) else v
+                 for k, v in node.attrs.items()}
+        copy = Node(new, node.name, node.op, [env[id(t)] for t in node.inputs], attrs,
+                    [(t.dtype, t.shape, t.weak) for t in node.outputs], node.origin)
+        new.nodes.append(copy)
+        new._used_names.add(node.name)
+        env.update(zip(map(id, node.outputs), copy.outputs))
+        if node.op in ("cond", "while_loop"):
+            record_captures(copy)
+    new.inputs = [env[id(t)] for t in graph.inputs]
+    new.outputs = [env[id(t)] for t in graph.outputs]
+    return new
+
+
+def record_captures(node):
     """Fill each subgraph's `captures` from the node's inputs (loop variables first for a
     while_loop, the predicate first for a cond), as tracing leaves them."""
     ins = node.inputs

@@ -22,6 +22,7 @@ from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.ir.tensor import Tensor
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import SavedModelError
+from autograph.saved_model.graphs import copy_graph, record_captures
 from autograph.saved_model.params import Fixed, NoMatch, describe_key, match
 
 
@@ -155,6 +156,8 @@ def inline(graph, flat):
         if ref is not None:
             attrs = {**attrs, **_live(ref)._attrs(target)}
         if node.op in ("cond", "while_loop"):
+            attrs = {k: copy_graph(v, target) if isinstance(v, Graph) else v
+                     for k, v in attrs.items()}
             for sub in attrs.values():
                 if isinstance(sub, Graph):
                     for r in _graph_variables(sub):
@@ -162,6 +165,7 @@ def inline(graph, flat):
             new = target.add_node(node.op, ins, attrs,
                                   [(t.dtype, t.shape, t.weak) for t in node.outputs],
                                   name=node.name, origin=node.origin)
+            record_captures(new)
         else:
             new = primitives.bind(node.op, ins, attrs, graph=target, node_name=node.name)
         for old, t in zip(node.outputs, new.outputs):

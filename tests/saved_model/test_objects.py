@@ -126,3 +126,30 @@ def test_fine_tuning_gradients_steps_and_round_trip(saved, tmp_path):
     for a, b in zip(lo.variables, lo2.variables):
         assert a.numpy().tobytes() == b.numpy().tobytes()
     assert np.array_equal(lo2(x), lo(x))
+
+
+def test_gradients_with_respect_to_inputs_through_loops():
+    @ag.function
+    def f(x, n):
+        i = 0
+        while i < n:
+            x = np.sin(x) * 1.5
+            i += 1
+        return np.sum(x)
+    x = np.linspace(0.1, 1.0, 4)
+    f(x, np.int64(3))
+    loaded = ag.saved_model.from_bytes(ag.saved_model.to_bytes(f))
+
+    def grad_of(fn):
+        @ag.function
+        def g(x, n):
+            with ag.GradientTape() as tape:
+                tape.watch(x)
+                y = fn(x, n)
+            return tape.gradient(y, x)
+        return g(x, np.int64(3))
+    np.testing.assert_allclose(grad_of(loaded), grad_of(f), rtol=0, atol=1e-12)
+    eps = 1e-6
+    fd = [(f(x + eps * e, np.int64(3)) - f(x - eps * e, np.int64(3))) / (2 * eps)
+          for e in np.eye(4)]
+    np.testing.assert_allclose(grad_of(loaded), fd, rtol=1e-6)

@@ -152,3 +152,24 @@ def test_fresh_process_without_the_source_cpu_and_strict(tmp_path):
                         g.tobytes() == e.tobytes(), (c.name, device, g, e)
                 else:
                     assert type(g) is type(e) and g == e, (c.name, device, g, e)
+
+
+def test_loaded_functions_inside_a_new_function_are_bitwise_equal(tmp_path):
+    """Inlined into a caller's trace (its nodes copied into the caller's graph), every
+    loaded function gives what it gives eagerly (two loads: each starts from the saved
+    state)."""
+    for c in all_cases():
+        d = _saved(tmp_path, c)
+        inside, eager = ag.saved_model.load(d), ag.saved_model.load(d)
+        args = c.args if c.loaded_args is None else c.loaded_args
+        fn = getattr(inside, c.attr) if c.attr else inside
+
+        def caller(*a):
+            return fn(*a)
+        wrapped = ag.function(caller)
+        with contextlib.redirect_stdout(io.StringIO()) as got_out:
+            got = wrapped(*args)
+        with contextlib.redirect_stdout(io.StringIO()) as want_out:
+            want = c.call(eager, loaded=True)
+        assert cases.same(got, want), c.name
+        assert got_out.getvalue() == want_out.getvalue(), c.name
