@@ -59,6 +59,7 @@ def from_bytes(data, limits=DEFAULT_LIMITS):
         for info in z.infolist():
             if info.filename not in _FILES:
                 raise SavedModelError(f"unexpected member {info.filename!r} in the archive")
+            _check_stored(info, "the archive")
             if info.filename == fmt.JSON_FILE:
                 _check_json_size(info.file_size, fmt.JSON_FILE, limits)
             files[info.filename] = z.read(info)
@@ -134,16 +135,29 @@ def read_npz(data, name, limits):
             key = info.filename[:-4] if info.filename.endswith(".npy") else None
             if not key:
                 raise SavedModelError(f"{name}: unexpected member {info.filename!r}")
+            _check_stored(info, name)
             with z.open(info) as f:
-                out[key] = _read_array(f, f"{name}[{key!r}]", limits)
+                out[key] = _read_array(f, f"{name}[{key!r}]", limits, info.file_size)
     return out
 
 
-def _read_array(f, where, limits):
+def _check_stored(info, where):
+    """Members are stored uncompressed (as save writes them): their declared sizes are
+    then bytes actually present, so nothing is allocated for a size a file only claims."""
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+        raise SavedModelError(f"{where}: member {info.filename!r} is compressed; saved "
+                              "models hold uncompressed members only (no decompression "
+                              "bombs)")
+
+
+def _read_array(f, where, limits, member_size):
     """One .npy member: its header checked first (dtype, rank, size), then its bytes read
     as a flat buffer of that dtype (read-only); never unpickled."""
     shape, fortran, dtype = _check_header(f, where, limits)
     count = math.prod(shape)
+    if count * dtype.itemsize > member_size:     # before allocating what the header claims
+        raise SavedModelError(f"{where}: the header claims {count} elements of {dtype}, more "
+                              f"than the {member_size} bytes of the member hold")
     data = bytearray(count * dtype.itemsize)      # writable: a Variable may own it as is
     got = f.readinto(data)
     if got != len(data) or f.read(1):

@@ -223,3 +223,24 @@ def test_loading_never_unpickles_evaluates_executes_or_imports(saved, monkeypatc
         monkeypatch.undo()
     assert calls == [] and error is None, (calls, repr(error))
     assert loaded(np.ones(3)) == again(np.ones(3)) == 3.0
+
+
+def test_compressed_members_are_refused(saved):
+    buf = io.BytesIO()
+    np.savez_compressed(buf, v0=np.zeros(10**6))      # 8 MB that deflate to a few KB
+    _replace_npz(saved, "variables.npz", buf.getvalue())
+    with pytest.raises(SavedModelError, match="compressed"):
+        ag.saved_model.load(saved)
+
+
+def test_an_npy_header_claiming_more_than_its_bytes_is_refused_before_allocating(saved):
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
+                                                  "shape": (2**33,)})     # within the limit
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("v0.npy", b"\x93NUMPY\x01\x00" + header.getvalue()[8:] + b"\0" * 64)
+    _replace_npz(saved, "variables.npz", buf.getvalue())
+    with pytest.raises(SavedModelError, match="more than the .* bytes of the member hold"):
+        ag.saved_model.load(saved)
