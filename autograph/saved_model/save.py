@@ -48,6 +48,11 @@ def to_bytes(obj, signatures=None):
 
 def serialize(obj, signatures=None):
     """{file name: bytes} of a saved model of `obj`."""
+    if inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj):
+        raise SavedModelError(
+            f"{getattr(obj, '__name__', obj)!r} is a plain Python function: only traced "
+            "graphs can be saved. Decorate it with @ag.function and call it once (or give it "
+            "an input_signature) before saving.")
     state = _State()
     root = state.object(obj, "obj")
     sigs = {}

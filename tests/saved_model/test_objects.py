@@ -60,6 +60,8 @@ def test_untraced_function_is_a_clear_error(tmp_path):
         return x + 1
     with pytest.raises(ValueError, match="never been traced.*input_signature"):
         ag.saved_model.save(f, str(tmp_path / "f"))
+    with pytest.raises(ValueError, match="plain Python function.*@ag.function"):
+        ag.saved_model.to_bytes(f.python_function)
 
 
 def test_inside_a_new_function_and_resave(saved, tmp_path):
