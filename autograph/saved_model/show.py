@@ -48,7 +48,8 @@ def _tree(x, name, depth, lines, seen):
         for k, child in x._children.items():
             _tree(child, k, depth + 1, lines, seen)
     elif isinstance(x, RestoredFunction):
-        lines.append(f"{pad}{name}: function ({len(x.concrete_functions)} signatures)")
+        n = len(x.concrete_functions)
+        lines.append(f"{pad}{name}: function ({n} signature{'' if n == 1 else 's'})")
     elif isinstance(x, (list, tuple)):
         lines.append(f"{pad}{name}: {type(x).__name__}[{len(x)}]")
         for i, child in enumerate(x):
