@@ -24,6 +24,7 @@ from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import SavedModelError
+from autograph.saved_model import tree
 from autograph.saved_model.graphs import Writer
 
 
@@ -63,6 +64,9 @@ def serialize(obj, signatures=None):
             if not isinstance(name, str):
                 raise SavedModelError("signature names must be strings")
             sigs[name] = state.object(fn, f"signatures[{name!r}]")
+    tree.prune(state.objects)
+    objects, renumber = tree.compact(state.objects, [root] + list(sigs.values()))
+    root, sigs = renumber[root], {k: renumber[i] for k, i in sigs.items()}
     w = state.writer
     variables = {f"v{i}": np.asarray(v.numpy(), order="C") for i, v in enumerate(w.variables)}
     constants = {k: np.asarray(a, order="C") for k, a in w.constants.items()}
@@ -75,7 +79,7 @@ def serialize(obj, signatures=None):
                       for name, data in blobs.items()},
         "root": root,
         "signatures": sigs,
-        "objects": state.objects,
+        "objects": objects,
         "functions": state.functions,
         "variables": [_variable_record(v, i) for i, v in enumerate(w.variables)],
         "graphs": w.graphs,

@@ -1,10 +1,88 @@
-"""Rebuilding the object table of a saved model: objects, functions, Variables, containers
-and plain values, each shared object once, every reference checked."""
+"""The object table of a saved model. Writing: pruning what holds no Variable and no
+function, and renumbering what is reachable. Reading: rebuilding objects, functions,
+Variables, containers and plain values, each shared object once, every reference checked."""
 
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import SavedModelError
 from autograph.saved_model.restored import RestoredFunction, RestoredObject
 
+
+# -- writing ---------------------------------------------------------------------------------------
+
+def prune(objects):
+    """Drop the children that hold no Variable and no function (a logger, a config
+    object, a list of numbers): the tree keeps what a loaded model can use, and plain
+    values only as attributes of kept objects. Records left unreferenced stay (inert)."""
+    holds = {}
+
+    def visit(i, stack=()):
+        if i in holds:
+            return holds[i]
+        if i in stack:
+            return False               # a cycle: decided by the other paths
+        rec = objects[i]
+        kind = rec["kind"]
+        if kind in ("variable", "function"):
+            holds[i] = True
+            return True
+        if kind == "value":
+            return False
+        kids = refs(rec)
+        found = [visit(j, stack + (i,)) for j in kids]
+        holds[i] = any(found) or bool(rec.get("variables"))
+        return holds[i]
+
+    for i in range(len(objects)):
+        visit(i)
+    for rec in objects:
+        kind = rec["kind"]
+        if kind == "object":
+            rec["children"] = {n: j for n, j in rec["children"].items()
+                               if holds.get(j) or objects[j]["kind"] == "value"}
+        elif kind == "dict":
+            rec["items"] = [[k, j] for k, j in rec["items"] if holds.get(j)]
+        elif kind in ("list", "tuple"):
+            rec["items"] = [j for j in rec["items"] if holds.get(j)]
+
+
+def compact(objects, roots):
+    """The records reachable from `roots`, renumbered in the order first reached."""
+    order, index = [], {}
+    todo = list(roots)
+    while todo:
+        i = todo.pop(0)
+        if i in index:
+            continue
+        index[i] = len(order)
+        order.append(i)
+        rec = objects[i]
+        todo.extend(refs(rec))
+    out = []
+    for i in order:
+        rec = dict(objects[i])
+        kind = rec["kind"]
+        if kind == "object":
+            rec["children"] = {n: index[j] for n, j in rec["children"].items()}
+        elif kind == "dict":
+            rec["items"] = [[k, index[j]] for k, j in rec["items"]]
+        elif kind in ("list", "tuple"):
+            rec["items"] = [index[j] for j in rec["items"]]
+        out.append(rec)
+    return out, index
+
+
+def refs(rec):
+    kind = rec["kind"]
+    if kind == "object":
+        return list(rec["children"].values())
+    if kind == "dict":
+        return [j for _, j in rec["items"]]
+    if kind in ("list", "tuple"):
+        return list(rec["items"])
+    return []
+
+
+# -- reading ---------------------------------------------------------------------------------------
 
 class TreeBuilder:
     """Rebuilds the object table (shared objects once; references checked)."""

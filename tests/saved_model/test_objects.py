@@ -155,3 +155,34 @@ def test_gradients_with_respect_to_inputs_through_loops():
     fd = [(f(x + eps * e, np.int64(3)) - f(x - eps * e, np.int64(3))) / (2 * eps)
           for e in np.eye(4)]
     np.testing.assert_allclose(grad_of(loaded), fd, rtol=1e-6)
+
+
+def test_the_tree_keeps_what_holds_variables_or_functions():
+    import logging
+
+    class Config:
+        pass
+
+    class Holder(ag.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = ag.Variable(1.0)
+            self.log = logging.getLogger("autograph.test")     # holds neither: dropped
+            self.config = Config()                             # empty: dropped
+            self.numbers = list(range(5))                      # plain list: dropped
+            self.label = "hello"                               # plain value: kept
+            self.layers = [Config(), ag.Variable(2.0)]
+
+        @ag.function
+        def __call__(self, x):
+            return x * self.v
+    h = Holder()
+    h(np.float64(2.0))
+    import json
+    from autograph.saved_model.save import serialize
+    doc = json.loads(serialize(h)["saved_model.json"])
+    kinds = sorted(o["kind"] for o in doc["objects"])     # nothing of the logger is written
+    assert kinds == ["function", "list", "object", "value", "variable", "variable"]
+    lo = ag.saved_model.from_bytes(ag.saved_model.to_bytes(h))
+    assert sorted(lo._children) == ["__call__", "label", "layers", "v"]
+    assert lo.label == "hello" and len(lo.layers) == 1 and lo(np.float64(2.0)) == 2.0
