@@ -12,14 +12,20 @@ from autograph.saved_model.format import Ref
 from autograph.saved_model.schema import SCHEMAS, check_attrs, maybe, register_all_primitives
 
 
+def _autographs(table):
+    """The primitives autograph itself registers (other tests register their own)."""
+    return {name for name, p in table.items()
+            if getattr(p.infer, "__module__", "").startswith("autograph.")}
+
+
 def test_every_primitive_has_a_schema():
     table = register_all_primitives()
-    missing = sorted(set(table) - set(SCHEMAS))
+    missing = sorted(_autographs(table) - set(SCHEMAS))
     assert not missing, (
         f"primitives without an attribute schema: {missing}. Add an entry to "
         "autograph/saved_model/schema.py (what each attribute may hold), so saved models "
         "holding them can be loaded and checked.")
-    assert not sorted(set(SCHEMAS) - set(table)), "schema entries for unknown primitives"
+    assert not sorted(set(SCHEMAS) - _autographs(table)), "entries for unknown primitives"
 
 
 def test_schema_names_agree_with_the_shape_rules():
