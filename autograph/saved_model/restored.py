@@ -16,7 +16,8 @@ import numpy as np
 
 from autograph import trace_type as tt
 from autograph.concrete_function import (
-    _fresh_constants, _make_runner, choose_device, user_error)
+    FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, fast_key,
+    user_error)
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.ir.tensor import Tensor
@@ -110,6 +111,15 @@ class RestoredConcrete:
     def call_flat(self, flat):
         if get_default_graph() is not None:
             return self._unpack(inline(self.graph, flat))
+        runner = self.runner(flat)
+        try:
+            return runner(*flat)
+        except Exception as exc:
+            user_error(exc)
+            raise
+
+    def runner(self, flat):
+        """The compiled graph for these arrays' device (built once per device)."""
         dev = choose_device(None, flat)
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         move = not (on_numpy and dev.name == "cpu")
@@ -120,12 +130,9 @@ class RestoredConcrete:
             compiled = _fresh_constants(codegen.compile_graph(graph, dev), graph, dev)
             runner = _make_runner(compiled, self._unpack, dev, "device", move, self.name)
             runner.__device__ = dev
+            runner.__numpy_cpu__ = not move
             self._runners[(dev.name, move)] = runner
-        try:
-            return runner(*flat)
-        except Exception as exc:
-            user_error(exc)
-            raise
+        return runner
 
     def __repr__(self):
         return f"<RestoredConcrete {self.signature()}>"
@@ -214,8 +221,19 @@ class RestoredFunction:
     def __init__(self, name, concretes):
         self.__name__ = name
         self.concrete_functions = concretes
+        self._fast = {}      # fast_key(args) -> runner, for NumPy arrays passed as they are
 
     def __call__(self, *args, **kwargs):
+        # the fast path (as ag.function's): NumPy arrays of dtypes and shapes seen before,
+        # no keywords, no device scope, not inside a trace
+        if not kwargs and FAST_PATH:
+            try:
+                runner = self._fast.get(fast_key(args))
+            except TypeError:
+                runner = None
+            if runner is not None and not SCOPES.__dict__.get("stack") \
+                    and not GRAPHS.__dict__.get("stack"):
+                return runner(*args)
         reasons = []
         for c in self.concrete_functions:
             try:
@@ -223,7 +241,19 @@ class RestoredFunction:
             except NoMatch as e:
                 reasons.append(f"  {c.signature()}: {e}")
                 continue
-            return c.call_flat(flat)
+            if kwargs or get_default_graph() is not None or len(flat) != len(args) or \
+                    any(a is not b for a, b in zip(flat, args)):
+                return c.call_flat(flat)
+            runner = c.runner(flat)
+            if runner.__numpy_cpu__ and FAST_PATH and not SCOPES.__dict__.get("stack"):
+                if len(self._fast) >= 256:
+                    self._fast.clear()
+                self._fast[fast_key(args)] = runner
+            try:
+                return runner(*flat)
+            except Exception as exc:
+                user_error(exc)
+                raise
         given = ", ".join([tt.describe_value(a) for a in args] +
                           [f"{k}={tt.describe_value(v)}" for k, v in kwargs.items()])
         raise TypeError(
