@@ -186,3 +186,17 @@ def test_the_tree_keeps_what_holds_variables_or_functions():
     lo = ag.saved_model.from_bytes(ag.saved_model.to_bytes(h))
     assert sorted(lo._children) == ["__call__", "label", "layers", "v"]
     assert lo.label == "hello" and len(lo.layers) == 1 and lo(np.float64(2.0)) == 2.0
+
+
+def test_repeated_calls_take_the_fast_path_and_still_check(saved):
+    m, lo = saved
+    x, _ = data()
+    for _ in range(3):                           # the second call on hits the fast path
+        for n in (2, 5):
+            assert np.array_equal(lo(x[:n]), m(x[:n]))
+    fn = lo._children["__call__"]
+    assert len(fn._fast) == 2
+    with pytest.raises(TypeError, match="no saved trace"):
+        lo(x[:2].astype(np.float32))             # a new dtype: the checked path
+    with ag.device("cpu"):                       # a device scope: the general path
+        assert np.array_equal(lo(x[:2]), m(x[:2]))
