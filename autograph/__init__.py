@@ -20,6 +20,7 @@ _EXPORTS = {
     "ConcreteFunction": ("autograph.function", "ConcreteFunction"),
     "TensorSpec": ("autograph.trace_type", "TensorSpec"),
     "config": ("autograph.config", None),
+    "data": ("autograph.data", None),
     # the compiler
     "to_code": ("autograph.api", "to_code"),
     "to_graph": ("autograph.api", "to_graph"),
@@ -51,6 +52,8 @@ _EXPORTS = {
     "list_devices": ("autograph.runtime.devices", "list_devices"),
     # saving and loading
     "saved_model": ("autograph.saved_model", None),
+    # export for other runtimes
+    "onnx": ("autograph.onnx", None),
     # logging
     "set_verbosity": ("autograph.log", "set_verbosity"),
 }

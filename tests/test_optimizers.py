@@ -370,3 +370,33 @@ def test_module_training_with_tape_matches_numpy(eagerly):
     np.testing.assert_allclose(model.b.numpy(), b, rtol=1e-12)
     assert float(model.frozen.numpy()) == 1.0
     assert [v.name for v in opt.variables] == ["SGD/iterations", "b/momentum", "w/momentum"]
+
+
+@pytest.mark.parametrize("name", ["nesterov", "adam"])
+def test_updates_inside_a_staged_loop(name):
+    # many steps in one call: the updates are effectful nodes of the while_loop's body, and
+    # the slots made while tracing the body hold their values across iterations
+    make, ref = OPTIMIZERS[name]
+    w = ag.Variable(np.array([1.0, -1.0, 0.5]), name="w")
+    opt = make()
+
+    @ag.function
+    def fit(n, g):
+        for _ in ag.range(n):
+            opt.apply_gradients([(g * w, w)])      # the gradient of sum(g * w**2) / 2
+
+    fit(np.int64(STEPS), np.array([1.0, 2.0, 3.0]))
+    assert len(fit.get_concrete_function(np.int64(1), np.zeros(3)).graph.nodes) < 20
+    expected, g = np.array([1.0, -1.0, 0.5]), np.array([1.0, 2.0, 3.0])
+    one = make()
+    check = ag.Variable(expected.copy())
+    for _ in range(STEPS):
+        one.apply_gradients([(g * check.numpy(), check)])
+    np.testing.assert_allclose(w.numpy(), check.numpy(), rtol=1e-12)
+    assert int(opt.iterations.numpy()) == STEPS
+    # and the eager run follows the written-out rule, fed the same gradients
+    ws, gs = [np.array([1.0, -1.0, 0.5])], []
+    for _ in range(STEPS):
+        gs.append(g * ws[-1])
+        ws.append(ref(np.array([1.0, -1.0, 0.5]), gs))
+    np.testing.assert_allclose(check.numpy(), ws[-1], rtol=1e-12)

@@ -17,7 +17,7 @@ run on any device, and differentiated again (its stack reads have rules of their
 import numpy as np
 
 from autograph.autodiff import stacks
-from autograph.autodiff.transform import (Context, active_tensors, backprop,
+from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
                                           differentiable_dtype, HANDLE)
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
@@ -165,6 +165,7 @@ def while_vjp(cts, node):
     cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
     n_lv = len(loop.outputs)
     n_in = len(node.inputs)
+    ins = tuple(loop.inputs)     # (augmenting the loop below inserts loop variables)
     caps = list(range(n_lv, n_in - (1 if loop.attrs["maximum_iterations"] == "input" else 0)))
 
     # which loop variables carry cotangents: a fixed point over the body
@@ -186,7 +187,7 @@ def while_vjp(cts, node):
         j = bb.placeholder("j", INT, ())
         ct_phs = [bb.placeholder(f"ct_{k}", loop.outputs[k].dtype, loop.outputs[k].shape)
                   for k in lv]
-        acc_phs = [bb.placeholder(f"acc_{c}", loop.inputs[c].dtype, loop.inputs[c].shape)
+        acc_phs = [bb.placeholder(f"acc_{c}", ins[c].dtype, ins[c].shape)
                    for c in cap_active]
         var_phs = [bb.placeholder(f"acc_{ctx.variables[v].name}", ctx.variables[v].dtype,
                                   ctx.variables[v].shape) for v in var_ids]
@@ -225,7 +226,7 @@ def while_vjp(cts, node):
             outs.append(_fit(body_cts.get(id(bg.inputs[k])), ph))
         for c, ph in zip(cap_active, acc_phs):
             ct = body_cts.get(id(bg.inputs[c]))
-            outs.append(ph if ct is None else _fit(np.add(ph, ct), ph))
+            outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph))
         for v, ph in zip(var_ids, var_phs):
             ct = sub.var_cts.get(v)
             outs.append(ph if ct is None else _fit(np.add(ph, ct), ph))
@@ -253,7 +254,7 @@ def while_vjp(cts, node):
             inits.append(_fit(cts[k], ct_phs[lv.index(k)]) if cts[k] is not None
                          else zeros_for(loop.outputs[k], outer_resolve))
         for c in cap_active:
-            inits.append(zeros_for(loop.inputs[c], outer_resolve))
+            inits.append(zeros_for(ins[c], outer_resolve))
         for v in var_ids:
             var = ctx.variables[v]
             inits.append(primitives.const(np.zeros(var.shape, var.dtype)))
@@ -273,7 +274,6 @@ def while_vjp(cts, node):
     for i, c in enumerate(cap_active):
         in_cts[c] = results[base + i]
     base += len(cap_active)
-    from autograph.autodiff.transform import add_cts
     for i, v in enumerate(var_ids):
         ctx.var_cts[v] = add_cts(ctx.var_cts.get(v), results[base + i])
     return in_cts

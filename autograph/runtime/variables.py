@@ -339,6 +339,20 @@ class Variable:
     def __getitem__(self, index):
         return self.read_value()[index]
 
+    def __setitem__(self, key, value):
+        """`v[key] = value`: the Variable takes its value with the update (an assign of
+        the updated copy), so the write persists across calls as NumPy's write into an
+        array does; `v[key] += d` reads, adds and assigns the same way."""
+        if get_default_graph() is None and not isinstance(value, Tensor) and not any(
+                isinstance(k, Tensor) for k in nest.flatten(key)):
+            with self._lock:
+                new = np.array(self.numpy(), copy=True)
+                new[key] = _unwrap(value)
+                self._assign_now(new)
+            return
+        from autograph.runtime.numpy import updates
+        self.assign(updates.setitem(self.read_value(), key, _unwrap(value)))
+
     def __bool__(self):
         return bool(self.read_value())
 

@@ -45,6 +45,7 @@ class Writer:
         self.variables = []       # Variable objects, in table order
         self._var_index = {}      # id(Variable) -> index
         self._graph_index = {}    # id(Graph) -> index
+        self._index = None        # the node indices of the graph being written
 
     def variable(self, var):
         i = self._var_index.get(id(var))
@@ -53,8 +54,9 @@ class Writer:
             self.variables.append(var)
         return i
 
-    def graph(self, graph, parent=None):
-        """The index of `graph` in the table (written on first use)."""
+    def graph(self, graph, parent=None, parent_index=None):
+        """The index of `graph` in the table (written on first use). `parent_index` maps
+        the enclosing graph's nodes to their indices, for the captures."""
         i = self._graph_index.get(id(graph))
         if i is not None:
             return i
@@ -63,12 +65,20 @@ class Writer:
         self.graphs.append(record)
         index = {}
         nodes = []
+        outer_index = self._index
         for n, node in enumerate(graph.nodes):
             index[id(node)] = n
             nodes.append(self._node(node, index, i))
+        self._index = outer_index
         record["nodes"] = nodes
         record["inputs"] = [index[id(t.node)] for t in graph.inputs]
         record["outputs"] = [[index[id(t.node)], t.index] for t in graph.outputs]
+        if parent_index is not None and graph.captures:
+            # [outer tensor in the parent, inner placeholder]: how a graph that uses values
+            # of its parent sees them (a custom gradient's graph reads the forward pass)
+            record["captures"] = [[[parent_index[id(o.node)], o.index], index[id(inner.node)]]
+                                  for o, inner in graph.captures.values()
+                                  if id(o.node) in parent_index and id(inner.node) in index]
         return i
 
     def _node(self, node, index, graph_i):
@@ -82,6 +92,7 @@ class Writer:
         if node.op == "Placeholder":   # (its dtype and shape are its output's spec)
             attrs = {}
         else:
+            self._index = index
             attrs = {k: self._value(v, node, k, graph_i) for k, v in node.attrs.items()}
         rec = {"name": node.name, "op": node.op, "inputs": inputs, "attrs": attrs,
                "outputs": [[fmt.dtype_name(t.dtype), fmt.encode_shape(t.shape), bool(t.weak)]
@@ -102,7 +113,7 @@ class Writer:
         if isinstance(v, np.generic):
             return self._value(v.item(), node, attr, graph_i, depth)
         if isinstance(v, Graph):
-            return {"$graph": self.graph(v, graph_i)}
+            return {"$graph": self.graph(v, graph_i, self._index)}
         if isinstance(v, weakref.ref):
             var = v()
             if var is None:
@@ -144,6 +155,9 @@ def _unsaveable(node, attr, v):
     where = errors.describe_origin(node.origin) if node.origin is not None else ""
     what = f"{type(v).__module__}.{type(v).__name__}"
     hint = ""
+    if node.op.startswith("data_"):
+        hint = (" A dataset read from host data (from_generator, Python lists) lives in "
+                "this process only; save a function that takes the batches as arguments.")
     if node.op == "random":
         hint = (" A draw from a generator made outside the function depends on that "
                 "object's state; make the generator inside the function "
@@ -187,6 +201,13 @@ class Reader:
                         _need(rec.get("inputs"), list, f"{where}.inputs")]
         graph.outputs = [_tensor(nodes, ref, len(nodes), f"{where}.outputs")
                          for ref in _need(rec.get("outputs"), list, f"{where}.outputs")]
+        for item in _need(rec.get("captures", []), list, f"{where}.captures"):
+            if parent is None or type(item) is not list or len(item) != 2:
+                raise SavedModelError(f"{where}.captures: [[parent node, output], "
+                                      "placeholder] pairs of a nested graph")
+            outer = _tensor(parent.nodes, item[0], len(parent.nodes), f"{where}.captures")
+            inner = _placeholder(nodes, item[1], where)
+            graph.captures[id(outer)] = (outer, inner)
         self._building.discard(i)
         self.graphs[i] = graph
         return graph
@@ -267,14 +288,15 @@ class Reader:
         return v
 
 
-def copy_graph(graph, parent):
+def copy_graph(graph, parent, outer=None):
     """A fresh copy of branch/body graph `graph` (and of the graphs nested in it) under
     `parent`: transformations that extend a graph in place (the reverse-mode transform
-    adds loop variables to a loop body) must never change a loaded model's graphs."""
+    adds loop variables to a loop body) must never change a loaded model's graphs.
+    `outer` maps the original parent's tensors (by id) to `parent`'s, for the captures."""
     new = Graph(graph.name, parent=parent, origin=graph.origin)
     env = {}
     for node in graph.nodes:
-        attrs = {k: copy_graph(v, new) if isinstance(v, Graph) else v
+        attrs = {k: copy_graph(v, new, env) if isinstance(v, Graph) else v
                  for k, v in node.attrs.items()}
         copy = Node(new, node.name, node.op, [env[id(t)] for t in node.inputs], attrs,
                     [(t.dtype, t.shape, t.weak) for t in node.outputs], node.origin)
@@ -285,6 +307,10 @@ def copy_graph(graph, parent):
             record_captures(copy)
     new.inputs = [env[id(t)] for t in graph.inputs]
     new.outputs = [env[id(t)] for t in graph.outputs]
+    for o, inner in graph.captures.values():
+        o = (outer or {}).get(id(o))
+        if o is not None:
+            new.captures[id(o)] = (o, env[id(inner)])
     return new
 
 

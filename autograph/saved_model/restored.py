@@ -162,9 +162,10 @@ def inline(graph, flat):
         ref = attrs.get("variable") if node.op.endswith("_variable") else None
         if ref is not None:
             attrs = {**attrs, **_live(ref)._attrs(target)}
-        if node.op in ("cond", "while_loop"):
-            attrs = {k: copy_graph(v, target) if isinstance(v, Graph) else v
+        if any(isinstance(v, Graph) for v in attrs.values()):
+            attrs = {k: copy_graph(v, target, env) if isinstance(v, Graph) else v
                      for k, v in attrs.items()}
+        if node.op in ("cond", "while_loop"):
             for sub in attrs.values():
                 if isinstance(sub, Graph):
                     for r in _graph_variables(sub):

@@ -160,7 +160,26 @@ NO_ATTRS = (
     "rad2deg real remainder round shape_of sign signbit sin sinh size_of slogdet solve sqrt "
     "square subtract svdvals tan tanh trunc where ta_write ta_unstack stop_gradient "
     "ad_stack_new ad_stack_push ad_gl_new ad_gl_add ad_gl_put ad_gl_from_rows "
-    "ad_gl_scatter").split()
+    "ad_gl_scatter ad_gl_copy ad_gl_set ad_gl_set_rows eig gcd lcm nextafter spacing "
+    "data_iter_close").split()
+
+
+def never(why):
+    """An attribute no file can give (the op stands for something of one process only)."""
+    def c(v):
+        raise Bad(why)
+    c.__doc__ = why
+    return c
+
+
+def pair(first, second):
+    def c(v):
+        if type(v) is not tuple or len(v) != 2:
+            raise Bad("a pair")
+        first(v[0])
+        second(v[1])
+    c.__doc__ = f"({first.__doc__}, {second.__doc__})"
+    return c
 
 
 def _table():
@@ -237,6 +256,14 @@ def _table():
         "ad_stack_get": {"dtype": DTYPE, "shape": SHAPE},
         "ad_gl_pop": {"dtype": DTYPE, "shape": SHAPE},
         "ad_gl_pop_rows": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_gl_get": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_gl_gather": {"dtype": DTYPE, "shape": SHAPE},
+        "custom_gradient": {"grad_graph": GRAPH, "n_args": INT},
+        # datasets: arrays are saved; an iterator over host data lives in one process only
+        "data_source": {"array": ARRAY},
+        "data_shuffle_order": {"buffer_size": INT},
+        "data_iter_open": {"keep": opt(never("None: a host-side dataset cannot be loaded"))},
+        "data_iter_next": {"specs": tup(pair(DTYPE, SHAPE), 1 << 16)},
     })
     return t
 
@@ -245,7 +272,7 @@ SCHEMAS = _table()
 
 
 # the packages whose modules register primitives (each module registers on import)
-PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff")
+PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff", "autograph.data")
 PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor_array",
                      "autograph.runtime.variables", "autograph.runtime.ops",
                      "autograph.operators.asserts", "autograph.operators.unbound",

@@ -200,3 +200,37 @@ def test_repeated_calls_take_the_fast_path_and_still_check(saved):
         lo(x[:2].astype(np.float32))             # a new dtype: the checked path
     with ag.device("cpu"):                       # a device scope: the general path
         assert np.array_equal(lo(x[:2]), m(x[:2]))
+
+
+@ag.custom_gradient
+def _clipped_square(x):
+    def grad(dy):
+        return np.clip(dy * 2 * x, -1.0, 1.0)
+    return x * x, grad
+
+
+def test_custom_gradients_survive_saving():
+    """A custom_gradient node holds its gradient as a graph that reads the forward pass
+    (captures of its parent, saved explicitly); here inside a loop body."""
+    @ag.function
+    def f(x):
+        i, s = 0, 0.0
+        while i < 2:
+            s = s + np.sum(_clipped_square(x * (i + 1)))
+            i += 1
+        return s
+    x = np.array([0.1, 0.3, 2.0])
+    f(x)
+    loaded = ag.saved_model.from_bytes(ag.saved_model.to_bytes(f))
+
+    def grad_of(fn):
+        @ag.function
+        def g(x):
+            with ag.GradientTape() as tape:
+                tape.watch(x)
+                y = fn(x)
+            return tape.gradient(y, x)
+        return g(x)
+    want = [0.2 + 2 * 0.4, 0.6 + 2 * 1.0, 1.0 + 2 * 1.0]     # clipped at each use
+    for fn in (f, loaded, loaded):
+        np.testing.assert_allclose(grad_of(fn), want, rtol=0, atol=1e-12)
