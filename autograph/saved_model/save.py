@@ -289,6 +289,13 @@ def _key(key, where):
         labels = list(key.labels) if isinstance(key.labels, tuple) else key.labels
         return {"structure": key.kind.__name__, "labels": labels,
                 "children": [_key(k, where) for k in key.children]}
+    what = (key.kind.__name__ if type(key) is tt.Structure else
+            type(getattr(key, "obj", None) or key).__name__)
+    if tt.tensor_specs(key):
+        raise SavedModelError(
+            f"{where} is an object ({what}) whose arrays enter the graph as inputs through "
+            "its own trace type (an ag.data.Dataset, for one): such arguments cannot be "
+            "saved yet. Save a function that takes the arrays (or one batch) instead.")
     raise SavedModelError(
         f"{where} was traced with {tt.describe_key(key)}, which cannot be saved: a saved "
         "function takes arrays, Python numbers/strings/bools and lists, tuples and dicts of "

@@ -234,3 +234,19 @@ def test_custom_gradients_survive_saving():
     want = [0.2 + 2 * 0.4, 0.6 + 2 * 1.0, 1.0 + 2 * 1.0]     # clipped at each use
     for fn in (f, loaded, loaded):
         np.testing.assert_allclose(grad_of(fn), want, rtol=0, atol=1e-12)
+
+
+def test_a_dataset_argument_is_a_clear_error():
+    from autograph.data import Dataset
+
+    @ag.function
+    def total(ds):
+        s = np.float64(0.0)
+        for x in ds:
+            s = s + np.sum(x)
+        return s
+    ds = Dataset.from_tensor_slices(np.arange(6.0)).batch(2)
+    total(ds)
+    with pytest.raises(ValueError, match="argument `ds` is an object \\(Dataset\\).*cannot be "
+                                         "saved yet.*takes the arrays"):
+        ag.saved_model.to_bytes(total)
