@@ -173,7 +173,10 @@ class _Runner:
         for n, j in enumerate(order):
             attrs = variables[j][2]
             ns[f"vd{j}"] = np.dtype(attrs["dtype"])
-            lines.append(f"    v{j}._value = np.asarray(r[{k + n}], vd{j})")
+            if attrs["shape"] == ():   # a NumPy scalar, as the executors' kernels store
+                lines.append(f"    v{j}._value = vd{j}.type(r[{k + n}])")
+            else:
+                lines.append(f"    v{j}._value = r[{k + n}]")
         lines.append(f"    return ({''.join(o + ', ' for o in outs).rstrip()})")
         exec(compile("\n".join(lines) + "\n", f"<autograph native {g.name}>", "exec"), ns)
         dispatcher = self.dispatcher

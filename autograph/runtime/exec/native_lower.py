@@ -24,7 +24,8 @@ import numpy as np
 
 from autograph import errors
 from autograph.runtime.exec import native_ops
-from autograph.runtime.exec.codegen import _fill_plan
+from autograph.runtime.exec.codegen import (_constant_of, _counter_loop, _only_reader,
+                                            _readers, _uses)
 
 
 class NativeLoweringError(NotImplementedError):
@@ -55,6 +56,7 @@ class Lowering:
         self.assigned = []         # ids of Variables the graph assigns, in first-write order
         self.consts = {}           # id(tensor) -> constant value, where known (for fills)
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
+        self.buffers = set()       # names of lowered TensorArrays' buffers
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -212,8 +214,11 @@ class Lowering:
             limit, ins = f"int({ins[-1]})", ins[:-1]
         cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
         loop_vars = [self.fresh(t.node.name) for t in bg.inputs[:n]]
-        for t, name in zip(node.outputs, loop_vars):
-            self.check_tensor(node, t)
+        for t, name, init in zip(node.outputs, loop_vars, ins):
+            if init not in self.buffers:    # (a lowered TensorArray's handle is its buffer)
+                self.check_tensor(node, t)
+            else:
+                self.buffers.add(name)
             env[id(t)] = name
         outer = node.inputs[:len(ins)]
         self.assign(depth, loop_vars, [self.typed(t, e) for t, e in zip(node.outputs, ins[:n])])
@@ -240,13 +245,14 @@ class Lowering:
 
     def ta_new(self, node, graph, env, depth):
         consts = dict(self.consts)
-        plan = _fill_plan(graph, node, consts)
+        plan = fill_plan(graph, node, consts)
         if plan is None:
             self.fail(node, "only a TensorArray of a size known when compiling, filled "
                             "element by element by a `for i in range(size)` loop and then "
                             "stacked, has a native form")
         _, write, stack, _, shape, dtype = plan
         name = env[id(node.outputs[0])] = self.fresh(node.name)
+        self.buffers.add(name)
         self.emit(depth, f"{name} = np.empty({shape!r}, {native_ops.dtype_name(dtype)})")
         self.fills[id(write)] = self.fill_write
         self.fills[id(stack)] = self.fill_stack
@@ -266,8 +272,10 @@ class Lowering:
             self.fail(node, "its Variable was deleted")
         entry = self.variables.get(id(var))
         if entry is None:
-            entry = self.variables[id(var)] = (self.fresh(f"var_{attrs['name']}"),
-                                               attrs["variable"], dict(attrs))
+            shape = tuple(np.shape(var._value))
+            entry = self.variables[id(var)] = (
+                self.fresh(f"var_{attrs['name']}"), attrs["variable"],
+                {"name": attrs["name"], "dtype": np.dtype(var.dtype), "shape": shape})
         local = entry[0]
         if node.op == "read_variable":
             if not native_ops.is_scalar(node.outputs[0]):
@@ -276,13 +284,15 @@ class Lowering:
             self.emit(depth, f"{name} = {local}")
             return
         value = env[id(node.inputs[0])]
-        dtype = attrs.get("dtype") or var.dtype
         scalar = native_ops.is_scalar(node.inputs[0])
+        dtype = entry[2]["dtype"]
         if node.op == "update_variable":
             fn = {"add": "np.add", "subtract": "np.subtract"}.get(attrs["op"])
             if fn is None:
                 self.fail(node)
-            value = f"{fn}({local}, {value})"
+            operand = native_ops.dtype_name(attrs["operand_dtype"])
+            old = f"{operand}({local})" if scalar else f"{local}.astype({operand})"
+            value = f"{fn}({old}, {value})"
         if scalar:
             value = native_ops.scalar_of(_Spec(np.dtype(dtype)), value)
         elif node.op == "update_variable" or node.inputs[0].dtype != np.dtype(dtype):
@@ -312,3 +322,44 @@ def _literal(value):
     if value.dtype.kind == "f" and not np.isfinite(v):
         return None
     return f"{native_ops.dtype_name(value.dtype)}({v!r})"
+
+
+def fill_plan(graph, new, consts):
+    """(while_loop, ta_write, ta_stack, None, buffer shape, dtype) when the TensorArray
+    that ta_new `new` makes is filled by a counter loop from 0 to its fixed size, one
+    write per element at the counter, then stacked once and not otherwise used (so an
+    uninitialised buffer is complete after the loop); else None. Codegen's rule without
+    its minimum loop length (a native loop has no per-iteration cost to amortise)."""
+    if new.attrs.get("dynamic_size", True):
+        return None
+    consts = dict(consts)
+    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
+                  if nd.op == "Const")
+    size = consts.get(id(new.inputs[0]))
+    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
+        return None
+    loop, j = _only_reader(graph, new.outputs[0], "while_loop")
+    n = 0 if loop is None else len(loop.outputs)
+    if loop is None or j >= n or loop.attrs["maximum_iterations"] is not None:
+        return None
+    # (the loop's initial values left out: codegen's short-loop rule reads them)
+    c = _counter_loop(loop, {k: v for k, v in consts.items()
+                             if all(id(t) != k for t in loop.inputs[:n])})
+    if c is None or c.extra is not None or c.step != 1 or c.shift != 0:
+        return None
+    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
+    start, limit = consts.get(id(loop.inputs[c.k])), _constant_of(loop, cg, c.limit, consts)
+    if start is None or limit is None or int(start) != 0 or int(limit) != int(size):
+        return None
+    write, p = _only_reader(bg, bg.inputs[j], "ta_write")
+    if write is None or p != 0 or _uses(cg, cg.inputs[j]) or \
+            write.inputs[1] is not bg.inputs[c.k] or \
+            _readers(bg, write.outputs[0]) != [(None, j)]:
+        return None
+    value = write.inputs[2]
+    if value.shape is None or None in value.shape or value.dtype.kind not in "biufc":
+        return None
+    stack, _ = _only_reader(graph, loop.outputs[j], "ta_stack")
+    if stack is None or stack.attrs["dtype"] != value.dtype:
+        return None
+    return loop, write, stack, None, (int(size),) + tuple(value.shape), value.dtype

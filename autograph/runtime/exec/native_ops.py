@@ -30,7 +30,7 @@ _UFUNCS = {
     "square": "square", "tan": "tan", "tanh": "tanh", "trunc": "trunc", "conj": "conjugate",
     "pow": "power", "divide": "true_divide", "floor_divide": "floor_divide",
     "remainder": "remainder", "bitwise_left_shift": "left_shift",
-    "bitwise_right_shift": "right_shift", "round": "rint",
+    "bitwise_right_shift": "right_shift",
 }
 # primitives that are Python operators in Numba on scalars and arrays alike
 _OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "equal": "==",
@@ -222,10 +222,34 @@ def _full(node, ins, attrs):
 def _like(value):
     def rule(node, ins, attrs):
         out = node.outputs[0]
+        fill = value(attrs)
+        if fill is None:
+            return None
         if is_scalar(out):
-            return value
-        return f"np.full_like({ins[0]}, {value})"
+            return fill
+        shape = f"{ins[0]}.shape" if "shape" not in attrs else repr(tuple(attrs["shape"]))
+        if "shape" in attrs and not _static_shape(out):
+            return None
+        return f"np.full({shape}, {fill}, {dtype_name(out.dtype)})"
     return rule
+
+
+def _arange(node, ins, attrs):
+    dtype = np.dtype(attrs["dtype"])
+    if dtype.kind not in "iuf" or len(ins) != 3:
+        return None
+    cast = "float" if dtype.kind == "f" else "int"
+    expr = f"np.arange({', '.join(f'{cast}({i})' for i in ins)})"
+    natural = np.dtype(np.float64 if dtype.kind == "f" else np.int64)
+    return expr if dtype == natural else f"{expr}.astype({dtype_name(dtype)})"
+
+
+def _round(node, ins, attrs):
+    if attrs:
+        return None
+    if node.inputs[0].dtype.kind in "iub":
+        return ins[0]
+    return f"np.rint({ins[0]})"
 
 
 def _join(fn):
@@ -256,7 +280,8 @@ _RULES = {
     "getitem": _getitem, "reshape": _reshaped, "squeeze": _reshaped,
     "expand_dims": _reshaped,
     "zeros": _fill(lambda attrs: "0"), "ones": _fill(lambda attrs: "1"), "full": _full,
-    "zeros_like": _like("0"), "ones_like": _like("1"),
+    "zeros_like": _like(lambda attrs: "0"), "ones_like": _like(lambda attrs: "1"),
+    "full_like": _like(_full_value), "range": _arange, "arange": _arange, "round": _round,
     "concat": _join("concatenate"), "stack": _join("stack"), "permute_dims": _permute,
     "clip": _clip,
     **{name: _reduction for name in _FULL_REDUCTIONS},
