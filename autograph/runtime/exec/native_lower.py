@@ -245,16 +245,17 @@ class Lowering:
 
     def ta_new(self, node, graph, env, depth):
         consts = dict(self.consts)
-        plan = fill_plan(graph, node, consts)
+        plan = fill_plan(graph, node, consts) or chain_plan(graph, node, consts)
         if plan is None:
             self.fail(node, "only a TensorArray of a size known when compiling, filled "
                             "element by element by a `for i in range(size)` loop and then "
                             "stacked, has a native form")
-        _, write, stack, _, shape, dtype = plan
+        _, writes, stack, _, shape, dtype = plan
         name = env[id(node.outputs[0])] = self.fresh(node.name)
         self.buffers.add(name)
         self.emit(depth, f"{name} = np.empty({shape!r}, {native_ops.dtype_name(dtype)})")
-        self.fills[id(write)] = self.fill_write
+        for write in writes if isinstance(writes, list) else [writes]:
+            self.fills[id(write)] = self.fill_write
         self.fills[id(stack)] = self.fill_stack
 
     def fill_write(self, node, env, depth):
@@ -363,3 +364,40 @@ def fill_plan(graph, new, consts):
     if stack is None or stack.attrs["dtype"] != value.dtype:
         return None
     return loop, write, stack, None, (int(size),) + tuple(value.shape), value.dtype
+
+
+def chain_plan(graph, new, consts):
+    """The plan (see fill_plan) of a TensorArray of a fixed size written at constant
+    indices, each element once, by a chain of writes in `graph` itself (what an unrolled
+    `for i in range(5): ta = ta.write(i, v)` stages), then stacked once; else None."""
+    if new.attrs.get("dynamic_size", True):
+        return None
+    consts = dict(consts)
+    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
+                  if nd.op == "Const")
+    size = consts.get(id(new.inputs[0]))
+    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
+        return None
+    size, writes, written, handle, value = int(size), [], set(), new.outputs[0], None
+    while True:
+        readers = _readers(graph, handle)
+        if len(readers) != 1 or readers[0][0] is None or readers[0][1] != 0:
+            return None
+        nd = readers[0][0]
+        if nd.op == "ta_stack":
+            break
+        if nd.op != "ta_write" or id(nd.inputs[1]) not in consts:
+            return None
+        index = int(consts[id(nd.inputs[1])])
+        index = index + size if index < 0 else index
+        v = nd.inputs[2]
+        if not 0 <= index < size or index in written or v.shape is None or None in v.shape \
+                or (value is not None and (v.shape, v.dtype) != (value.shape, value.dtype)):
+            return None
+        written.add(index)
+        writes.append(nd)
+        value, handle = v, nd.outputs[0]
+    if len(written) != size or value is None or nd.attrs["dtype"] != value.dtype or \
+            value.dtype.kind not in "biufc":
+        return None
+    return None, writes, nd, None, (size,) + tuple(value.shape), value.dtype
