@@ -131,17 +131,27 @@ def _reduction(node, ins, attrs):
     axis = attrs.get("axis")
     if isinstance(axis, int):
         axis = (axis,)
-    full = axis is None or sorted(a % max(len(x.shape), 1) for a in axis) == \
-        list(range(len(x.shape)))
-    if attrs.get("keepdims") or attrs.get("dtype") not in (None, out.dtype):
+    ndim = len(x.shape)
+    full = axis is None or sorted(a % max(ndim, 1) for a in axis) == list(range(ndim))
+    if attrs.get("dtype") not in (None, out.dtype):
         return None
     if full:
+        if attrs.get("keepdims"):
+            return None
         if not x.shape and node.op in ("argmax", "argmin"):
             return "0"
         return f"{_FULL_REDUCTIONS[node.op]}({ins[0]})"
-    if node.op == "sum" and len(axis) == 1 and x.dtype == out.dtype:
-        return f"np.sum({ins[0]}, axis={axis[0] % len(x.shape)})"
-    return None
+    # one axis of several: Numba's np.sum takes an axis (the mean divides it by the count)
+    if len(axis) != 1 or node.op not in ("sum", "mean") or x.dtype != out.dtype or \
+            x.dtype.kind not in "fc" and node.op == "mean":
+        return None
+    k = axis[0] % ndim
+    expr = f"np.sum({ins[0]}, axis={k})"
+    if node.op == "mean":
+        expr = f"({expr} / {ins[0]}.shape[{k}])"
+    if attrs.get("keepdims"):
+        expr = f"np.expand_dims({expr}, {k})"
+    return expr
 
 
 def _matmul(node, ins, attrs):
