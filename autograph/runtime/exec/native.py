@@ -160,11 +160,13 @@ class _Runner:
                 shape = attrs.get("shape")
                 args.append(f"v{i}._value[()]" if shape == () else f"v{i}._value")
         lines.append(f"    r = native({', '.join(args)})")
+        if low.single:
+            lines.append("    r = (r,)" if not g.outputs or g.outputs[0].shape != () else "")
         outs = []
         for i, t in enumerate(g.outputs):
             if t.shape == ():
                 ns[f"t{i}"] = t.dtype.type
-                outs.append(f"t{i}(r[{i}])")
+                outs.append(f"t{i}(r)" if low.single else f"t{i}(r[{i}])")
             else:
                 outs.append(f"r[{i}]")
         k = len(g.outputs)

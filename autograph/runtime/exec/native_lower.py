@@ -96,7 +96,9 @@ class Lowering:
         self.graph_body(g, env, 1)
         outs = [env[id(t)] for t in g.outputs]
         outs += [self.variables[v][0] for v in self.assigned]
-        self.emit(1, f"return ({''.join(o + ', ' for o in outs).rstrip()})")
+        self.single = len(outs) == 1     # one result: returned bare (no tuple to box)
+        self.emit(1, f"return {outs[0]}" if self.single else
+                  f"return ({''.join(o + ', ' for o in outs).rstrip()})")
         body, made_by = self.lines[body_start:], self.made_by[body_start:]
         self.lines, self.made_by = [], []
         var_params = [local for local, _, _ in self.variables.values()]
