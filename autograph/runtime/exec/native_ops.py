@@ -270,6 +270,41 @@ def _join(fn):
     return rule
 
 
+def _broadcast_to(node, ins, attrs):
+    out = node.outputs[0]
+    if not _static_shape(out):
+        return None
+    if is_scalar(out):
+        return ins[0]
+    if is_scalar(node.inputs[0]):
+        return f"np.full({out.shape!r}, {ins[0]})"
+    # a writable copy: Numba types broadcast views read-only, which would not unify with
+    # the writable arrays a loop variable or branch result holds elsewhere
+    return f"np.broadcast_to({ins[0]}, {out.shape!r}).copy()"
+
+
+def _sum_to_shape(node, ins, attrs):
+    """The transpose of broadcasting (gradient rules stage it): sums over the leading axes
+    and the axes `shape` broadcasts along, one `np.sum(axis=k)` each; static shapes only."""
+    x, out = node.inputs[0], node.outputs[0]
+    if len(node.inputs) != 1 or not _static_shape(x) or not _static_shape(out):
+        return None
+    target = out.shape
+    if not x.shape:
+        return ins[0]
+    if not target:
+        return f"np.sum({ins[0]})"
+    lead = len(x.shape) - len(target)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(target)
+                                if d == 1 and x.shape[lead + i] != 1]
+    if not axes and x.shape == target:
+        return ins[0]
+    expr = ins[0]
+    for a in sorted(axes, reverse=True):
+        expr = f"np.sum({expr}, axis={a})"
+    return f"np.ascontiguousarray({expr}).reshape({target!r})"
+
+
 def _permute(node, ins, attrs):
     return f"np.transpose({ins[0]}, {tuple(attrs['axes'])!r})"
 
@@ -293,6 +328,6 @@ _RULES = {
     "zeros_like": _like(lambda attrs: "0"), "ones_like": _like(lambda attrs: "1"),
     "full_like": _like(_full_value), "range": _arange, "arange": _arange, "round": _round,
     "concat": _join("concatenate"), "stack": _join("stack"), "permute_dims": _permute,
-    "clip": _clip,
+    "clip": _clip, "broadcast_to": _broadcast_to, "sum_to_shape": _sum_to_shape,
     **{name: _reduction for name in _FULL_REDUCTIONS},
 }
