@@ -246,3 +246,34 @@ def test_compile_time_is_logged_at_verbosity_1(caplog):
         ag.set_verbosity(old)
     assert any("jit_compile: f" in r.getMessage() and " ms " in r.getMessage()
                for r in caplog.records)
+
+
+def _loss(w, x):
+    return np.sum(np.tanh(x * w) ** 2) + np.mean(x * w)
+
+
+def _piecewise(w):
+    if w > 0:
+        y = w * w
+    else:
+        y = -w * 3.0
+    return y
+
+
+@pytest.mark.parametrize("make, args", [
+    (lambda: lambda w, x: ag.value_and_grad(_loss)(w, x),
+     (np.float64(0.7), np.linspace(-1, 1, 5))),
+    (lambda: lambda w: ag.grad(_piecewise)(w), (np.float64(-0.7),)),
+    (lambda: lambda w: ag.grad(_piecewise)(w), (np.float64(0.4),)),
+], ids=["straight_line", "cond_negative", "cond_positive"])
+def test_backward_graphs_lower(make, args):
+    """Gradients' backward graphs are graphs of the same primitives (broadcast_to,
+    sum_to_shape, ...): the native values are the interpreter's to rounding (tanh to 1 ulp,
+    sums in another order)."""
+    got = ag.function(make(), jit_compile=True)(*args)
+    want = ag.function(make())(*args)
+    flat_got, flat_want = np.asarray(got, dtype=object).ravel(), np.asarray(want, dtype=object).ravel()
+    for g, w in zip(flat_got, flat_want):
+        g, w = np.asarray(g), np.asarray(w)    # a 0-d result may be a scalar or a 0-d array
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15)
