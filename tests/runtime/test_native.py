@@ -277,3 +277,19 @@ def test_backward_graphs_lower(make, args):
         g, w = np.asarray(g), np.asarray(w)    # a 0-d result may be a scalar or a 0-d array
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15)
+
+
+def test_unknown_dims_lower():
+    """An input signature with `None` dims: the graph reads sizes as values (shape_of,
+    size_of) and slices of unknown length; one native function serves every length."""
+    def f(xs):
+        t = np.int64(0)
+        for i in range(len(xs)):
+            t += xs[i] * xs.size
+        return t, xs[1:] * 2
+
+    sig = [ag.TensorSpec((None,), np.int64)]
+    g = ag.function(f, input_signature=sig, jit_compile=True)
+    h = ag.function(f, input_signature=sig)
+    for n in (1, 5, 9):
+        assert same(g(np.arange(n)), h(np.arange(n)))

@@ -305,6 +305,17 @@ def _sum_to_shape(node, ins, attrs):
     return f"np.ascontiguousarray({expr}).reshape({target!r})"
 
 
+def _shape_of(node, ins, attrs):
+    ndim = len(node.inputs[0].shape)
+    if ndim == 0:
+        return "np.empty(0, np.int64)"
+    return f"np.array(({''.join(f'{ins[0]}.shape[{k}], ' for k in range(ndim))}), np.int64)"
+
+
+def _size_of(node, ins, attrs):
+    return f"{ins[0]}.size" if node.inputs[0].shape else "1"
+
+
 def _permute(node, ins, attrs):
     return f"np.transpose({ins[0]}, {tuple(attrs['axes'])!r})"
 
@@ -328,6 +339,6 @@ _RULES = {
     "zeros_like": _like(lambda attrs: "0"), "ones_like": _like(lambda attrs: "1"),
     "full_like": _like(_full_value), "range": _arange, "arange": _arange, "round": _round,
     "concat": _join("concatenate"), "stack": _join("stack"), "permute_dims": _permute,
-    "clip": _clip, "broadcast_to": _broadcast_to, "sum_to_shape": _sum_to_shape,
+    "clip": _clip, "broadcast_to": _broadcast_to, "shape_of": _shape_of, "size_of": _size_of, "sum_to_shape": _sum_to_shape,
     **{name: _reduction for name in _FULL_REDUCTIONS},
 }
