@@ -140,6 +140,9 @@ class Lowering:
                 self.fills.pop(id(node))(node, env, depth)
             elif op in ("read_variable", "assign_variable", "update_variable"):
                 self.variable(node, env, depth)
+            elif op == "check_bound":     # Python's UnboundLocalError, raised natively
+                self.emit(depth, f"if not {env[id(node.inputs[0])]}:")
+                self.emit(depth + 1, f"raise UnboundLocalError({node.attrs['message']!r})")
             else:
                 self.call(node, env, depth)
         self.node = outer

@@ -264,7 +264,10 @@ def _round(node, ins, attrs):
 
 def _join(fn):
     def rule(node, ins, attrs):
-        if any(is_scalar(t) for t in node.inputs) and fn == "concatenate":
+        if fn == "stack" and all(is_scalar(t) for t in node.inputs):
+            out = node.outputs[0]       # scalars: a 1-D array of them
+            return f"np.array(({''.join(i + ', ' for i in ins)}), {dtype_name(out.dtype)})"
+        if any(is_scalar(t) for t in node.inputs):
             return None
         return f"np.{fn}(({', '.join(ins)},), axis={int(attrs['axis'])})"
     return rule
