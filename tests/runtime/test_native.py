@@ -264,15 +264,38 @@ def _piecewise(w):
     return y
 
 
+def _loop_loss(w, n):
+    s = w
+    for _ in range(n):
+        s = np.sin(s) * w + 0.5
+    return s
+
+
+def _rnn_loss(W, xs, n):
+    s = np.zeros(3)
+    i = np.int64(0)
+    while i < n:
+        s = np.tanh(W @ s + xs[i])
+        i += 1
+    return np.sum(s * s)
+
+
+_RNG = np.random.default_rng(0)
+
+
 @pytest.mark.parametrize("make, args", [
     (lambda: lambda w, x: ag.value_and_grad(_loss)(w, x),
      (np.float64(0.7), np.linspace(-1, 1, 5))),
     (lambda: lambda w: ag.grad(_piecewise)(w), (np.float64(-0.7),)),
     (lambda: lambda w: ag.grad(_piecewise)(w), (np.float64(0.4),)),
-], ids=["straight_line", "cond_negative", "cond_positive"])
+    (lambda: lambda w, n: ag.value_and_grad(_loop_loss)(w, n), (np.float64(0.3), np.int64(7))),
+    (lambda: lambda W, xs, n: ag.value_and_grad(_rnn_loss)(W, xs, n),
+     (_RNG.standard_normal((3, 3)) * 0.5, _RNG.standard_normal((6, 3)), np.int64(6))),
+], ids=["straight_line", "cond_negative", "cond_positive", "loop", "rnn_loop"])
 def test_backward_graphs_lower(make, args):
     """Gradients' backward graphs are graphs of the same primitives (broadcast_to,
-    sum_to_shape, ...): the native values are the interpreter's to rounding (tanh to 1 ulp,
+    sum_to_shape, ...) plus the per-iteration stacks of differentiated loops (growable
+    native arrays): the native values are the interpreter's to rounding (tanh to 1 ulp,
     sums in another order)."""
     got = ag.function(make(), jit_compile=True)(*args)
     want = ag.function(make())(*args)
