@@ -320,3 +320,22 @@ def test_unknown_dims_lower():
     h = ag.function(f, input_signature=sig)
     for n in (1, 5, 9):
         assert same(g(np.arange(n)), h(np.arange(n)))
+
+
+def _edges(a, b, x, y):
+    return (a // b, a % b, x / y, x % y, x // y, -a // 3, -a % 3, a ** 2,
+            a.astype(np.int32) * np.int32(100000), np.maximum(x, np.nan), np.minimum(x, y),
+            np.abs(-a), np.sign(x), np.floor(x / 3), a << 3, a >> 1, ~a, x ** 0.5,
+            x.astype(np.float32) * np.float32(3.1), a.astype(np.int8) + np.int8(120), a / b)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_edge_arithmetic_matches_numpy():
+    """Division and remainder by zero, negative operands, wrap-around in small ints, NaN,
+    inf and -0.0: NumPy's error model (no exception, NumPy's values), equal values of
+    the same types."""
+    nat, ref = ag.function(_edges, jit_compile=True), ag.function(_edges)
+    for args in [(np.int64(7), np.int64(0), np.float64(1.5), np.float64(0.0)),
+                 (np.int64(-7), np.int64(2), np.float64(-1.5), np.float64(2.0)),
+                 (np.int64(123456), np.int64(-5), np.float64(np.inf), np.float64(-0.0))]:
+        assert same(nat(*args), ref(*args)), args
