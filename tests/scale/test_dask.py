@@ -1,0 +1,176 @@
+"""autograph.dask.map_blocks: traced once, shipped as saved-model bytes, loaded once per
+worker process; results bitwise equal to a single-process run (issue 17)."""
+
+import importlib
+import pickle
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+
+import autograph.dask as agdask  # noqa: E402
+from autograph import distribute  # noqa: E402
+
+
+@ag.function
+def halve_until_small(x):
+    steps = np.zeros_like(x)
+    while np.any(x > 1.0):
+        big = x > 1.0
+        x = np.where(big, x / 2.0, x)
+        steps = steps + big
+    return x + steps
+
+
+@ag.function
+def scaled_rows(x, w):
+    if np.sum(w) > 0:
+        return np.tanh(x * w) + 1.0
+    return x - w
+
+
+def data_1d(n=1003):
+    return np.random.default_rng(1).uniform(0, 50, size=n)
+
+
+def test_uneven_1d_chunks_trace_once_and_match_single_process():
+    x = data_1d()
+    fn = ag.function(halve_until_small.python_function)
+    y = agdask.map_blocks(fn, da.from_array(x, chunks=100))   # last chunk: 3
+    assert fn.experimental_get_tracing_count() == 1
+    got = y.compute(scheduler="sync")
+    assert y.dtype == got.dtype == np.float64 and y.shape == got.shape == x.shape
+    np.testing.assert_array_equal(got, halve_until_small(x))
+    assert fn.experimental_get_tracing_count() == 1   # no probe call, no retrace
+
+
+def test_uneven_2d_chunks_with_two_arrays():
+    rng = np.random.default_rng(2)
+    x, w = rng.normal(size=(57, 13)), rng.normal(size=(57, 13))
+    y = agdask.map_blocks(scaled_rows, da.from_array(x, chunks=(10, 5)),
+                          da.from_array(w, chunks=(20, 13)))
+    got = y.compute(scheduler="threads")
+    want = np.block([[np.asarray(scaled_rows(x[i:i + 10, j:j + 5], w[i:i + 10, j:j + 5]))
+                      for j in range(0, 13, 5)] for i in range(0, 57, 10)])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_result_length_differing_from_its_block_is_a_clear_error():
+    @ag.function
+    def drop_first(x):
+        return x[1:]
+
+    y = agdask.map_blocks(drop_first, da.from_array(np.arange(10.0), chunks=3))
+    with pytest.raises(ValueError, match="chunks="):
+        y.compute(scheduler="sync")
+
+
+def test_rank_change_needs_chunks():
+    @ag.function
+    def total(x):
+        return np.sum(x)
+
+    with pytest.raises(ValueError, match="chunks="):
+        agdask.map_blocks(total, da.from_array(np.arange(10.0), chunks=3))
+    y = agdask.map_blocks(total, da.from_array(np.arange(10.0), chunks=3),
+                          chunks=((1,) * 4,), drop_axis=0, new_axis=0)
+    assert y.compute(scheduler="sync").sum() == 45.0
+
+
+def _graph_bytes(arr):
+    return len(pickle.dumps(dict(arr.__dask_graph__())))
+
+
+def test_graph_holds_the_payload_once_however_many_chunks():
+    x = data_1d(10_000)
+    small = agdask.map_blocks(halve_until_small, da.from_array(x, chunks=1000))    # 10
+    large = agdask.map_blocks(halve_until_small, da.from_array(x, chunks=10))      # 1000
+    _, payload = agdask.prepare(halve_until_small, [da.from_array(x, chunks=10)])
+    per_chunk = (_graph_bytes(large) - _graph_bytes(small)) / 990
+    assert _graph_bytes(small) < len(payload) + 20_000
+    assert per_chunk < 600, per_chunk      # chunk references only, no payload copies
+    plain = da.from_array(x, chunks=10).map_blocks(np.tanh)
+    assert _graph_bytes(large) - _graph_bytes(plain) < len(payload) + 200_000
+
+
+def test_task_graph_names_no_user_code():
+    x = da.from_array(data_1d(), chunks=100)
+    y = agdask.map_blocks(halve_until_small, x)
+    blob = pickle.dumps(dict(y.__dask_graph__()))
+    assert b"halve_until_small" not in blob.replace(b"autograph-halve_until_small", b"")
+    assert b"test_dask" not in blob
+
+
+def test_variables_are_snapshotted_when_the_job_is_built():
+    v = ag.Variable(np.float64(2.0))
+
+    @ag.function
+    def scale(x):
+        return x * v
+
+    y = agdask.map_blocks(scale, da.from_array(np.arange(6.0), chunks=4))
+    v.assign(100.0)
+    np.testing.assert_array_equal(y.compute(scheduler="sync"), np.arange(6.0) * 2.0)
+
+
+# -- a real cluster with worker processes ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("dask.distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_cluster_results_bitwise_equal_and_one_load_per_worker(client):
+    x = data_1d(20_000)
+    before = sum(s["loads"] for s in client.run(distribute.stats).values())
+    y = agdask.map_blocks(halve_until_small, da.from_array(x, chunks=20))   # 1000 chunks
+    got = y.compute()
+    np.testing.assert_array_equal(got, halve_until_small(x))
+    stats = client.run(distribute.stats)
+    loads = sum(s["loads"] for s in stats.values()) - before
+    assert 1 <= loads <= len(stats) == 2, stats       # per worker process, not per chunk
+    assert sum(s["calls"] for s in stats.values()) >= 1000
+
+
+def test_function_from_a_deleted_module_still_runs(client, tmp_path):
+    """The workers get bytes only: the module that defined the function is gone (file
+    and import) before the job runs, so unpickling user code would fail there."""
+    mod_name = "autograph_scale_user_module"
+    (tmp_path / f"{mod_name}.py").write_text(textwrap.dedent("""
+        import numpy as np
+        import autograph as ag
+
+        @ag.function
+        def user_fn(x):
+            total = x * 0.0
+            for i in ag.range(3):
+                if np.mean(x) > i:
+                    total = total + x * i
+            return total
+    """))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module(mod_name)
+        x = np.random.default_rng(5).uniform(0, 4, size=(40, 3))
+        want = np.concatenate([np.asarray(module.user_fn(x[i:i + 7]))
+                               for i in range(0, 40, 7)])
+        y = agdask.map_blocks(module.user_fn, da.from_array(x, chunks=(7, 3)))
+    finally:
+        sys.path.remove(str(tmp_path))
+    (tmp_path / f"{mod_name}.py").unlink()
+    del sys.modules[mod_name]
+    blob = pickle.dumps(dict(y.__dask_graph__()))
+    assert mod_name.encode() not in blob
+    np.testing.assert_array_equal(y.compute(), want)
