@@ -78,9 +78,14 @@ def test_rank_change_needs_chunks():
 
     with pytest.raises(ValueError, match="chunks="):
         agdask.map_blocks(total, da.from_array(np.arange(10.0), chunks=3))
-    y = agdask.map_blocks(total, da.from_array(np.arange(10.0), chunks=3),
-                          chunks=((1,) * 4,), drop_axis=0, new_axis=0)
-    assert y.compute(scheduler="sync").sum() == 45.0
+
+    @ag.function
+    def block_total(x):
+        return np.sum(x, keepdims=True)
+
+    y = agdask.map_blocks(block_total, da.from_array(np.arange(10.0), chunks=3))
+    assert y.chunks == ((1, 1, 1, 1),)   # from the trace's static result shape
+    np.testing.assert_array_equal(y.compute(scheduler="sync"), [3.0, 12.0, 21.0, 9.0])
 
 
 def _graph_bytes(arr):
@@ -88,23 +93,48 @@ def _graph_bytes(arr):
 
 
 def test_graph_holds_the_payload_once_however_many_chunks():
+    """Against dask's own map_blocks(np.tanh) on the same chunks: the extra bytes are the
+    payload once, plus a small task tuple per chunk (no copy of the payload per chunk)."""
     x = data_1d(10_000)
-    small = agdask.map_blocks(halve_until_small, da.from_array(x, chunks=1000))    # 10
-    large = agdask.map_blocks(halve_until_small, da.from_array(x, chunks=10))      # 1000
+
+    def extra(chunks):
+        arr = da.from_array(x, chunks=chunks)
+        ours = agdask.map_blocks(halve_until_small, arr)
+        return _graph_bytes(ours) - _graph_bytes(arr.map_blocks(np.tanh))
+
     _, payload = agdask.prepare(halve_until_small, [da.from_array(x, chunks=10)])
-    per_chunk = (_graph_bytes(large) - _graph_bytes(small)) / 990
-    assert _graph_bytes(small) < len(payload) + 20_000
-    assert per_chunk < 600, per_chunk      # chunk references only, no payload copies
-    plain = da.from_array(x, chunks=10).map_blocks(np.tanh)
-    assert _graph_bytes(large) - _graph_bytes(plain) < len(payload) + 200_000
+    few, many = extra(1000), extra(10)          # 10 and 1,000 chunks
+    assert len(payload) <= few < len(payload) + 10_000
+    assert (many - few) / 990 < 200, (few, many)
 
 
-def test_task_graph_names_no_user_code():
+class _Recorder(pickle.Unpickler):
+    """Unpickles like a worker would, recording every global (function or class) it loads."""
+
+    def __init__(self, data):
+        import io
+        super().__init__(io.BytesIO(data))
+        self.loaded = []
+
+    def find_class(self, module, name):
+        self.loaded.append((module, name))
+        return super().find_class(module, name)
+
+
+def globals_a_worker_loads(arr):
+    rec = _Recorder(pickle.dumps(dict(arr.__dask_graph__())))
+    rec.load()
+    return rec.loaded
+
+
+def test_a_worker_unpickles_no_user_code():
     x = da.from_array(data_1d(), chunks=100)
-    y = agdask.map_blocks(halve_until_small, x)
-    blob = pickle.dumps(dict(y.__dask_graph__()))
-    assert b"halve_until_small" not in blob.replace(b"autograph-halve_until_small", b"")
-    assert b"test_dask" not in blob
+    loaded = globals_a_worker_loads(agdask.map_blocks(halve_until_small, x))
+    modules = {m.split(".")[0] for m, _ in loaded}
+    assert ("autograph.dask", "_block_task") in loaded
+    assert modules <= {"dask", "autograph", "numpy", "builtins", "_operator", "copyreg",
+                       "_codecs"}, modules
+    assert not any(m.startswith("tests") or "test_dask" in m for m, _ in loaded)
 
 
 def test_variables_are_snapshotted_when_the_job_is_built():
@@ -171,6 +201,5 @@ def test_function_from_a_deleted_module_still_runs(client, tmp_path):
         sys.path.remove(str(tmp_path))
     (tmp_path / f"{mod_name}.py").unlink()
     del sys.modules[mod_name]
-    blob = pickle.dumps(dict(y.__dask_graph__()))
-    assert mod_name.encode() not in blob
+    assert not any(mod_name in m for m, _ in globals_a_worker_loads(y))
     np.testing.assert_array_equal(y.compute(), want)
