@@ -35,6 +35,13 @@ _EXPORTS = {
     "print": ("autograph.runtime.ops", "print_"),
     "range": ("autograph.runtime.ops", "range_"),
     "constant": ("autograph.runtime.ops", "constant"),
+    # gradients
+    "grad": ("autograph.autodiff.api", "grad"),
+    "value_and_grad": ("autograph.autodiff.api", "value_and_grad"),
+    "vjp": ("autograph.autodiff.api", "vjp"),
+    "stop_gradient": ("autograph.autodiff.api", "stop_gradient"),
+    "GradientTape": ("autograph.autodiff.tape", "GradientTape"),
+    "custom_gradient": ("autograph.autodiff.custom", "custom_gradient"),
     # devices
     "device": ("autograph.runtime.devices", "device"),
     "register_device": ("autograph.runtime.devices", "register_device"),
