@@ -45,16 +45,22 @@ def _block_task(payload, *blocks, follow=(), n_arrays=1):
     return out
 
 
-def _unified(arrays):
+def _unified(arrays, by_rows=False):
+    """The arrays rechunked so their blocks line up: by trailing axes, as NumPy
+    broadcasting does (map_blocks), or by axis 0 only (examples split into shards)."""
     import dask.array as da
     from dask.array.core import unify_chunks
     arrays = [da.asarray(a) for a in arrays]
-    if len(arrays) > 1:   # blocks line up by trailing axes, as NumPy broadcasting does
+    if len(arrays) > 1:
         rank = max(a.ndim for a in arrays)
         args = []
-        for a in arrays:
-            args += [a, tuple(range(rank - a.ndim, rank))]
+        for k, a in enumerate(arrays):
+            index = (("rows",) + tuple((k, ax) for ax in range(1, a.ndim))) if by_rows \
+                else tuple(range(rank - a.ndim, rank))
+            args += [a, index]
         _, arrays = unify_chunks(*args)
+    if by_rows:   # a shard holds whole examples: one block along every other axis
+        arrays = [a.rechunk({ax: -1 for ax in range(1, a.ndim)}) for a in arrays]
     return arrays
 
 
@@ -122,7 +128,7 @@ def grad_sum(loss_fn, params, *arrays):
     full-batch gradient (to rounding)."""
     import dask
     import autograph as ag
-    arrays = _unified(arrays)
+    arrays = _unified(arrays, by_rows=True)
     params = [np.asarray(p) for p in params]
 
     @ag.function
