@@ -6,7 +6,7 @@ import numpy as np
 from autograph.runtime.ir import shapes
 from autograph.runtime.ir.dtypes import BOOL
 from autograph.runtime.numpy.elementwise import as_tensor, describe
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.numpy.shape_ops import need_rank, reshape
 from autograph.runtime.ir.tensor import Tensor
 
@@ -222,3 +222,43 @@ def getitem(x, key):
             b = bound(k)
             index.append(("i", b) if isinstance(b, int) else b)
     return bind1("getitem", [x] + dynamic, {"index": tuple(index)})
+
+
+# -- reverse-mode rules: scatters of the cotangent into zeros of x's shape ---------------------
+
+def _getitem_vjp(cts, node):
+    """Basic indexing selects each element at most once: the cotangent is stored into
+    zeros of x's shape at the same index."""
+    from autograph.runtime.numpy.adjoint import differentiable, ins
+    from autograph.runtime.numpy.updates import scatter
+    x, *dynamic = ins(node)
+    if not differentiable(x):
+        return [None] * len(node.inputs)
+    dynamic = [d.value for d in dynamic]
+    return [scatter(cts[0], x, node.attrs["index"], dynamic, accumulate=False)] + \
+        [None] * len(dynamic)
+
+
+def _take_vjp(cts, node):
+    """Repeated indices add up (np.add.at)."""
+    from autograph.runtime.numpy.adjoint import differentiable, ins
+    from autograph.runtime.numpy.updates import scatter
+    x, i = ins(node)
+    if not differentiable(x):
+        return [None, None]
+    index = (("s", None, None, None),) * node.attrs["axis"] + (("t", 0),)
+    return [scatter(cts[0], x, index, [i.value]), None]
+
+
+def _mask_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import differentiable, ins
+    from autograph.runtime.numpy.updates import scatter
+    x, mask = ins(node)
+    if not differentiable(x):
+        return [None, None]
+    return [scatter(cts[0], x, (("t", 0),), [mask.value], accumulate=False), None]
+
+
+defvjp("getitem", _getitem_vjp)
+defvjp("take", _take_vjp)
+defvjp("boolean_mask", _mask_vjp)

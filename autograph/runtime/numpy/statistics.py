@@ -7,7 +7,7 @@ import numpy as np
 
 from autograph.runtime.ir import shapes
 from autograph.runtime.ir.dtypes import FLOAT64, INT64
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.numpy.array_ops import sort, where
 from autograph.runtime.numpy.elementwise import as_tensor, cast, common, operand_key, ufunc
@@ -315,3 +315,16 @@ FUNCTIONS = {
     np.histogram: histogram, np.interp: interp, np.nan_to_num: nan_to_num, np.ptp: ptp,
     np.polyval: polyval, np.pad: pad, np.convolve: convolve, np.correlate: correlate,
 }
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+
+def _bincount_vjp(cts, node):
+    """Weights: each weight's cotangent is its bin's (the counts are integers)."""
+    from autograph.runtime.numpy.indexing import take
+    if len(node.inputs) == 1:
+        return [None]
+    return [None, take(cts[0], node.inputs[0])]
+
+
+defvjp("bincount", _bincount_vjp)
