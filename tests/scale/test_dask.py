@@ -203,3 +203,38 @@ def test_function_from_a_deleted_module_still_runs(client, tmp_path):
     del sys.modules[mod_name]
     assert not any(mod_name in m for m, _ in globals_a_worker_loads(y))
     np.testing.assert_array_equal(y.compute(), want)
+
+
+def _example():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "dask_training.py")
+    spec = importlib.util.spec_from_file_location("dask_training_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sharded_gradients_sum_to_the_full_batch_gradient(client):
+    ex = _example()
+    x, y = ex.make_data(n=3_000)
+    params = [np.linspace(-1, 1, x.shape[1]), np.float64(0.25)]
+    value, grads = agdask.grad_sum(ex.loss, params, da.from_array(x, chunks=(170, 8)),
+                                   da.from_array(y, chunks=170))
+    full_value, full_grads = ag.value_and_grad(ex.loss)(params, x, y)
+    np.testing.assert_allclose(value, full_value, rtol=1e-12)
+    for g, f in zip(grads, full_grads):
+        np.testing.assert_allclose(g, f, rtol=1e-12, atol=1e-12)
+
+
+def test_the_training_example_reaches_the_single_process_parameters(client):
+    ex = _example()
+    x, y = ex.make_data(n=4_000)
+    params = [np.zeros(x.shape[1]), np.float64(0.0)]
+    local = ag.value_and_grad(ex.loss)
+    single, _ = ex.train(lambda p: local(p, x, y), params, steps=5, n=len(y))
+    dx, dy = da.from_array(x, chunks=(250, -1)), da.from_array(y, chunks=250)
+    spread, _ = ex.train(lambda p: agdask.grad_sum(ex.loss, p, dx, dy), params, steps=5,
+                         n=len(y))
+    for a, b in zip(single, spread):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
