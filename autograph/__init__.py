@@ -35,6 +35,9 @@ _EXPORTS = {
     "print": ("autograph.runtime.ops", "print_"),
     "range": ("autograph.runtime.ops", "range_"),
     "constant": ("autograph.runtime.ops", "constant"),
+    # state: Modules and optimizers
+    "Module": ("autograph.module", "Module"),
+    "optimizers": ("autograph.optimizers", None),
     # gradients
     "grad": ("autograph.autodiff.api", "grad"),
     "value_and_grad": ("autograph.autodiff.api", "value_and_grad"),

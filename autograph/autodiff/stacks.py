@@ -8,6 +8,8 @@ grown by appending otherwise.
 A *gradient list* is the cotangent of a list-like handle (a TensorArray or a stack): a
 dict {index: cotangent}. Rules for reads put into it, rules for writes pop from it.
 Gradient lists are used linearly (one consumer each), so their kernels update in place.
+The rules of the gradient-list primitives themselves (for a second differentiation) are
+in gradlists.py.
 """
 
 import numpy as np
@@ -93,8 +95,32 @@ def _gl_pop_kernel(xp, gl, index, *like, dtype, shape):
     return value, gl
 
 
-def _gl_from_rows_kernel(xp, rows):
-    return GradList((i, rows[i]) for i in range(rows.shape[0]))
+def element_spans(handle, n):
+    """[(start, stop)] of each element of a TensorArray storage along axis 0 (for concat);
+    with no handle, n rows of one element each."""
+    if handle is None:
+        return [(i, i + 1) for i in range(n)]
+    if handle.buffer is not None:
+        lengths = [handle.eshape[0]] * len(handle)
+    else:
+        lengths = [v.shape[0] for v in handle._items]
+    spans, start = [], 0
+    for m in lengths:
+        spans.append((start, start + m))
+        start += m
+    return spans
+
+
+def rows_of(rows, handle):
+    """(index, cotangent) pairs: the rows of `rows`, or its pieces split like `handle`'s
+    elements."""
+    if handle is None:
+        return [(i, rows[i]) for i in range(rows.shape[0])]
+    return [(k, rows[a:b]) for k, (a, b) in enumerate(element_spans(handle, 0))]
+
+
+def _gl_from_rows_kernel(xp, rows, *handle):
+    return GradList(rows_of(rows, handle[0] if handle else None))
 
 
 def _gl_scatter_kernel(xp, gl, indices, rows):
@@ -103,13 +129,15 @@ def _gl_scatter_kernel(xp, gl, indices, rows):
     return gl
 
 
-def _gl_pop_rows_kernel(xp, gl, like, *, dtype, shape):
-    n = like.shape[0]
-    rows = [gl.pop(i, None) for i in range(n)]
+def _gl_pop_rows_kernel(xp, gl, like, *handle, dtype, shape):
     out = xp.zeros(like.shape, dtype=dtype)
-    for i, r in enumerate(rows):
+    for k, (a, b) in enumerate(element_spans(handle[0] if handle else None, like.shape[0])):
+        r = gl.pop(k, None)
         if r is not None:
-            out[i] = r
+            if handle:
+                out[a:b] = r
+            else:
+                out[a] = r
     return out, gl
 
 
@@ -117,7 +145,7 @@ def _pop_infer(gl, index, *like, dtype, shape):
     return [(dtype, shape, False), (HANDLE, (), False)]
 
 
-def _pop_rows_infer(gl, like, *, dtype, shape):
+def _pop_rows_infer(gl, like, *handle, dtype, shape):
     return [(dtype, shape, False), (HANDLE, (), False)]
 
 
@@ -136,11 +164,13 @@ register("ad_gl_put", _handle_infer, _gl_put_kernel, effectful=True,
 register("ad_gl_pop", _pop_infer, _gl_pop_kernel, effectful=True,
          doc="removes and returns the cotangent at an index (zeros when none)")
 register("ad_gl_from_rows", _handle_infer, _gl_from_rows_kernel, effectful=True,
-         doc="a gradient list of the rows of a tensor")
+         doc="a gradient list of the rows of a tensor (or of its pieces split like the "
+             "elements of an optional TensorArray handle)")
 register("ad_gl_scatter", _handle_infer, _gl_scatter_kernel, effectful=True,
          doc="adds rows at indices")
 register("ad_gl_pop_rows", _pop_rows_infer, _gl_pop_rows_kernel, effectful=True,
-         doc="removes the first len(like) cotangents, stacked (zeros where none)")
+         doc="removes the first len(like) cotangents, stacked (zeros where none; joined "
+             "like the elements of an optional TensorArray handle)")
 primitives.nondifferentiable("ad_stack_new", "ad_gl_new")
 
 

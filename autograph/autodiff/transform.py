@@ -215,7 +215,7 @@ def gradients(ys, xs, grad_ys=None, unconnected="none", ctx=None):
     staged into the current graph. None (or zeros, `unconnected="zero"`) for a source
     that `ys` do not depend on."""
     from autograph.runtime import variables as variables_mod
-    from autograph.autodiff import conds, loops, stacks, tensor_arrays  # noqa: F401 (rules)
+    from autograph.autodiff import conds, gradlists, loops, stacks, tensor_arrays  # noqa: F401
     graph = get_default_graph()
     if graph is None:
         raise RuntimeError("gradients() stages nodes: call it while tracing")

@@ -128,3 +128,26 @@ def test_missing_rule_names_primitive_and_line():
     with pytest.raises(NonDifferentiableError,
                        match=r"(?s)'test_no_rule'.*test_loops\.py:\d+ \(`y = primitives"):
         ag.grad(f)(np.float64(1.0))
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 2.0, 4.5])
+def test_early_return_second_order_whichever_iteration_returns(scale):
+    # the loop returns early at iteration 3..8, or never (scale 0.5: the Hessian is zero and
+    # does not depend on x: eager gives None by default, like TF, zeros when asked)
+    from tests.autodiff import samples
+    f = samples.early_return
+    x0 = np.array([0.3, 0.2, 0.4]) * scale / 0.9
+    d, u = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 0.25])
+    g = ag.grad(f)
+    hvp = ag.grad(lambda x: np.sum(g(x) * d))(x0)
+    eps = 1e-5
+    expected = (np.dot(g(x0 + eps * u), d) - np.dot(g(x0 - eps * u), d)) / (2 * eps)
+    np.testing.assert_allclose(np.dot(hvp, u), expected, rtol=1e-6, atol=1e-8)
+    with ag.GradientTape() as outer:
+        x = outer.watch(x0)
+        with ag.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        gd = np.sum(inner.gradient(y, x) * d)
+    eager = outer.gradient(gd, x, unconnected_gradients="zero")
+    np.testing.assert_allclose(eager, hvp, rtol=1e-10, atol=1e-12)

@@ -1,9 +1,9 @@
 """The whole primitive table has a gradient interpretation.
 
-Every primitive registered anywhere in autograph (all modules under autograph.runtime and
-autograph.autodiff are imported, so a new family file is audited too) has a VJP rule, a
-non-differentiable mark, or is on the short list below of structural primitives that the
-autodiff transform itself handles. A primitive added later without either fails here."""
+Every primitive registered anywhere in autograph (all modules under autograph.runtime,
+autograph.autodiff and autograph.operators are imported, so a new family file is audited
+too) has a VJP rule, a non-differentiable mark, or is on the short list below of
+structural primitives that the autodiff transform itself handles. A primitive added later without either fails here."""
 
 import importlib
 import pkgutil
@@ -19,21 +19,28 @@ from autograph.runtime.ir import primitives
 # assignments are effects whose values are not differentiated)
 STRUCTURAL = {"Placeholder", "Const", "cond", "while_loop", "read_variable",
               "assign_variable", "update_variable"}
+KNOWN_GAPS = set()   # (the gradient-list helpers and ta_concat have rules: gradlists.py)
 
 
 def _import_all():
-    for pkg in ("autograph.runtime", "autograph.autodiff"):
+    for pkg in ("autograph.runtime", "autograph.autodiff", "autograph.operators"):
         mod = importlib.import_module(pkg)
         for info in pkgutil.walk_packages(mod.__path__, pkg + "."):
             importlib.import_module(info.name)
 
 
+def _autograph_table():
+    """The primitives autograph's own modules register (tests register probes of their own)."""
+    return {name: p for name, p in primitives.PRIMITIVES.items()
+            if getattr(p.infer, "__module__", "").startswith("autograph.")}
+
+
 def test_every_primitive_has_a_gradient_interpretation():
     _import_all()
-    table = primitives.PRIMITIVES
+    table = _autograph_table()
     assert len(table) > 150          # the NumPy families really were imported
     missing = sorted(name for name, p in table.items()
-                     if p.vjp is None and not p.nondiff and name not in STRUCTURAL)
+                     if p.vjp is None and not p.nondiff and name not in STRUCTURAL | KNOWN_GAPS)
     assert not missing, f"primitives without a VJP rule or a nondifferentiable mark: {missing}"
 
 
@@ -56,7 +63,9 @@ def test_a_new_primitive_without_a_rule_is_reported():
     primitives.register("audit_probe", lambda x: [(x.dtype, x.shape, False)], "positive")
     try:
         missing = [n for n, p in primitives.PRIMITIVES.items()
-                   if p.vjp is None and not p.nondiff and n not in STRUCTURAL]
+                   if n == "audit_probe" or n in _autograph_table()]
+        missing = [n for n in missing for p in [primitives.PRIMITIVES[n]]
+                   if p.vjp is None and not p.nondiff and n not in STRUCTURAL | KNOWN_GAPS]
         assert missing == ["audit_probe"]
     finally:
         del primitives.PRIMITIVES["audit_probe"]

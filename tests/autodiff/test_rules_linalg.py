@@ -29,6 +29,14 @@ CASES = {
     "svdvals": (lambda r: np.linalg.svd(r, compute_uv=False), R, 1),
     "svd_s": (lambda r: np.linalg.svd(r)[1] * W, R, 1),
     "norm_nuc": (lambda r: np.linalg.norm(r, "nuc"), R, 1),
+    "pinv": (lambda r: np.linalg.pinv(r), R, 2),
+    "pinv_wide": (lambda r: np.linalg.pinv(r.T) ** 2, R, 1),
+    "lstsq": (lambda r, b: np.linalg.lstsq(r, b[0, :, 0].repeat(2)[:4])[0], (R, B), 1),
+    "lstsq_matrix": (lambda r, b: np.linalg.lstsq(r, np.ones((4, 2)) + r[:, :2] * b[0, 0, 0])[0]
+                     + np.linalg.lstsq(r, r[:, 0])[3][:, None], (R, B), 1),
+    "qr": (lambda r: np.linalg.qr(r)[0][:3] * 2 + np.linalg.qr(r)[1] ** 2, R, 1),
+    "qr_r": (lambda r: np.linalg.qr(r, mode="r") ** 2, R, 1),
+    "qr_square": (lambda a: np.linalg.qr(a, mode="complete")[0] * W, A[0], 1),
     "diagonal": (lambda a: np.diagonal(a, axis1=1, axis2=2) ** 2, A, 2),
     "diagonal_offset": (lambda r: np.diagonal(r, 1) ** 2 + np.sum(np.diagonal(r, -2)), R, 2),
     "trace": (lambda a: np.trace(a[0]) * np.trace(a[1] ** 2), A, 2),
@@ -46,3 +54,12 @@ def test_linalg(name):
 def test_complex_inverse_is_holomorphic():
     z = A[0] + 1j * rng.standard_normal((3, 3))
     check_vjp(lambda a: np.linalg.inv(a) @ a @ a, z, order=2, h=1e-4)
+
+
+@pytest.mark.parametrize("f, what", [
+    (lambda a: np.linalg.qr(a[:2])[1], "qr"), (lambda a: np.linalg.svd(a)[0], "svd"),
+    (lambda a: np.linalg.cholesky(a * (1 + 0j)), "cholesky"),
+], ids=["qr_wide", "svd_u", "complex_cholesky"])
+def test_unsupported_rules_say_so(f, what):
+    with pytest.raises(NotImplementedError, match=f"numpy.linalg.{what}"):
+        check_vjp(f, S[0])

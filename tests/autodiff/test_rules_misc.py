@@ -21,7 +21,10 @@ FFT = {
     "irfft": (lambda h: np.fft.irfft(h), H), "irfft_odd": (lambda h: np.fft.irfft(h, n=9), H),
     "irfft_ortho": (lambda h: np.fft.irfft(h, n=6, norm="ortho"), H),
     "hfft": (lambda h: np.fft.hfft(h), H), "ihfft": (lambda x: np.fft.ihfft(x), X),
-    "fft2": (lambda z: np.fft.fft2(z), Z), "ifftn": (lambda z: np.fft.ifftn(z, s=(2, 8)), Z),
+    "fft2": (lambda z: np.fft.fft2(z), Z), "ifftn": (lambda z: np.fft.ifftn(z, s=(2, 8), axes=(0, 1)), Z),
+    "rfft2": (lambda x: np.fft.rfft2(x), X), "rfftn_s": (lambda x: np.fft.rfftn(x, s=(4, 6), axes=(0, 1)), X),
+    "irfft2": (lambda h: np.fft.irfft2(h), H),
+    "irfftn_ortho": (lambda h: np.fft.irfftn(h, s=(2, 7), axes=(0, 1), norm="ortho"), H),
     "fftshift": (lambda z: np.fft.fftshift(np.fft.fft(z)), Z),
 }
 

@@ -399,7 +399,10 @@ class Tensor:
         return _ops.FUNCTIONS[np.take](self, indices, axis, out, mode)
 
     def copy(self, order="C"):
-        return self
+        """A new tensor of the same value (an Identity node): a name bound to the copy is
+        not an alias of this tensor (see the alias warning of item updates)."""
+        from autograph.runtime.ir import primitives
+        return primitives.bind1("Identity", [self])
 
     def __getattr__(self, name):
         # only reached for names Tensor lacks: say whether NumPy arrays have it

@@ -18,10 +18,7 @@ cotangent is dL/dRe(z) - i dL/dIm(z), the conjugate of the steepest-ascent direc
 (as `jax.grad`; TensorFlow returns its conjugate).
 """
 
-import numpy as np
-
 from autograph.runtime.ir.primitives import bind1
-from autograph.runtime.ir.tensor import Tensor
 
 
 class Ref:
@@ -41,6 +38,12 @@ class Ref:
 
     def __repr__(self):
         return f"<Ref {self._i} {self.dtype} {self.shape}>"
+
+    def __array__(self, *_, **__):
+        # a rule that hands a Ref to NumPy would stage an object constant and give a
+        # silently wrong gradient: refuse, so the rule is fixed to use `.value`
+        raise TypeError(f"{self!r} is a gradient rule's reference to a primal value; use "
+                        "its .value (the tensor) or its static .dtype/.shape")
 
 
 def ins(node):
@@ -160,7 +163,3 @@ def count(x, axis):
     for d in (dims(x)[a] for a in axis):
         n = n * d
     return n
-
-
-def is_tensor(x):
-    return isinstance(x, Tensor)

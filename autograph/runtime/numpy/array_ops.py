@@ -399,6 +399,19 @@ def _swap(t):
     return transpose(t, tuple(range(n - 2)) + (n - 1, n - 2))
 
 
+def _promoted(x, shape):
+    """A vector operand as the matrix matmul makes of it; an operand the rule does not read
+    (a Ref: static dtype and shape only) stays a Ref, so that no value is read or staged."""
+    from autograph.runtime.numpy.adjoint import Ref
+    if not isinstance(x, Ref):
+        return reshape(x, shape)
+    if x.shape[0] is None:
+        return reshape(x.value, shape)
+    r = Ref(x, x._lazy, x._i)
+    r.shape = (1, x.shape[0]) if shape[0] == 1 else (x.shape[0], 1)
+    return r
+
+
 def _matmul_vjp(cts, node):
     """Vectors are promoted to matrices (a row for `a`, a column for `b`) as matmul does,
     the products transposed, broadcast batch axes summed, and the promotion undone."""
@@ -408,8 +421,8 @@ def _matmul_vjp(cts, node):
         return [None, None]
     a = ra.value if needs(node, 1) else ra
     b = rb.value if needs(node, 0) else rb
-    a2 = reshape(a, (1, -1)) if len(a.shape) == 1 else a
-    b2 = reshape(b, (-1, 1)) if len(b.shape) == 1 else b
+    a2 = _promoted(a, (1, -1)) if len(a.shape) == 1 else a
+    b2 = _promoted(b, (-1, 1)) if len(b.shape) == 1 else b
     if len(a.shape) == 1 and len(b.shape) == 1:
         g2 = reshape(g, (1, 1))
     elif len(a.shape) == 1:

@@ -223,6 +223,17 @@ def _fft_vjp(cts, node):
         for ax in axes:
             out = _fit_length(out, ax, x.shape[ax])
         return [out]
+    if name == "rfftn":    # rfft along the last axis, then fft along the others
+        for ax, size in zip(axes[:-1], n[:-1]):
+            g = _fit_length(_transform(g, "fft", size, ax, norm), ax, x.shape[ax])
+        full = _fit_length(g, axes[-1], n[-1])
+        return [cast_like(_fit_length(_transform(full, "fft", n[-1], axes[-1], norm),
+                                      axes[-1], x.shape[axes[-1]]), x)]
+    if name == "irfftn":   # ifft along the others, then irfft along the last axis
+        g = _irfft_transpose(g, n[-1], axes[-1], norm, x.shape[axes[-1]])
+        for ax, size in zip(axes[:-1], n[:-1]):
+            g = _fit_length(_transform(g, "ifft", size, ax, norm), ax, x.shape[ax])
+        return [g]
     if name.endswith("n"):
         raise NotImplementedError(f"autograph has no gradient of numpy.fft.{name} yet; use "
                                   "the one-axis transforms")

@@ -720,12 +720,88 @@ def _svd_vjp(cts, node):
     return [u @ ufunc(np.multiply, expand_dims(gs, -1), vh)]
 
 
-def _unsupported(what):
-    def rule(cts, node):
-        raise NotImplementedError(f"autograph has no gradient of numpy.linalg.{what} yet; "
-                                  "express it with solve/inv/cholesky/eigh, or wrap the value "
-                                  "in ag.stop_gradient")
-    return rule
+def _eye(n, dtype):
+    from autograph.runtime.numpy.array_ops import zeros as _zeros
+    ones = ufunc(np.add, _zeros([n, n], dtype=dtype), 1.0)
+    return bind1("tril", (bind1("triu", (ones,), {"k": 0}),), {"k": 0})
+
+
+def _pinv_cotangent(a, p, g):
+    """The cotangent of A from that of P = pinv(A) (A of constant rank):
+    -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)."""
+    from autograph.runtime.numpy.adjoint import dims
+    m, n = dims(a)[-2:]
+    gt = _mT(g)
+    left = ufunc(np.subtract, _eye(m, a.dtype), a @ p)
+    right = ufunc(np.subtract, _eye(n, a.dtype), p @ a)
+    out = ufunc(np.negative, _mT(p) @ g @ _mT(p))
+    out = ufunc(np.add, out, left @ gt @ p @ _mT(p))
+    return ufunc(np.add, out, _mT(p) @ p @ gt @ right)
+
+
+def _pinv_vjp(cts, node):
+    _real_only(node, "pinv")
+    from autograph.runtime.numpy.adjoint import ins
+    return [_pinv_cotangent(ins(node)[0].value, node.outputs[0], cts[0])]
+
+
+def _lstsq_vjp(cts, node):
+    """x = pinv(a) @ b: through pinv's rule; singular values through svdvals'."""
+    _real_only(node, "lstsq")
+    from autograph.runtime.numpy.adjoint import ins
+    gx, gres, _, gs = cts
+    if gres is not None:
+        raise NotImplementedError("autograph has no gradient of the residuals of "
+                                  "numpy.linalg.lstsq yet; compute them as "
+                                  "np.sum((b - a @ x) ** 2, axis=0)")
+    a, b = (r.value for r in ins(node))
+    ga = gb = None
+    if gx is not None:
+        p = bind1("pinv", (a,), {"rtol": node.attrs["rcond"]})
+        vector = len(b.shape) == 1
+        gxm = expand_dims(gx, -1) if vector else gx
+        bm = expand_dims(b, -1) if vector else b
+        ga = _pinv_cotangent(a, p, gxm @ _mT(bm))
+        gb = _mT(p) @ gxm
+        gb = squeeze(gb, -1) if vector else gb
+    if gs is not None:
+        u, _, vh = bind("svd", (a,), {"full_matrices": False}).outputs
+        extra = u @ ufunc(np.multiply, expand_dims(gs, -1), vh)
+        ga = extra if ga is None else ufunc(np.add, ga, extra)
+    return [ga, gb]
+
+
+def _qr_vjp(cts, node):
+    """Reduced QR of a tall (m >= n) matrix: with M = R gR^T - gQ^T Q, the cotangent is
+    (gQ + Q copyltu(M)) R^-T, copyltu(M) the symmetric matrix of M's lower triangle."""
+    _real_only(node, "qr")
+    mode = node.attrs["mode"]
+    static = getattr(node, "node", node).inputs[0].shape
+    m, n = static[-2:]
+    if mode == "complete" and not (m is not None and n is not None and m == n):
+        raise NotImplementedError("autograph differentiates numpy.linalg.qr of tall or square "
+                                  "matrices in the reduced mode only")
+    if m is None or n is None or m < n:
+        raise NotImplementedError("autograph differentiates numpy.linalg.qr only for matrices "
+                                  "with at least as many rows as columns, known while tracing")
+    if mode == "r":
+        from autograph.runtime.numpy.adjoint import ins
+        q, r = bind("qr", (ins(node)[0].value,), {"mode": "reduced"}).outputs
+        gq, gr = None, cts[0]
+    else:
+        (q, r), (gq, gr) = node.outputs, cts
+    mm = 0.0
+    if gr is not None:
+        mm = r @ _mT(gr)
+    if gq is not None:
+        mm = ufunc(np.subtract, mm, _mT(gq) @ q)
+    low = bind1("tril", (mm,), {"k": -1})
+    sym = ufunc(np.add, ufunc(np.add, low, _mT(low)),
+                ufunc(np.subtract, mm, ufunc(np.add, low, bind1("triu", (mm,), {"k": 1}))))
+    total = q @ sym
+    if gq is not None:
+        total = ufunc(np.add, gq, total)
+    return [total @ _mT(bind1("inv", (r,)))]
 
 
 def _diagonal_vjp(cts, node):
@@ -754,9 +830,9 @@ defvjp("eigh", _eigh_vjp)
 defvjp("eigvalsh", _eigvalsh_vjp)
 defvjp("svdvals", _svdvals_vjp)
 defvjp("svd", _svd_vjp)
-defvjp("qr", _unsupported("qr"))
-defvjp("pinv", _unsupported("pinv"))
-defvjp("lstsq", _unsupported("lstsq"))
+defvjp("qr", _qr_vjp)
+defvjp("pinv", _pinv_vjp)
+defvjp("lstsq", _lstsq_vjp)
 defvjp("diagonal", _diagonal_vjp)
 defvjp("tril", lambda cts, node: [bind1("tril", (cts[0],), node.attrs)])
 defvjp("triu", lambda cts, node: [bind1("triu", (cts[0],), node.attrs)])

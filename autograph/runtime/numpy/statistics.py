@@ -74,12 +74,17 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return cast(result, dtype)
 
 
+def percent_to_quantile(q, what):
+    """A percentile's q (known while tracing) as the quantile NumPy computes."""
+    if isinstance(q, Tensor):
+        raise NotImplementedError(f"{what}: q must be known while tracing")
+    qs = np.true_divide(q, 100)
+    return qs if np.ndim(q) or not isinstance(q, (int, float)) else float(qs)
+
+
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    if isinstance(q, Tensor):
-        raise NotImplementedError("numpy.percentile: q must be known while tracing")
-    qs = np.true_divide(q, 100)
-    qs = qs if np.ndim(q) or not isinstance(q, (int, float)) else float(qs)
+    qs = percent_to_quantile(q, "numpy.percentile")
     return quantile(a, qs, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 

@@ -20,51 +20,7 @@ import numpy as np
 from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.numpy.elementwise import as_tensor, cast, describe
-from autograph.runtime.numpy.indexing import _index_shape
-
-
-def encode_index(key):
-    """(index items, dynamic input tensors) for `key` as `x[key]` writes it."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    dynamic = []
-
-    def bound(v):
-        if v is None:
-            return None
-        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
-            return int(v)
-        if isinstance(v, Tensor) and v.shape == () and v.dtype.kind in "iu":
-            dynamic.append(v)
-            return ("d", len(dynamic) - 1)
-        raise IndexError(f"indices and slice bounds must be ints, None or integer scalar "
-                         f"tensors, got {describe([v])}")
-
-    index = []
-    for k in key:
-        if k is None:
-            index.append(("n",))
-        elif k is Ellipsis:
-            index.append(("e",))
-        elif isinstance(k, slice):
-            index.append(("s", bound(k.start), bound(k.stop), bound(k.step)))
-        elif isinstance(k, (Tensor, np.ndarray, list)) and not (
-                isinstance(k, Tensor) and k.shape == () and k.dtype.kind in "iu"):
-            arr = as_tensor(k)
-            if arr.dtype.kind not in "iub":
-                raise IndexError(f"arrays used as indices must be of integer or boolean "
-                                 f"type, got {describe([k])}")
-            dynamic.append(arr)
-            index.append(("t", len(dynamic) - 1))
-        elif isinstance(k, (bool, np.bool_)):
-            raise NotImplementedError("a Python bool as an index is not supported while "
-                                      "tracing; use a boolean array")
-        else:
-            b = bound(k)
-            index.append(("i", b) if isinstance(b, int) else b)
-    if sum(1 for item in index if item[0] == "e") > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    return tuple(index), dynamic
+from autograph.runtime.numpy.indexing import _index_shape, encode_index
 
 
 def _key(index, dynamic):
