@@ -20,6 +20,7 @@ _EXPORTS = {
     "ConcreteFunction": ("autograph.function", "ConcreteFunction"),
     "TensorSpec": ("autograph.trace_type", "TensorSpec"),
     "config": ("autograph.config", None),
+    "data": ("autograph.data", None),
     # the compiler
     "to_code": ("autograph.api", "to_code"),
     "to_graph": ("autograph.api", "to_graph"),

@@ -50,7 +50,18 @@ _DTYPE_KINDS = "biufc"
 HANDLE = "handle"          # the dtype of a TensorArray / generator handle tensor (object)
 
 
+_NAMES = {}      # dtype -> its name in the file (asked once per dtype)
+_PARSED = {}     # name -> dtype
+
+
 def dtype_name(dtype):
+    name = _NAMES.get(dtype)
+    if name is None:
+        name = _NAMES[dtype] = _dtype_name(dtype)
+    return name
+
+
+def _dtype_name(dtype):
     dtype = np.dtype(dtype)
     if dtype == np.dtype(object):
         return HANDLE
@@ -63,6 +74,9 @@ def parse_dtype(name, where, handle_ok=False):
     """The NumPy dtype a file names; only numeric and boolean dtypes (object refused)."""
     if handle_ok and name == HANDLE:
         return np.dtype(object)
+    hit = _PARSED.get(name) if type(name) is str else None
+    if hit is not None:
+        return hit
     if not isinstance(name, str) or len(name) > 32:
         raise SavedModelError(f"{where}: a dtype must be a short string, got {_show(name)}")
     try:
@@ -72,6 +86,8 @@ def parse_dtype(name, where, handle_ok=False):
     if dtype.kind not in _DTYPE_KINDS or dtype.hasobject:
         raise SavedModelError(f"{where}: dtype {name!r} is refused (object, string and other "
                               "non-numeric dtypes are never loaded)")
+    if len(_PARSED) < 256:
+        _PARSED[name] = dtype
     return dtype
 
 
@@ -210,6 +226,8 @@ def decode(value, where, limits, depth=0):
         return Ref(tag[1:], body)
     if tag in ("$array", "$fn") and type(body) is str and len(body) < 256:
         return Ref(tag[1:], body)
+    if tag == "$ndarray":
+        return decode_array(body, where, limits)
     if tag == "$slot" and body in SLOT_NAMES:
         return Marker(body)
     if tag in ("$text", "$sub", "$field") and type(body) is list:
@@ -218,6 +236,48 @@ def decode(value, where, limits, depth=0):
 
 
 SLOT_NAMES = ("print", "random", "text")
+
+
+def encode_array(a):
+    """[dtype, shape, flat values] of a small array (complex as real, imaginary pairs)."""
+    flat = a.reshape(-1)
+    if a.dtype.kind == "c":
+        flat = flat.view(np.dtype(f"f{a.dtype.itemsize // 2}"))
+    values = flat.tolist()
+    if a.dtype.kind in "fc":
+        values = [encode_float(x) for x in values]
+    return [dtype_name(a.dtype), list(a.shape), values]
+
+
+def decode_array(body, where, limits):
+    """A read-only array from encode_array's form (numbers only, size checked)."""
+    if type(body) is not list or len(body) != 3 or type(body[2]) is not list:
+        raise SavedModelError(f"{where}: an $ndarray is [dtype, shape, values]")
+    dtype = parse_dtype(body[0], where)
+    shape = parse_shape(body[1], where, limits, partial=False)
+    values = body[2]
+    size = math.prod(shape) * (2 if dtype.kind == "c" else 1)
+    if len(values) != size:
+        raise SavedModelError(f"{where}: an $ndarray of shape {list(shape)} holds "
+                              f"{len(values)} values")
+    out = []
+    for x in values:
+        t = type(x)
+        if t is dict and len(x) == 1 and x.get("$float") in _SCALAR_TAGS:
+            x = _SCALAR_TAGS[x["$float"]]
+        elif t not in (bool, int, float):
+            raise SavedModelError(f"{where}: an $ndarray holds numbers, not {_show(x)}")
+        out.append(x)
+    try:
+        if dtype.kind == "c":
+            parts = np.array(out, dtype=np.dtype(f"f{dtype.itemsize // 2}"))
+            array = parts.view(dtype).reshape(shape)
+        else:
+            array = np.array(out, dtype=dtype).reshape(shape)
+    except (OverflowError, ValueError) as e:
+        raise SavedModelError(f"{where}: {e}") from None
+    array.flags.writeable = False
+    return array
 
 
 def _show(value, n=60):

@@ -26,6 +26,9 @@ SLOTS = {"print": rt_ops._SLOT, "random": rt_random._SLOT, "text": formatting.SL
 FUNCTIONS = {"numpy.random.seed": np.random.seed,
              "numpy.random.default_rng": np.random.default_rng,
              "numpy.random": np.random.mtrand._rand}
+_SCALARS = (type(None), bool, int)     # JSON values that decode to themselves
+_PLAIN = (type(None), bool, int, float, str, np.dtype, np.ndarray)   # attrs used as read
+INLINE_ELEMENTS = 64      # constants up to this size are written into the JSON
 _NAMED_FUNCTIONS = {"random": ("source",), "random_seed": ("fn",), "rng_new": ("factory",)}
 _SLOT_NAMES = {id(v): k for k, v in SLOTS.items()}
 _FUNCTION_NAMES = {id(v): k for k, v in FUNCTIONS.items()}
@@ -42,6 +45,7 @@ class Writer:
         self.variables = []       # Variable objects, in table order
         self._var_index = {}      # id(Variable) -> index
         self._graph_index = {}    # id(Graph) -> index
+        self._index = None        # the node indices of the graph being written
 
     def variable(self, var):
         i = self._var_index.get(id(var))
@@ -50,8 +54,9 @@ class Writer:
             self.variables.append(var)
         return i
 
-    def graph(self, graph, parent=None):
-        """The index of `graph` in the table (written on first use)."""
+    def graph(self, graph, parent=None, parent_index=None):
+        """The index of `graph` in the table (written on first use). `parent_index` maps
+        the enclosing graph's nodes to their indices, for the captures."""
         i = self._graph_index.get(id(graph))
         if i is not None:
             return i
@@ -60,12 +65,20 @@ class Writer:
         self.graphs.append(record)
         index = {}
         nodes = []
+        outer_index = self._index
         for n, node in enumerate(graph.nodes):
             index[id(node)] = n
             nodes.append(self._node(node, index, i))
+        self._index = outer_index
         record["nodes"] = nodes
         record["inputs"] = [index[id(t.node)] for t in graph.inputs]
         record["outputs"] = [[index[id(t.node)], t.index] for t in graph.outputs]
+        if parent_index is not None and graph.captures:
+            # [outer tensor in the parent, inner placeholder]: how a graph that uses values
+            # of its parent sees them (a custom gradient's graph reads the forward pass)
+            record["captures"] = [[[parent_index[id(o.node)], o.index], index[id(inner.node)]]
+                                  for o, inner in graph.captures.values()
+                                  if id(o.node) in parent_index and id(inner.node) in index]
         return i
 
     def _node(self, node, index, graph_i):
@@ -79,6 +92,7 @@ class Writer:
         if node.op == "Placeholder":   # (its dtype and shape are its output's spec)
             attrs = {}
         else:
+            self._index = index
             attrs = {k: self._value(v, node, k, graph_i) for k, v in node.attrs.items()}
         rec = {"name": node.name, "op": node.op, "inputs": inputs, "attrs": attrs,
                "outputs": [[fmt.dtype_name(t.dtype), fmt.encode_shape(t.shape), bool(t.weak)]
@@ -99,7 +113,7 @@ class Writer:
         if isinstance(v, np.generic):
             return self._value(v.item(), node, attr, graph_i, depth)
         if isinstance(v, Graph):
-            return {"$graph": self.graph(v, graph_i)}
+            return {"$graph": self.graph(v, graph_i, self._index)}
         if isinstance(v, weakref.ref):
             var = v()
             if var is None:
@@ -109,6 +123,8 @@ class Writer:
             if v.dtype.kind not in "biufc":
                 raise SavedModelError(f"node {node.name!r}: a constant of dtype {v.dtype} "
                                       "cannot be saved (numbers and booleans only)")
+            if v.size <= INLINE_ELEMENTS:     # small: in the JSON, no archive member
+                return {"$ndarray": fmt.encode_array(v)}
             key = f"c{len(self.constants)}"
             self.constants[key] = v
             return {"$array": key}
@@ -139,6 +155,9 @@ def _unsaveable(node, attr, v):
     where = errors.describe_origin(node.origin) if node.origin is not None else ""
     what = f"{type(v).__module__}.{type(v).__name__}"
     hint = ""
+    if node.op.startswith("data_"):
+        hint = (" A dataset read from host data (from_generator, Python lists) lives in "
+                "this process only; save a function that takes the batches as arguments.")
     if node.op == "random":
         hint = (" A draw from a generator made outside the function depends on that "
                 "object's state; make the generator inside the function "
@@ -182,6 +201,13 @@ class Reader:
                         _need(rec.get("inputs"), list, f"{where}.inputs")]
         graph.outputs = [_tensor(nodes, ref, len(nodes), f"{where}.outputs")
                          for ref in _need(rec.get("outputs"), list, f"{where}.outputs")]
+        for item in _need(rec.get("captures", []), list, f"{where}.captures"):
+            if parent is None or type(item) is not list or len(item) != 2:
+                raise SavedModelError(f"{where}.captures: [[parent node, output], "
+                                      "placeholder] pairs of a nested graph")
+            outer = _tensor(parent.nodes, item[0], len(parent.nodes), f"{where}.captures")
+            inner = _placeholder(nodes, item[1], where)
+            graph.captures[id(outer)] = (outer, inner)
         self._building.discard(i)
         self.graphs[i] = graph
         return graph
@@ -194,16 +220,22 @@ class Reader:
                                   "primitives can be loaded)")
         name = _str(rec.get("name", op), where)
         where = f"{where} ({name!r}, {op})"
-        raw = _need(rec.get("attrs", {}), dict, f"{where}.attrs")
-        attrs = {_str(k, where): fmt.decode(v, f"{where}.{k}", self.limits)
-                 for k, v in raw.items()}
+        raw = rec.get("attrs")
+        if raw:
+            _need(raw, dict, f"{where}.attrs")
+            attrs = {_str(k, where): v if type(v) in _SCALARS else
+                     fmt.decode(v, f"{where}.{k}", self.limits) for k, v in raw.items()}
+        else:
+            attrs = {}
         check_attrs(op, attrs, where)
         n = len(graph.nodes)
         inputs = [_tensor(graph.nodes, ref, n, f"{where}.inputs")
                   for ref in _need(rec.get("inputs"), list, f"{where}.inputs")]
         specs = [self._spec(s, f"{where}.outputs") for s in
                  _need(rec.get("outputs"), list, f"{where}.outputs")]
-        attrs = {k: self._resolve(v, graph, depth, where) for k, v in attrs.items()}
+        if attrs:
+            attrs = {k: v if type(v) in _PLAIN else self._resolve(v, graph, depth, where)
+                     for k, v in attrs.items()}
         for k in _NAMED_FUNCTIONS.get(op, ()):
             if attrs[k] is not None:     # a name from the schema's fixed set
                 attrs[k] = FUNCTIONS[attrs[k]]
@@ -215,7 +247,7 @@ class Reader:
         graph.nodes.append(node)
         graph._used_names.add(name)
         if op in ("cond", "while_loop"):
-            _record_captures(node)
+            record_captures(node)
 
     def _spec(self, s, where):
         if type(s) is not list or len(s) != 3 or type(s[2]) is not bool:
@@ -256,7 +288,33 @@ class Reader:
         return v
 
 
-def _record_captures(node):
+def copy_graph(graph, parent, outer=None):
+    """A fresh copy of branch/body graph `graph` (and of the graphs nested in it) under
+    `parent`: transformations that extend a graph in place (the reverse-mode transform
+    adds loop variables to a loop body) must never change a loaded model's graphs.
+    `outer` maps the original parent's tensors (by id) to `parent`'s, for the captures."""
+    new = Graph(graph.name, parent=parent, origin=graph.origin)
+    env = {}
+    for node in graph.nodes:
+        attrs = {k: copy_graph(v, new, env) if isinstance(v, Graph) else v
+                 for k, v in node.attrs.items()}
+        copy = Node(new, node.name, node.op, [env[id(t)] for t in node.inputs], attrs,
+                    [(t.dtype, t.shape, t.weak) for t in node.outputs], node.origin)
+        new.nodes.append(copy)
+        new._used_names.add(node.name)
+        env.update(zip(map(id, node.outputs), copy.outputs))
+        if node.op in ("cond", "while_loop"):
+            record_captures(copy)
+    new.inputs = [env[id(t)] for t in graph.inputs]
+    new.outputs = [env[id(t)] for t in graph.outputs]
+    for o, inner in graph.captures.values():
+        o = (outer or {}).get(id(o))
+        if o is not None:
+            new.captures[id(o)] = (o, env[id(inner)])
+    return new
+
+
+def record_captures(node):
     """Fill each subgraph's `captures` from the node's inputs (loop variables first for a
     while_loop, the predicate first for a cond), as tracing leaves them."""
     ins = node.inputs

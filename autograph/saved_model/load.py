@@ -10,24 +10,22 @@ tables, and sizes are bounded (format.Limits). Checksums must match.
 import hashlib
 import io
 import json
+import math
 import os
 import zipfile
 
 import numpy as np
 
-# every family of primitives registers itself on import: the table is complete before any
-# file is read (the loader imports nothing later, and nothing a file names)
-from autograph.runtime import control_flow, ops, tensor_array, variables  # noqa: F401
-from autograph.runtime.numpy import (  # noqa: F401
-    array_ops, composites, dispatch, einsum, elementwise, fft, indexing, joins, linalg,
-    packing, random, reductions, shape_ops, sorting, statistics, ufunc_methods, updates)
-from autograph.operators import asserts, unbound  # noqa: F401
-from autograph.runtime.exec import codegen, optimize  # noqa: F401
 from autograph import trace_type as tt
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
 from autograph.saved_model.graphs import Reader
-from autograph.saved_model import restored
+from autograph.saved_model import params, restored, tree
+from autograph.saved_model.schema import register_all_primitives
+
+# every family of primitives registers itself on import: the table is complete before any
+# file is read (the loader imports nothing later, and nothing a file names)
+register_all_primitives()
 
 _FILES = (fmt.JSON_FILE, fmt.CONSTANTS_FILE, fmt.VARIABLES_FILE)
 
@@ -61,6 +59,7 @@ def from_bytes(data, limits=DEFAULT_LIMITS):
         for info in z.infolist():
             if info.filename not in _FILES:
                 raise SavedModelError(f"unexpected member {info.filename!r} in the archive")
+            _check_stored(info, "the archive")
             if info.filename == fmt.JSON_FILE:
                 _check_json_size(info.file_size, fmt.JSON_FILE, limits)
             files[info.filename] = z.read(info)
@@ -77,9 +76,9 @@ def _check_json_size(size, where, limits):
 def from_files(files, where, limits=DEFAULT_LIMITS):
     doc = read_description(files, where, limits)
     constants = read_npz(files.get(fmt.CONSTANTS_FILE, b""), fmt.CONSTANTS_FILE, limits)
-    values = read_npz(files.get(fmt.VARIABLES_FILE, b""), fmt.VARIABLES_FILE, limits)
     for a in constants.values():
-        a.flags.writeable = False
+        a.flags.writeable = False        # constants are read-only snapshots
+    values = read_npz(files.get(fmt.VARIABLES_FILE, b""), fmt.VARIABLES_FILE, limits)
     return build(doc, constants, values, limits)
 
 
@@ -136,23 +135,44 @@ def read_npz(data, name, limits):
             key = info.filename[:-4] if info.filename.endswith(".npy") else None
             if not key:
                 raise SavedModelError(f"{name}: unexpected member {info.filename!r}")
+            _check_stored(info, name)
             with z.open(info) as f:
-                _check_header(f, f"{name}[{key!r}]", limits)
-            with z.open(info) as f:
-                try:
-                    out[key] = np.lib.format.read_array(f, allow_pickle=False)
-                except ValueError as e:
-                    raise SavedModelError(f"{name}[{key!r}]: {e}") from None
+                out[key] = _read_array(f, f"{name}[{key!r}]", limits, info.file_size)
     return out
+
+
+def _check_stored(info, where):
+    """Members are stored uncompressed (as save writes them): their declared sizes are
+    then bytes actually present, so nothing is allocated for a size a file only claims."""
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+        raise SavedModelError(f"{where}: member {info.filename!r} is compressed; saved "
+                              "models hold uncompressed members only (no decompression "
+                              "bombs)")
+
+
+def _read_array(f, where, limits, member_size):
+    """One .npy member: its header checked first (dtype, rank, size), then its bytes read
+    as a flat buffer of that dtype (read-only); never unpickled."""
+    shape, fortran, dtype = _check_header(f, where, limits)
+    count = math.prod(shape)
+    if count * dtype.itemsize > member_size:     # before allocating what the header claims
+        raise SavedModelError(f"{where}: the header claims {count} elements of {dtype}, more "
+                              f"than the {member_size} bytes of the member hold")
+    data = bytearray(count * dtype.itemsize)      # writable: a Variable may own it as is
+    got = f.readinto(data)
+    if got != len(data) or f.read(1):
+        raise SavedModelError(f"{where}: the data does not hold {count} elements of {dtype}")
+    array = np.frombuffer(data, dtype=dtype, count=count)
+    return array.reshape(shape, order="F" if fortran else "C")
 
 
 def _check_header(f, where, limits):
     try:
         major, minor = np.lib.format.read_magic(f)
         if (major, minor) == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
         elif (major, minor) in ((2, 0), (3, 0)):
-            shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
         else:
             raise ValueError(f"unknown .npy version {major}.{minor}")
     except ValueError as e:
@@ -162,6 +182,7 @@ def _check_header(f, where, limits):
             f"{where} is an array of dtype {dtype} (a pickled object array?): refused; a "
             "saved model holds numeric and boolean arrays only and is never unpickled")
     fmt.parse_shape(list(shape), where, limits, partial=False)
+    return shape, fortran, dtype
 
 
 def build(doc, constants, values, limits):
@@ -175,7 +196,7 @@ def build(doc, constants, values, limits):
     objects = doc.get("objects", [])
     if type(objects) is not list or not objects:
         raise SavedModelError("'objects' must be a non-empty list")
-    builder = restored.TreeBuilder(objects, functions, vars_, limits)
+    builder = tree.TreeBuilder(objects, functions, vars_, limits)
     root = builder.object(doc.get("root", 0))
     sigs = doc.get("signatures", {})
     if type(sigs) is not dict:
@@ -214,12 +235,13 @@ def _functions(records, reader, limits):
         if type(rec) is not dict:
             raise SavedModelError(f"{where}: expected an object")
         graph = reader.graph(rec.get("graph"))
-        params = [restored.Param.from_json(p, f"{where} parameter {k}", limits)
-                  for k, p in enumerate(rec.get("params", []))]
-        n_specs = sum(len(tt.tensor_specs(p.key)) for p in params)
+        parameters = [params.Param.from_json(p, f"{where} parameter {k}", limits)
+                      for k, p in enumerate(rec.get("params", []))]
+        n_specs = sum(len(tt.tensor_specs(p.key)) for p in parameters)
         if n_specs != len(graph.inputs):
             raise SavedModelError(f"{where}: {n_specs} array parameters for a graph of "
                                   f"{len(graph.inputs)} inputs")
         out.append(restored.RestoredConcrete(
-            str(rec.get("name", "function")), graph, params, rec.get("outputs"), rec, limits))
+            str(rec.get("name", "function")), graph, parameters, rec.get("outputs"), rec,
+            limits))
     return out

@@ -16,113 +16,15 @@ import numpy as np
 
 from autograph import trace_type as tt
 from autograph.concrete_function import (
-    _fresh_constants, _make_runner, choose_device, user_error)
+    FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, fast_key,
+    user_error)
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.ir.tensor import Tensor
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import SavedModelError
-
-_KINDS = {k.name: k for k in inspect._ParameterKind}
-
-
-class _NoMatch(Exception):
-    pass
-
-
-# -- parameters and their keys -------------------------------------------------------------------
-
-class Param:
-    def __init__(self, name, kind, key, default, raw):
-        self.name, self.kind, self.key, self.default, self.raw = name, kind, key, default, raw
-
-    @classmethod
-    def from_json(cls, rec, where, limits):
-        if type(rec) is not dict or type(rec.get("name")) is not str or \
-                rec.get("kind") not in _KINDS:
-            raise SavedModelError(f"{where}: a parameter has a 'name', a 'kind' and a 'key'")
-        default = fmt.decode(rec["default"], where, limits) if "default" in rec else \
-            inspect.Parameter.empty
-        return cls(rec["name"], _KINDS[rec["kind"]], _key(rec.get("key"), where, limits, 0),
-                   default, rec)
-
-
-def _key(rec, where, limits, depth):
-    if depth > limits.max_nesting or type(rec) is not dict:
-        raise SavedModelError(f"{where}: not a parameter key: {fmt._show(rec)}")
-    if "spec" in rec:
-        spec = rec["spec"]
-        if type(spec) is not list or len(spec) != 2:
-            raise SavedModelError(f"{where}: a spec is [dtype, shape]")
-        return tt.TensorSpec(fmt.parse_shape(spec[1], where, limits),
-                             fmt.parse_dtype(spec[0], where))
-    if "literal" in rec:
-        return tt.Literal(fmt.decode(rec["literal"], where, limits))
-    kinds = {"list": list, "tuple": tuple, "dict": dict}
-    if rec.get("structure") in kinds and type(rec.get("children")) is list:
-        kind = kinds[rec["structure"]]
-        labels = rec.get("labels")
-        children = tuple(_key(c, where, limits, depth + 1) for c in rec["children"])
-        if kind is dict:
-            if type(labels) is not list or len(labels) != len(children) or \
-                    not all(type(k) is str for k in labels):
-                raise SavedModelError(f"{where}: a dict key has string labels")
-            labels = tuple(labels)
-        else:
-            labels = len(children)
-        return tt.Structure(kind, labels, children)
-    raise SavedModelError(f"{where}: not a parameter key: {fmt._show(rec)}")
-
-
-def _match(value, key, path, flat):
-    """Append `value`'s arrays to `flat` if it fits `key`, else raise _NoMatch."""
-    if type(key) is tt.TensorSpec:
-        if isinstance(value, Tensor):
-            dtype, shape = value.dtype, value.shape
-        elif tt.is_array(value):
-            dtype, shape = np.dtype(value.dtype), tuple(value.shape)
-        elif type(value) in (bool, int, float, complex, list):
-            value = np.asarray(value)
-            dtype, shape = value.dtype, value.shape
-        else:
-            raise _NoMatch(f"`{path}` must be an array ({key.describe()}), got "
-                           f"{tt.describe_value(value)}")
-        ok = dtype == key.dtype and (key.shape is None or (
-            shape is not None and len(shape) == len(key.shape) and
-            all(k is None or k == d for k, d in zip(key.shape, shape))))
-        if not ok:
-            raise _NoMatch(f"`{path}` must be {key.describe()}, got {dtype.name} "
-                           f"shape={tt._shape_str(shape)}")
-        flat.append(value)
-        return
-    if type(key) is tt.Literal:
-        if type(value) is not type(key.value) or value != key.value:
-            raise _NoMatch(f"`{path}` must be {key.value!r}, got {tt.describe_value(value)}")
-        return
-    kind = key.kind
-    if type(value) is not kind:
-        raise _NoMatch(f"`{path}` must be a {kind.__name__}, got {type(value).__name__}")
-    if kind is dict:
-        if sorted(value) != list(key.labels):
-            raise _NoMatch(f"`{path}` must have keys {list(key.labels)}")
-        items = [value[k] for k in key.labels]
-    else:
-        if len(value) != len(key.children):
-            raise _NoMatch(f"`{path}` must have {len(key.children)} items")
-        items = list(value)
-    for i, (v, k) in enumerate(zip(items, key.children)):
-        _match(v, k, f"{path}[{i}]", flat)
-
-
-def _describe_key(key):
-    if type(key) is tt.TensorSpec:
-        return f"TensorSpec(shape={tt._shape_str(key.shape)}, dtype={key.dtype.name})"
-    if type(key) is tt.Literal:
-        return repr(key.value)
-    inner = ", ".join(_describe_key(k) for k in key.children)
-    return {list: f"[{inner}]", tuple: f"({inner})"}.get(
-        key.kind, "{" + ", ".join(f"{lab!r}: {_describe_key(k)}"
-                                  for lab, k in zip(key.labels, key.children)) + "}")
+from autograph.saved_model.graphs import copy_graph, record_captures
+from autograph.saved_model.params import Fixed, NoMatch, describe_key, match
 
 
 # -- one trace -------------------------------------------------------------------------------------
@@ -148,18 +50,18 @@ class RestoredConcrete:
         parts = []
         for p in self.params:
             star = {"VAR_POSITIONAL": "*", "VAR_KEYWORD": "**"}.get(p.kind.name, "")
-            parts.append(f"{star}{p.name}: {_describe_key(p.key)}")
+            parts.append(f"{star}{p.name}: {describe_key(p.key)}")
         return f"{self.name}({', '.join(parts)})"
 
     def outputs_text(self):
         return ", ".join(f"{t.dtype.name}{tt._shape_str(t.shape)}" for t in self.graph.outputs)
 
     def bind(self, args, kwargs):
-        """The flat arrays of a call that fits this trace, else _NoMatch (with why)."""
+        """The flat arrays of a call that fits this trace, else NoMatch (with why)."""
         P = inspect.Parameter
         bound, args = {}, list(args)
-        positional = [p for p in self.params if p.kind in (P.POSITIONAL_ONLY,
-                                                            P.POSITIONAL_OR_KEYWORD)]
+        positional = [p for p in self.params if p.kind in (
+            P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) and type(p.key) is not Fixed]
         for p in positional:
             if args:
                 bound[p.name] = args.pop(0)
@@ -167,7 +69,7 @@ class RestoredConcrete:
         var_kw = [p for p in self.params if p.kind == P.VAR_KEYWORD]
         if args:
             if not var_pos:
-                raise _NoMatch(f"{len(args)} positional arguments too many")
+                raise NoMatch(f"{len(args)} positional arguments too many")
             bound[var_pos[0].name] = tuple(args)
         extra = {}
         names = {p.name: p for p in self.params}
@@ -175,38 +77,49 @@ class RestoredConcrete:
             p = names.get(k)
             if p is not None and p.kind not in (P.VAR_POSITIONAL, P.VAR_KEYWORD, P.POSITIONAL_ONLY):
                 if k in bound:
-                    raise _NoMatch(f"`{k}` given twice")
+                    raise NoMatch(f"`{k}` given twice")
                 bound[k] = v
             elif var_kw:
                 extra[k] = v
             else:
-                raise _NoMatch(f"no parameter `{k}`")
+                raise NoMatch(f"no parameter `{k}`")
         if var_kw:
             bound[var_kw[0].name] = extra
         flat = []
         for p in self.params:
             if p.name not in bound:
-                if p.default is not inspect.Parameter.empty:
+                if type(p.key) is Fixed:
+                    bound[p.name] = Fixed
+                elif p.default is not inspect.Parameter.empty:
                     bound[p.name] = p.default
                 elif type(p.key) is tt.Literal:
                     bound[p.name] = p.key.value
                 elif p.kind == P.VAR_POSITIONAL:
                     bound[p.name] = ()
                 else:
-                    raise _NoMatch(f"missing argument `{p.name}`")
-            _match(bound[p.name], p.key, p.name, flat)
+                    raise NoMatch(f"missing argument `{p.name}`")
+            match(bound[p.name], p.key, p.name, flat)
         return flat
 
     def __call__(self, *args, **kwargs):
         try:
             flat = self.bind(args, kwargs)
-        except _NoMatch as e:
+        except NoMatch as e:
             raise TypeError(f"{self.signature()}: {e}") from None
         return self.call_flat(flat)
 
     def call_flat(self, flat):
         if get_default_graph() is not None:
             return self._unpack(inline(self.graph, flat))
+        runner = self.runner(flat)
+        try:
+            return runner(*flat)
+        except Exception as exc:
+            user_error(exc)
+            raise
+
+    def runner(self, flat):
+        """The compiled graph for these arrays' device (built once per device)."""
         dev = choose_device(None, flat)
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         move = not (on_numpy and dev.name == "cpu")
@@ -217,12 +130,9 @@ class RestoredConcrete:
             compiled = _fresh_constants(codegen.compile_graph(graph, dev), graph, dev)
             runner = _make_runner(compiled, self._unpack, dev, "device", move, self.name)
             runner.__device__ = dev
+            runner.__numpy_cpu__ = not move
             self._runners[(dev.name, move)] = runner
-        try:
-            return runner(*flat)
-        except Exception as exc:
-            user_error(exc)
-            raise
+        return runner
 
     def __repr__(self):
         return f"<RestoredConcrete {self.signature()}>"
@@ -252,6 +162,9 @@ def inline(graph, flat):
         ref = attrs.get("variable") if node.op.endswith("_variable") else None
         if ref is not None:
             attrs = {**attrs, **_live(ref)._attrs(target)}
+        if any(isinstance(v, Graph) for v in attrs.values()):
+            attrs = {k: copy_graph(v, target, env) if isinstance(v, Graph) else v
+                     for k, v in attrs.items()}
         if node.op in ("cond", "while_loop"):
             for sub in attrs.values():
                 if isinstance(sub, Graph):
@@ -260,6 +173,7 @@ def inline(graph, flat):
             new = target.add_node(node.op, ins, attrs,
                                   [(t.dtype, t.shape, t.weak) for t in node.outputs],
                                   name=node.name, origin=node.origin)
+            record_captures(new)
         else:
             new = primitives.bind(node.op, ins, attrs, graph=target, node_name=node.name)
         for old, t in zip(node.outputs, new.outputs):
@@ -308,16 +222,39 @@ class RestoredFunction:
     def __init__(self, name, concretes):
         self.__name__ = name
         self.concrete_functions = concretes
+        self._fast = {}      # fast_key(args) -> runner, for NumPy arrays passed as they are
 
     def __call__(self, *args, **kwargs):
+        # the fast path (as ag.function's): NumPy arrays of dtypes and shapes seen before,
+        # no keywords, no device scope, not inside a trace
+        if not kwargs and FAST_PATH:
+            try:
+                runner = self._fast.get(fast_key(args))
+            except TypeError:
+                runner = None
+            if runner is not None and not SCOPES.__dict__.get("stack") \
+                    and not GRAPHS.__dict__.get("stack"):
+                return runner(*args)
         reasons = []
         for c in self.concrete_functions:
             try:
                 flat = c.bind(args, kwargs)
-            except _NoMatch as e:
+            except NoMatch as e:
                 reasons.append(f"  {c.signature()}: {e}")
                 continue
-            return c.call_flat(flat)
+            if kwargs or get_default_graph() is not None or len(flat) != len(args) or \
+                    any(a is not b for a, b in zip(flat, args)):
+                return c.call_flat(flat)
+            runner = c.runner(flat)
+            if runner.__numpy_cpu__ and FAST_PATH and not SCOPES.__dict__.get("stack"):
+                if len(self._fast) >= 256:
+                    self._fast.clear()
+                self._fast[fast_key(args)] = runner
+            try:
+                return runner(*flat)
+            except Exception as exc:
+                user_error(exc)
+                raise
         given = ", ".join([tt.describe_value(a) for a in args] +
                           [f"{k}={tt.describe_value(v)}" for k, v in kwargs.items()])
         raise TypeError(
@@ -332,7 +269,7 @@ class RestoredFunction:
             try:
                 c.bind(args, kwargs)
                 return c
-            except _NoMatch:
+            except NoMatch:
                 pass
         raise TypeError(f"no saved trace of {self.__name__!r} fits")
 
@@ -363,9 +300,11 @@ class RestoredObject:
     """A loaded object: children as attributes; `variables`, `trainable_variables`,
     `regularization_losses`; callable when the saved object had an ag.function `__call__`."""
 
-    def __init__(self, class_name):
+    def __init__(self, class_name, module_name=None):
         self.__dict__["_class_name"] = class_name
+        self.__dict__["_module_name"] = module_name
         self.__dict__["_children"] = {}
+        self.__dict__["_variables"] = None     # a Module's order, as saved
 
     def __call__(self, *args, **kwargs):
         fn = self._children.get("__call__")
@@ -378,9 +317,13 @@ class RestoredObject:
         if name == "variables":
             return _collect(self, lambda v: True)
         if name == "trainable_variables":
-            return _collect(self, lambda v: v.trainable)
+            return [v for v in _collect(self, lambda v: True) if v.trainable]
+        if name == "non_trainable_variables":
+            return [v for v in _collect(self, lambda v: True) if not v.trainable]
         if name == "regularization_losses":
             return []
+        if name == "name" and self._module_name is not None:
+            return self._module_name
         raise AttributeError(f"the loaded {self._class_name} object has no attribute {name!r}")
 
     def __dir__(self):
@@ -388,9 +331,14 @@ class RestoredObject:
                                              "regularization_losses"})
 
     def _saved_model_record(self, state, path):
-        return {"kind": "object", "class": self._class_name,
-                "children": {n: state.object(x, f"{path}.{n}")
-                             for n, x in self._children.items()}}
+        rec = {"kind": "object", "class": self._class_name,
+               "children": {n: state.object(x, f"{path}.{n}")
+                            for n, x in self._children.items()}}
+        if self._module_name is not None:
+            rec["module_name"] = self._module_name
+        if self._variables is not None:
+            rec["variables"] = [state.writer.variable(v) for v in self._variables]
+        return rec
 
     def __repr__(self):
         return f"<loaded {self._class_name}: {', '.join(self._children) or 'no children'}>"
@@ -399,6 +347,8 @@ class RestoredObject:
 def _collect(root, keep):
     """The Variables of an object tree (children first found first) and of its functions'
     graphs, each once."""
+    if root._variables is not None:
+        return [v for v in root._variables if keep(v)]
     out, seen, stack, visited = [], set(), [root], set()
     from autograph.runtime.variables import Variable
 
@@ -424,68 +374,3 @@ def _collect(root, keep):
                 for v in c.variables:
                     add(v)
     return out
-
-
-class TreeBuilder:
-    """Rebuilds the object table (shared objects once; references checked)."""
-
-    def __init__(self, records, functions, variables, limits):
-        self.records, self.functions, self.variables = records, functions, variables
-        self.limits = limits
-        self.built = {}
-
-    def object(self, i, depth=0):
-        if type(i) is not int or not 0 <= i < len(self.records):
-            raise SavedModelError(f"object reference {fmt._show(i)} is out of range")
-        if i in self.built:
-            return self.built[i]
-        if depth > self.limits.max_nesting * 4:
-            raise SavedModelError("the object tree nests too deep")
-        rec = self.records[i]
-        where = f"object {i}"
-        kind = rec.get("kind") if type(rec) is dict else None
-        if kind == "value":
-            out = fmt.decode(rec.get("value"), where, self.limits)
-        elif kind == "variable":
-            j = rec.get("variable")
-            if type(j) is not int or not 0 <= j < len(self.variables):
-                raise SavedModelError(f"{where}: Variable reference out of range")
-            out = self.variables[j]
-        elif kind == "function":
-            idx = rec.get("concrete")
-            if type(idx) is not list or not all(
-                    type(j) is int and 0 <= j < len(self.functions) for j in idx):
-                raise SavedModelError(f"{where}: function references out of range")
-            out = RestoredFunction(str(rec.get("name", "function")),
-                                   [self.functions[j] for j in idx])
-        elif kind in ("list", "tuple"):
-            items = rec.get("items")
-            if type(items) is not list:
-                raise SavedModelError(f"{where}: 'items' must be a list")
-            out = [self.object(j, depth + 1) for j in items]
-            if kind == "tuple":
-                out = tuple(out)
-        elif kind == "dict":
-            items = rec.get("items")
-            if type(items) is not list or not all(
-                    type(x) is list and len(x) == 2 and type(x[0]) is str for x in items):
-                raise SavedModelError(f"{where}: 'items' must be [key, object] pairs")
-            out = {}
-            self.built[i] = out
-            for k, j in items:
-                out[k] = self.object(j, depth + 1)
-        elif kind == "object":
-            children = rec.get("children")
-            if type(children) is not dict:
-                raise SavedModelError(f"{where}: 'children' must be an object")
-            out = RestoredObject(str(rec.get("class", "object")))
-            self.built[i] = out       # before its children: a cycle finds it
-            for name, j in children.items():
-                out._children[name] = child = self.object(j, depth + 1)
-                if name != "__call__":
-                    out.__dict__[name] = child
-        else:
-            raise SavedModelError(f"{where}: unknown object kind {fmt._show(kind)}")
-        self.built[i] = out
-        return out
-

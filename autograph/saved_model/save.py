@@ -24,6 +24,7 @@ from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import SavedModelError
+from autograph.saved_model import tree
 from autograph.saved_model.graphs import Writer
 
 
@@ -48,6 +49,11 @@ def to_bytes(obj, signatures=None):
 
 def serialize(obj, signatures=None):
     """{file name: bytes} of a saved model of `obj`."""
+    if inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj):
+        raise SavedModelError(
+            f"{getattr(obj, '__name__', obj)!r} is a plain Python function: only traced "
+            "graphs can be saved. Decorate it with @ag.function and call it once (or give it "
+            "an input_signature) before saving.")
     state = _State()
     root = state.object(obj, "obj")
     sigs = {}
@@ -58,6 +64,9 @@ def serialize(obj, signatures=None):
             if not isinstance(name, str):
                 raise SavedModelError("signature names must be strings")
             sigs[name] = state.object(fn, f"signatures[{name!r}]")
+    tree.prune(state.objects)
+    objects, renumber = tree.compact(state.objects, [root] + list(sigs.values()))
+    root, sigs = renumber[root], {k: renumber[i] for k, i in sigs.items()}
     w = state.writer
     variables = {f"v{i}": np.asarray(v.numpy(), order="C") for i, v in enumerate(w.variables)}
     constants = {k: np.asarray(a, order="C") for k, a in w.constants.items()}
@@ -70,7 +79,7 @@ def serialize(obj, signatures=None):
                       for name, data in blobs.items()},
         "root": root,
         "signatures": sigs,
-        "objects": state.objects,
+        "objects": objects,
         "functions": state.functions,
         "variables": [_variable_record(v, i) for i, v in enumerate(w.variables)],
         "graphs": w.graphs,
@@ -142,6 +151,10 @@ class _State:
             rec = {"kind": "object", "class": type(obj).__name__,
                    "children": {name: self.object(x, f"{path}.{name}")
                                 for name, x in _attributes(obj)}}
+            name = _module_name(obj)
+            if name is not None:        # a Module: its name, and its Variables' order
+                rec["module_name"] = name
+                rec["variables"] = [self.writer.variable(v) for v in obj.variables]
         self.objects[i] = rec
         return i
 
@@ -198,8 +211,9 @@ def _attributes(obj):
     from autograph.function import Function
     out = []
     seen = set()
+    ignored = set(getattr(type(obj), "_ag_ignored_attributes", ()))
     for name, value in sorted(getattr(obj, "__dict__", {}).items()):
-        if not name.startswith("_") and _saveable(value):
+        if not name.startswith("_") and name not in ignored and _saveable(value):
             out.append((name, value))
             seen.add(name)
     for klass in type(obj).__mro__:
@@ -209,6 +223,14 @@ def _attributes(obj):
                 out.append((name, getattr(obj, name)))
                 seen.add(name)
     return out
+
+
+def _module_name(obj):
+    try:
+        from autograph.module import Module
+    except ImportError:
+        return None
+    return obj.name if isinstance(obj, Module) else None
 
 
 def _saveable(x):
@@ -259,14 +281,32 @@ def _key(key, where):
             return {"literal": _plain_json(key.value)}
         except SavedModelError:
             pass
+    if type(key) in (tt.ObjectKey, tt.Protocol):
+        # an object the trace took as it was (a step function, a config): fixed in the
+        # saved graph; a call leaves it out
+        return {"fixed": _describe_object(key)}
     if type(key) is tt.Structure and key.kind in (list, tuple, dict):
         labels = list(key.labels) if isinstance(key.labels, tuple) else key.labels
         return {"structure": key.kind.__name__, "labels": labels,
                 "children": [_key(k, where) for k in key.children]}
+    what = (key.kind.__name__ if type(key) is tt.Structure else
+            type(getattr(key, "obj", None) or key).__name__)
+    if tt.tensor_specs(key):
+        raise SavedModelError(
+            f"{where} is an object ({what}) whose arrays enter the graph as inputs through "
+            "its own trace type (an ag.data.Dataset, for one): such arguments cannot be "
+            "saved yet. Save a function that takes the arrays (or one batch) instead.")
     raise SavedModelError(
         f"{where} was traced with {tt.describe_key(key)}, which cannot be saved: a saved "
         "function takes arrays, Python numbers/strings/bools and lists, tuples and dicts of "
         "them. Pass other objects as attributes of the saved object instead.")
+
+
+def _describe_object(key):
+    obj = getattr(key, "obj", None)
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    kind = type(obj).__name__ if obj is not None else "object"
+    return f"{kind} {name}" if name else kind
 
 
 def _outputs(c, path):

@@ -39,7 +39,8 @@ DTYPE = _type("a dtype", lambda v: isinstance(v, np.dtype))
 SCALAR = _type("a number or bool", lambda v: type(v) in (bool, int, float, complex))
 GRAPH = _type("a graph reference", lambda v: type(v) is Ref and v.kind == "graph")
 VARIABLE = _type("a Variable reference", lambda v: type(v) is Ref and v.kind == "variable")
-ARRAY = _type("an array reference", lambda v: type(v) is Ref and v.kind == "array")
+ARRAY = _type("an array", lambda v: (type(v) is Ref and v.kind == "array") or
+              (type(v) is np.ndarray and v.dtype.kind in "biufc"))
 
 
 def opt(check):
@@ -102,7 +103,7 @@ def plain(v, depth=0):
     t = type(v)
     if v is None or t in (bool, int, float, complex, str) or t is Marker:
         return
-    if t is Ref and v.kind == "array":
+    if (t is Ref and v.kind == "array") or t is np.ndarray:
         return
     if t in (tuple, list) or t is Composite:
         for x in (v.items if t is Composite else v):
@@ -157,7 +158,28 @@ NO_ATTRS = (
     "log10 log1p log2 logaddexp logical_and logical_not logical_or logical_xor matmul maximum "
     "minimum multiply negative nonzero not_equal polymul positive positive_bool pow "
     "rad2deg real remainder round shape_of sign signbit sin sinh size_of slogdet solve sqrt "
-    "square subtract svdvals tan tanh trunc where ta_write ta_unstack").split()
+    "square subtract svdvals tan tanh trunc where ta_write ta_unstack stop_gradient "
+    "ad_stack_new ad_stack_push ad_gl_new ad_gl_add ad_gl_put ad_gl_from_rows "
+    "ad_gl_scatter ad_gl_copy ad_gl_set ad_gl_set_rows eig gcd lcm nextafter spacing "
+    "data_iter_close").split()
+
+
+def never(why):
+    """An attribute no file can give (the op stands for something of one process only)."""
+    def c(v):
+        raise Bad(why)
+    c.__doc__ = why
+    return c
+
+
+def pair(first, second):
+    def c(v):
+        if type(v) is not tuple or len(v) != 2:
+            raise Bad("a pair")
+        first(v[0])
+        second(v[1])
+    c.__doc__ = f"({first.__doc__}, {second.__doc__})"
+    return c
 
 
 def _table():
@@ -226,11 +248,53 @@ def _table():
         "ta_read": TA, "ta_gather": TA, "ta_concat": TA,
         "ta_stack": {**TA, "size": opt(INT)},
         "ta_size": {"dtype": DTYPE},
+        # the reverse-mode transform's own (a saved train step holds its backward pass)
+        "sum_to_shape": {"shape": tup(DIM)},
+        "add_along_axis": {"axis": INT, "shape": tup(DIM)},
+        "index_get": {"index": INDEX},
+        "ad_assume_shape": {"shape": SHAPE},
+        "ad_stack_get": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_gl_pop": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_gl_pop_rows": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_gl_get": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_gl_gather": {"dtype": DTYPE, "shape": SHAPE},
+        "custom_gradient": {"grad_graph": GRAPH, "n_args": INT},
+        # datasets: arrays are saved; an iterator over host data lives in one process only
+        "data_source": {"array": ARRAY},
+        "data_shuffle_order": {"buffer_size": INT},
+        "data_iter_open": {"keep": opt(never("None: a host-side dataset cannot be loaded"))},
+        "data_iter_next": {"specs": tup(pair(DTYPE, SHAPE), 1 << 16)},
     })
     return t
 
 
 SCHEMAS = _table()
+
+
+# the packages whose modules register primitives (each module registers on import)
+PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff", "autograph.data")
+PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor_array",
+                     "autograph.runtime.variables", "autograph.runtime.ops",
+                     "autograph.operators.asserts", "autograph.operators.unbound",
+                     "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize")
+
+
+def register_all_primitives():
+    """Import every module that registers primitives (autograph's own, a fixed list), so
+    the table is complete; returns the table."""
+    import importlib
+    import pkgutil
+    from autograph.runtime.ir.primitives import PRIMITIVES
+    for name in PRIMITIVE_MODULES:
+        importlib.import_module(name)
+    for package in PRIMITIVE_PACKAGES:
+        try:
+            pkg = importlib.import_module(package)
+        except ImportError:       # a part of autograph that this build does not have
+            continue
+        for info in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"{package}.{info.name}")
+    return PRIMITIVES
 
 
 def check_attrs(op, attrs, where):
