@@ -160,7 +160,7 @@ class _State:
 
     def concrete(self, c, path):
         """The index of concrete function `c` in the function table."""
-        i = self._memo.get(id(c))
+        i = self._memo.get(("concrete", id(c)))
         if i is not None:
             return i
         self._keep.append(c)
@@ -177,7 +177,7 @@ class _State:
         rec = {"name": c.name, "graph": graph, "params": params,
                "outputs": _outputs(c, path)}
         self.functions.append(rec)
-        i = self._memo[id(c)] = len(self.functions) - 1
+        i = self._memo[("concrete", id(c))] = len(self.functions) - 1
         return i
 
 
