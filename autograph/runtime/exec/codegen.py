@@ -140,6 +140,8 @@ class _Compiler:
         self.made_by = []          # per line: (node name, op, node origin) of the node it runs
         self.node = None           # ... of the node being emitted
         self.used = set(_RESERVED)
+        self.next_suffix = {}      # base -> the suffix `fresh` tries next for it
+        self.probes = 0            # names `fresh` found taken (work, counted for tests)
         self.namespace = {"xp": device.xp, "to_host": device.to_host}
         self.kernels = {}          # op -> (global name, takes_xp)
         self.on_host = device.name == "cpu"
@@ -162,9 +164,13 @@ class _Compiler:
                 base = "_" + base
         if keyword.iskeyword(base):
             base += "_"
-        name, i = base, 1
+        # numbering resumes where the last name made from `base` stopped: restarting from
+        # 1 every time made a graph of n nodes of one kind cost n**2 probes
+        name, i = base, self.next_suffix.get(base, 1)
         while name in self.used:
+            self.probes += 1
             name, i = f"{base}_{i}", i + 1
+        self.next_suffix[base] = i
         self.used.add(name)
         return name
 
@@ -205,6 +211,7 @@ class _Compiler:
         fn.__source__ = source
         fn.__device__ = self.device
         fn.__graph__ = weakref.ref(g)
+        fn.__name_probes__ = self.probes
         weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
         return fn
 
