@@ -57,7 +57,7 @@ from autograph.runtime.devices import get_device
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
 _RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
-             "ag_error_at"}
+             "ag_error_at", "ag_false", "ag_true"}
 _LITERALS = (int, float, bool, str, type(None))
 
 # primitives that are Python operators on every array API array (same function, same dtypes)
@@ -142,7 +142,8 @@ class _Compiler:
         self.used = set(_RESERVED)
         self.next_suffix = {}      # base -> the suffix `fresh` tries next for it
         self.probes = 0            # names `fresh` found taken (work, counted for tests)
-        self.namespace = {"xp": device.xp, "to_host": device.to_host}
+        self.namespace = {"xp": device.xp, "to_host": device.to_host,
+                          "ag_false": np.False_, "ag_true": np.True_}
         self.kernels = {}          # op -> (global name, takes_xp)
         self.on_host = device.name == "cpu"
         self.numpy = device.xp is np
@@ -302,6 +303,11 @@ class _Compiler:
         if len(ins) == 2 and op in _BINARY:
             return f"{ins[0]} {_BINARY[op]} {ins[1]}"
         if len(ins) == 1 and op in _UNARY:
+            if self.numpy and _UNARY[op] == "~" and node.inputs[0].dtype == np.bool_ \
+                    and node.inputs[0].shape == ():
+                # `not` of a flag (break_, do_return): `~` on a NumPy bool scalar is a ufunc
+                # call (~2 us), a conditional expression ~40 ns, with the same bool_ result
+                return f"ag_false if {ins[0]} else ag_true"
             return f"{_UNARY[op]}{ins[0]}"
         return None
 
