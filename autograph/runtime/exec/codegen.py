@@ -52,6 +52,7 @@ from autograph import errors
 from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
+from autograph.runtime.exec import lifetimes
 from autograph.runtime.devices import get_device
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
@@ -222,8 +223,16 @@ class _Compiler:
         the lines are a block of their own (`pass` when there are none)."""
         start = len(self.lines)
         outer_node = self.node
-        for node in graph.nodes:
+        releases = None
+        if graph is self.graph:   # the function's own straight-line code: drop dead arrays
+            releases = lifetimes.Releases(graph, [env[id(t)] for t in graph.inputs],
+                                          self.namespace)
+        for p, node in enumerate(graph.nodes):
             op = node.op
+            if releases is not None and p:
+                dead = releases.after(p - 1, graph.nodes[p - 1], env)
+                if dead:
+                    self.emit(depth, f"del {', '.join(dead)}")
             if op == "Placeholder" or node in skip:
                 continue
             self.node = (node.name, op, node.origin)
@@ -486,7 +495,11 @@ class _Compiler:
         output; any other one calls the ta_new kernel."""
         plan = _fill_plan(graph, node, self.consts) if self.numpy else None
         if plan is None:
-            self.call(node, ins, env, depth)
+            chain = lifetimes.chain_plan(graph, node, self.consts) if self.numpy else None
+            if chain is None:
+                self.call(node, ins, env, depth)
+            else:
+                self.fill_chain(node, env, depth, *chain)
             return
         loop, write, stack, counter, shape, dtype = plan
         name = self.outputs(node, env)[0]
@@ -495,6 +508,20 @@ class _Compiler:
         self.counters[id(loop)] = counter
         self.fills[id(write)] = self.fill_write
         self.fills[id(stack)] = self.fill_stack
+
+    def fill_chain(self, node, env, depth, writes, stack, shape, dtype, indices):
+        """A TensorArray written at constant indices in straight-line code (an unrolled
+        loop; see lifetimes.chain_plan): a preallocated buffer, `buf[3] = value`."""
+        name = self.outputs(node, env)[0]
+        dtype = self.bind(f"{node.name}_dtype", dtype)
+        self.emit(depth, f"{name} = xp.empty({shape!r}, {dtype})")
+        for write, index in zip(writes, indices):
+            self.fills[id(write)] = lambda nd, ins, env_, d, k=index: self.fill_at(nd, ins, env_, d, k)
+        self.fills[id(stack)] = self.fill_stack
+
+    def fill_at(self, node, ins, env, depth, index):
+        self.emit(depth, f"{ins[0]}[{index}] = {ins[2]}")
+        env[id(node.outputs[0])] = ins[0]
 
     def fill_write(self, node, ins, env, depth):
         self.preferred.pop(id(node.outputs[0]), None)
