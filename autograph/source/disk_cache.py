@@ -25,6 +25,7 @@ file are not cached. A file that cannot be read or written is ignored (the conve
 as before).
 """
 
+import atexit
 import builtins
 import hashlib
 import json
@@ -148,25 +149,48 @@ def load(k):
     return record
 
 
+_pending = []          # (path, record) not written yet
+_PENDING_MAX = 32      # written in a batch when this many wait (and at exit)
+
+
 def store(k, record):
     """Write `record` (module_text, source_text, inner_name, cls, generated, flags, lines)
-    under key `k`; quietly nothing when the directory cannot be written."""
+    under key `k`: at exit, or when `_PENDING_MAX` records wait, so that a first call does
+    not pay for building the origin map and writing the file; quietly nothing when the
+    directory cannot be written."""
     path = _path(k)
     if path is None:
         return
-    lines = record["lines"]() if callable(record["lines"]) else record["lines"]
-    data = {"format": FORMAT, "module_text": record["module_text"],
+    if not _pending:
+        atexit.register(flush)
+    _pending.append((path, record))
+    if len(_pending) >= _PENDING_MAX:
+        flush()
+
+
+def flush():
+    """Write the records waiting to be stored."""
+    while _pending:
+        path, record = _pending.pop()
+        _write(path, record)
+    atexit.unregister(flush)
+
+
+def _write(path, record):
+    try:
+        lines = record["lines"]() if callable(record["lines"]) else record["lines"]
+        text = json.dumps({
+            "format": FORMAT, "module_text": record["module_text"],
             "source_text": record["source_text"], "inner_name": record["inner_name"],
             "cls": record["cls"], "generated": list(record["generated"]),
             "flags": record["flags"],
-            "lines": {str(line): list(loc) for line, loc in lines.items()}}
-    try:
+            "lines": {str(line): list(loc) for line, loc in lines.items()}})
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
+            f.write(text)
         os.replace(tmp, path)   # readers see the whole file or none
-    except (OSError, TypeError, ValueError):
+    except Exception:   # a full disk, a read-only home, an unexpected map: no cache entry
         pass
 
 

@@ -63,6 +63,7 @@ def test_second_conversion_loads_from_disk(tmp_path, cache_dir, monkeypatch):
     first = _module(tmp_path)
     code_first = ag.to_code(first.collatz)
     assert ag.function(first.collatz)(np.int64(27)) == 111
+    disk_cache.flush()    # (records are written at exit, or in batches)
     files = list(cache_dir.rglob("*.json"))
     assert len(files) == 1
     record = json.loads(files[0].read_text())
@@ -80,6 +81,7 @@ def test_errors_from_cached_code_name_the_users_line(tmp_path, cache_dir, monkey
     x = -np.ones(3)
     with pytest.raises(Exception) as first:
         ag.function(_module(tmp_path).scaled)(x)
+    disk_cache.flush()
     _no_passes(monkeypatch)
     with pytest.raises(Exception) as second:
         ag.function(_module(tmp_path).scaled)(x)
