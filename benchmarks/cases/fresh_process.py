@@ -81,6 +81,10 @@ def _build(bytecode):
         folder = tempfile.mkdtemp(prefix="ag_fresh_")
         contenders = []
         for name, (module, script) in SCRIPTS.items():
+            if quick and name in ("jax", "numba", "tensorflow"):
+                # seconds per process: the smoke run keeps to the cheap contenders
+                contenders.append(Unavailable(name, "left out in --quick"))
+                continue
             if not _importable(module):
                 contenders.append(Unavailable(name, f"{module} is not importable"))
                 continue
