@@ -81,12 +81,12 @@ def _build(bytecode):
         folder = tempfile.mkdtemp(prefix="ag_fresh_")
         contenders = []
         for name, (module, script) in SCRIPTS.items():
+            if not _importable(module):
+                contenders.append(Unavailable(name, f"{module} is not importable"))
+                continue
             if quick and name in ("jax", "numba", "tensorflow"):
                 # seconds per process: the smoke run keeps to the cheap contenders
                 contenders.append(Unavailable(name, "left out in --quick"))
-                continue
-            if not _importable(module):
-                contenders.append(Unavailable(name, f"{module} is not importable"))
                 continue
             path = os.path.join(folder, f"fresh_{name}.py")
             with open(path, "w") as f:
