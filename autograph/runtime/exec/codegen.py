@@ -52,12 +52,13 @@ from autograph import errors
 from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
+from autograph.runtime.exec import lifetimes
 from autograph.runtime.devices import get_device
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
 _RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
-             "ag_error_at"}
+             "ag_error_at", "ag_false", "ag_true"}
 _LITERALS = (int, float, bool, str, type(None))
 
 # primitives that are Python operators on every array API array (same function, same dtypes)
@@ -140,7 +141,10 @@ class _Compiler:
         self.made_by = []          # per line: (node name, op, node origin) of the node it runs
         self.node = None           # ... of the node being emitted
         self.used = set(_RESERVED)
-        self.namespace = {"xp": device.xp, "to_host": device.to_host}
+        self.next_suffix = {}      # base -> the suffix `fresh` tries next for it
+        self.probes = 0            # names `fresh` found taken (work, counted for tests)
+        self.namespace = {"xp": device.xp, "to_host": device.to_host,
+                          "ag_false": np.False_, "ag_true": np.True_}
         self.kernels = {}          # op -> (global name, takes_xp)
         self.on_host = device.name == "cpu"
         self.numpy = device.xp is np
@@ -162,9 +166,13 @@ class _Compiler:
                 base = "_" + base
         if keyword.iskeyword(base):
             base += "_"
-        name, i = base, 1
+        # numbering resumes where the last name made from `base` stopped: restarting from
+        # 1 every time made a graph of n nodes of one kind cost n**2 probes
+        name, i = base, self.next_suffix.get(base, 1)
         while name in self.used:
+            self.probes += 1
             name, i = f"{base}_{i}", i + 1
+        self.next_suffix[base] = i
         self.used.add(name)
         return name
 
@@ -205,6 +213,7 @@ class _Compiler:
         fn.__source__ = source
         fn.__device__ = self.device
         fn.__graph__ = weakref.ref(g)
+        fn.__name_probes__ = self.probes
         weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
         return fn
 
@@ -214,8 +223,16 @@ class _Compiler:
         the lines are a block of their own (`pass` when there are none)."""
         start = len(self.lines)
         outer_node = self.node
-        for node in graph.nodes:
+        releases = None
+        if graph is self.graph:   # the function's own straight-line code: drop dead arrays
+            releases = lifetimes.Releases(graph, [env[id(t)] for t in graph.inputs],
+                                          self.namespace)
+        for p, node in enumerate(graph.nodes):
             op = node.op
+            if releases is not None and p:
+                dead = releases.after(p - 1, graph.nodes[p - 1], env)
+                if dead:
+                    self.emit(depth, f"del {', '.join(dead)}")
             if op == "Placeholder" or node in skip:
                 continue
             self.node = (node.name, op, node.origin)
@@ -295,6 +312,11 @@ class _Compiler:
         if len(ins) == 2 and op in _BINARY:
             return f"{ins[0]} {_BINARY[op]} {ins[1]}"
         if len(ins) == 1 and op in _UNARY:
+            if self.numpy and _UNARY[op] == "~" and node.inputs[0].dtype == np.bool_ \
+                    and node.inputs[0].shape == ():
+                # `not` of a flag (break_, do_return): `~` on a NumPy bool scalar is a ufunc
+                # call (~2 us), a conditional expression ~40 ns, with the same bool_ result
+                return f"ag_false if {ins[0]} else ag_true"
             return f"{_UNARY[op]}{ins[0]}"
         return None
 
@@ -436,9 +458,14 @@ class _Compiler:
         else:
             self.emit(depth, f"for {var} in counter_values({args}):")
         if c.extra is not None:
+            extra, negate = c.extra, "not "
+            if self.numpy and _negated_flag(cg, extra):
+                # `not break_` read only here: `if break_: break` (one test, no negation)
+                extra, negate = extra.node.inputs[0], ""
             self.graph_body(cg, inner, depth + 1, block=False,
-                            skip={nd for nd in cg.nodes if nd not in c.per_iteration})
-            self.emit(depth + 1, f"if not {self.truth(inner[id(c.extra)])}:")
+                            skip={nd for nd in cg.nodes if nd not in c.per_iteration
+                                  or (not negate and nd is c.extra.node)})
+            self.emit(depth + 1, f"if {negate}{self.truth(inner[id(extra)])}:")
             self.emit(depth + 2, "break")
             self.need_truth()
         inner = self.enter(bg, outer, loop_vars + captured)
@@ -476,7 +503,11 @@ class _Compiler:
         output; any other one calls the ta_new kernel."""
         plan = _fill_plan(graph, node, self.consts) if self.numpy else None
         if plan is None:
-            self.call(node, ins, env, depth)
+            chain = lifetimes.chain_plan(graph, node, self.consts) if self.numpy else None
+            if chain is None:
+                self.call(node, ins, env, depth)
+            else:
+                self.fill_chain(node, env, depth, *chain)
             return
         loop, write, stack, counter, shape, dtype = plan
         name = self.outputs(node, env)[0]
@@ -485,6 +516,20 @@ class _Compiler:
         self.counters[id(loop)] = counter
         self.fills[id(write)] = self.fill_write
         self.fills[id(stack)] = self.fill_stack
+
+    def fill_chain(self, node, env, depth, writes, stack, shape, dtype, indices):
+        """A TensorArray written at constant indices in straight-line code (an unrolled
+        loop; see lifetimes.chain_plan): a preallocated buffer, `buf[3] = value`."""
+        name = self.outputs(node, env)[0]
+        dtype = self.bind(f"{node.name}_dtype", dtype)
+        self.emit(depth, f"{name} = xp.empty({shape!r}, {dtype})")
+        for write, index in zip(writes, indices):
+            self.fills[id(write)] = lambda nd, ins, env_, d, k=index: self.fill_at(nd, ins, env_, d, k)
+        self.fills[id(stack)] = self.fill_stack
+
+    def fill_at(self, node, ins, env, depth, index):
+        self.emit(depth, f"{ins[0]}[{index}] = {ins[2]}")
+        env[id(node.outputs[0])] = ins[0]
 
     def fill_write(self, node, ins, env, depth):
         self.preferred.pop(id(node.outputs[0]), None)
@@ -632,6 +677,16 @@ def _counter_loop(node, consts):
         skip.add(step_node)     # the increment feeds only the next k: the for loop does it
     return _Counter(k, ph.dtype, limit, step_value, shift, test, skip, out, extra,
                     per_iteration)
+
+
+def _negated_flag(graph, tensor):
+    """True when `tensor` is `not flag` of a bool scalar that nothing else in `graph` reads
+    but the loop's test node (a converted `break`'s extra test)."""
+    node = tensor.node
+    if node.op != "logical_not" or node.inputs[0].shape != () or node.inputs[0].dtype != np.bool_:
+        return False
+    readers = _readers(graph, tensor)
+    return len(readers) == 1 and readers[0][0] is not None and readers[0][0].op == "logical_and"
 
 
 def _fill_plan(graph, new, consts):
