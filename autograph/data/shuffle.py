@@ -27,6 +27,8 @@ import numpy as np
 
 from autograph.runtime.ir import primitives
 
+from autograph.data import buffered
+
 
 class Draws:
     """The random stream of one epoch: uniform doubles from PCG64 seeded by (seed, iteration,
@@ -44,22 +46,11 @@ class Draws:
 
 
 def shuffle_order(n, buffer_size, seed, epoch, iteration=0):
-    """The positions 0..n-1 in the order a buffered shuffle emits them (int64 array)."""
+    """The positions 0..n-1 in the order a buffered shuffle emits them (int64 array):
+    the draws `Draws.choose` would make one by one, turned into the order by the vectorized
+    equivalent of the buffer loop (autograph.data.buffered)."""
     n, buffer_size = int(n), max(int(buffer_size), 1)
-    u = Draws(seed, epoch, iteration).block(n)     # the same doubles `choose` would draw one by one
-    out = np.empty(n, dtype=np.int64)
-    buf = list(range(min(buffer_size, n)))
-    nxt = len(buf)
-    for k in range(n):
-        r = int(u[k] * len(buf))
-        out[k] = buf[r]
-        if nxt < n:
-            buf[r] = nxt
-            nxt += 1
-        else:
-            buf[r] = buf[-1]
-            buf.pop()
-    return out
+    return buffered.permutation(Draws(seed, epoch, iteration).block(n), buffer_size)
 
 
 def _order_infer(n, seed, epoch, iteration=None, *, buffer_size):
