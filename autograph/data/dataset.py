@@ -162,6 +162,8 @@ class Dataset:
         ds = Dataset.__new__(Dataset)
         ds._kind, ds._args, ds._ups, ds._own = self._kind, self._args, ups, own
         ds._structure, ds._fn, ds._spec, ds._handle = self._structure, self._fn, self._spec, None
+        if hasattr(self, "_counter"):   # (a shuffle's counter, while its handle names it)
+            ds._counter = self._counter
         return ds
 
     def __ag_flatten__(self):

@@ -21,6 +21,7 @@ process. Without reshuffling, k and e are always 0.
 """
 
 import itertools
+import threading
 import weakref
 
 import numpy as np
@@ -86,9 +87,11 @@ class Counter:
 
     def __init__(self):
         self.next = 0
+        self._lock = threading.Lock()
 
     def take(self):
-        k, self.next = self.next, self.next + 1
+        with self._lock:   # functions may run in several threads
+            k, self.next = self.next, self.next + 1
         return k
 
 

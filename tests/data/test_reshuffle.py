@@ -152,3 +152,25 @@ def test_state_of_a_later_iteration_resumes_its_order():
     other = iter(make(repeat=2))              # a fresh dataset: its iteration 0
     other.set_state(state)
     assert ints(other) == rest and head + rest != ints(make(repeat=2))
+
+
+def test_saved_function_reshuffles_per_call_after_loading_elsewhere(tmp_path):
+    ds = make()
+
+    class Orders(ag.Module):
+        @ag.function(input_signature=[])
+        def order(self):
+            return collect.python_function(ds)
+    m = Orders()
+    first = [m.order().tolist() for _ in range(2)]
+    twin = make()
+    assert first == [ints(twin), ints(twin)] and first[0] != first[1]
+    ag.saved_model.save(m, str(tmp_path))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = (f"import json, autograph as ag\nm = ag.saved_model.load({str(tmp_path)!r})\n"
+            "print(json.dumps([m.order().tolist() for _ in range(2)]))\n")
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=root, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == first     # a loaded graph counts its iterations from 0
