@@ -20,6 +20,7 @@ _EXPORTS = {
     "ConcreteFunction": ("autograph.function", "ConcreteFunction"),
     "TensorSpec": ("autograph.trace_type", "TensorSpec"),
     "config": ("autograph.config", None),
+    "data": ("autograph.data", None),
     # the compiler
     "to_code": ("autograph.api", "to_code"),
     "to_graph": ("autograph.api", "to_graph"),
@@ -35,10 +36,22 @@ _EXPORTS = {
     "print": ("autograph.runtime.ops", "print_"),
     "range": ("autograph.runtime.ops", "range_"),
     "constant": ("autograph.runtime.ops", "constant"),
+    # state: Modules and optimizers
+    "Module": ("autograph.module", "Module"),
+    "optimizers": ("autograph.optimizers", None),
+    # gradients
+    "grad": ("autograph.autodiff.api", "grad"),
+    "value_and_grad": ("autograph.autodiff.api", "value_and_grad"),
+    "vjp": ("autograph.autodiff.api", "vjp"),
+    "stop_gradient": ("autograph.autodiff.api", "stop_gradient"),
+    "GradientTape": ("autograph.autodiff.tape", "GradientTape"),
+    "custom_gradient": ("autograph.autodiff.custom", "custom_gradient"),
     # devices
     "device": ("autograph.runtime.devices", "device"),
     "register_device": ("autograph.runtime.devices", "register_device"),
     "list_devices": ("autograph.runtime.devices", "list_devices"),
+    # export for other runtimes
+    "onnx": ("autograph.onnx", None),
     # logging
     "set_verbosity": ("autograph.log", "set_verbosity"),
 }

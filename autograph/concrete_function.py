@@ -3,7 +3,8 @@
 A ConcreteFunction holds the traced Graph (`graph`, what users inspect), compiles it once per
 device (optimised, through runtime.codegen) and calls it with arrays. It remembers the trace
 key of every parameter, so a call is checked against what was traced: arrays must fit the
-TensorSpecs, Python arguments must equal the traced values (they may be left out, and a call
+TensorSpecs, Python arguments must equal the traced values (they may be left out, as may
+objects traced by identity while they live, and a call
 may pass the arrays alone, as TensorFlow's flat signature allows). `str(concrete)` summarises
 the input parameters, the output type and the captured Variables.
 
@@ -38,6 +39,15 @@ _FAST_ENTRIES = 256   # per ConcreteFunction
 SCOPES = getattr(devices, "_scope", None)
 GRAPHS = getattr(graph_module, "_state", None)
 FAST_PATH = isinstance(SCOPES, threading.local) and isinstance(GRAPHS, threading.local)
+
+
+def _traced_object(key):
+    """The object a parameter was traced with, when it is a plain object (not a Variable)
+    that still lives: a call may leave it out, as TensorFlow's concrete functions allow
+    (the seeds' `train_step_1(w, x, y)` traced with an optimizer). None otherwise."""
+    if isinstance(key, tt.ObjectKey) and not key.identity_only:
+        return key.obj
+    return None
 
 
 def fast_key(args):
@@ -294,6 +304,8 @@ class ConcreteFunction:
                 value = arguments[name]
             elif isinstance(key, tt.Literal):
                 value = key.value                  # a Python argument left out: as traced
+            elif _traced_object(key) is not None:
+                value = key.obj                    # an object (a model, an optimizer): as traced
             else:
                 value = self._sig.default(name)
                 if value is inspect.Parameter.empty:
@@ -331,6 +343,8 @@ class ConcreteFunction:
             key = self._param_keys[name]
             if name not in values and isinstance(key, tt.Literal):
                 values[name] = key.value
+            elif name not in values and _traced_object(key) is not None:
+                values[name] = key.obj
         call_args, call_kwargs = self._sig.call_parts(values)
         return fn._python_call(fn._traceable(), call_args, call_kwargs)
 

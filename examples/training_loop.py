@@ -4,8 +4,9 @@ What it teaches:
 - the loop over `ag.range(steps)` with a tensor `steps` is one while_loop node: the number
   of steps is an argument, so 100 or 10_000 steps use the same single trace;
 - the model's parameters are loop variables, updated by gradient descent; the gradients of
-  the mean squared error of the linear model y = w * x + b are derived by hand
-  (d/dw = 2 mean(err * x), d/db = 2 mean(err)) until autograph has automatic gradients;
+  the mean squared error of the linear model y = w * x + b come from an `ag.GradientTape`
+  inside the loop body (`tape.watch` the loop variables, `tape.gradient(loss, [w, b])`), so
+  the backward pass is staged into the same while_loop as the forward pass;
 - an `if` on the step counter inside the loop logs the loss with ag.print every 50 steps;
 - the trained values are written back to Variables, which keep them between calls.
 
@@ -38,12 +39,14 @@ def train(model, x, y, steps, learning_rate):
     b = model.b.read_value()
     loss = np.mean((w * x + b - y) ** 2)
     for step in ag.range(steps):
-        err = w * x + b - y
-        loss = np.mean(err ** 2)
+        with ag.GradientTape() as tape:
+            tape.watch([w, b])
+            loss = np.mean((w * x + b - y) ** 2)
+        dw, db = tape.gradient(loss, [w, b])
         if step % 50 == 0:
             ag.print("step", step, "loss", loss)
-        w = w - learning_rate * 2.0 * np.mean(err * x)
-        b = b - learning_rate * 2.0 * np.mean(err)
+        w = w - learning_rate * dw
+        b = b - learning_rate * db
     model.w.assign(w)
     model.b.assign(b)
     return loss

@@ -89,6 +89,10 @@ class _Formatting(Transformer):
         func = node.func
         if func.__class__ is gast.Attribute and func.attr == "format" and _is_str(func.value):
             return _call("str_format", node, func.value, node.args, node.keywords)
+        if func.__class__ is gast.Attribute and func.attr == "format":
+            # `template.format(...)` with the template in a variable: a str at run time
+            # formats as above, anything else calls its own format method
+            return _call("any_format", node, func.value, node.args, node.keywords)
         if func.__class__ is gast.Name and func.id == "print" and self.print_is_builtin:
             new = templates.replace_as_expression("ag__.py_print()", origin=node)
             new.args, new.keywords = node.args, node.keywords
@@ -104,8 +108,8 @@ def _wanted(node):
         return node.op.__class__ is gast.Mod and _is_str(node.left)
     if cls is gast.Call:
         func = node.func
-        return (func.__class__ is gast.Attribute and func.attr == "format" and
-                _is_str(func.value)) or (func.__class__ is gast.Name and func.id == "print")
+        return (func.__class__ is gast.Attribute and func.attr == "format") or \
+            (func.__class__ is gast.Name and func.id == "print")
     return False
 
 

@@ -4,16 +4,22 @@
     x[mask] *= 2             ->  x = ag__.setitem(x, mask, 2, '*=')
     x[1:3, j] = 0            ->  x = ag__.setitem(x, (slice(1, 3, None), j), 0)
     np.add.at(x, idx, v)     ->  x = ag__.ufunc_at(np.add, x, idx, v)
+    np.put(x, idx, v)        ->  x = ag__.inplace_call(np.put, x, idx, v)
+                                 (fill_diagonal, place, put_along_axis, copyto,
+                                 putmask too)
 
 A symbolic tensor is immutable: the update makes a new tensor, and the rebinding makes it
 the variable's new value, so the later passes see an ordinary write of `x` (a branch's or
 loop's state) instead of a write into an object. On Python values the operators do the
 original statement in place and return the same object (autograph.operators.updates).
 
+    self.w[i] = v            ->  ag__.setitem_attr(self, 'w', i, v)
+                                 (a Variable assigns, a tensor attribute is rebound)
+
 Left as written: updates of names the function does not bind itself (globals and closure
 variables: rebinding would make them locals), subscripts of subscripts (`x[i][j] = v`),
-attribute owners (`self.w[i] = v`), several targets, and string keys (`d['k'] = v`: a
-dict item, which the control-flow pass keeps as a place, writing into the same dict).
+several targets, and string keys (`d['k'] = v`: a dict item, which the control-flow pass
+keeps as a place, writing into the same dict).
 """
 
 import gast
@@ -89,13 +95,23 @@ class _ItemUpdates(Transformer):
             return owner.id
         return None
 
+    def _attr_owner(self, t):
+        """`owner.attr` when `t` is `owner.attr[key]` (a name or attribute chain)."""
+        if not isinstance(t, gast.Subscript) or _dict_key(t.slice) or \
+                not isinstance(t.value, gast.Attribute):
+            return None
+        base = t.value.value
+        while isinstance(base, gast.Attribute):
+            base = base.value
+        return t.value if isinstance(base, gast.Name) else None
+
     def visit_Assign(self, node):
         if len(node.targets) != 1:
             return node
         t = node.targets[0]
         name = self._target(t)
         if name is None:
-            return node
+            return self._attr_update(node, t, node.value, None)
         return templates.replace(
             "x = ag__.setitem(x, key, value)", origin=node, x=name,
             key=moved(_key_expr(t.slice)), value=moved(node.value))
@@ -103,14 +119,32 @@ class _ItemUpdates(Transformer):
     def visit_AugAssign(self, node):
         name = self._target(node.target)
         op = _OPS.get(node.op.__class__)
-        if name is None or op is None:
+        if op is None:
             return node
+        if name is None:
+            return self._attr_update(node, node.target, node.value, op)
         return templates.replace(
             "x = ag__.setitem(x, key, value, op)", origin=node, x=name,
             key=moved(_key_expr(node.target.slice)), value=moved(node.value),
             op=gast.Constant(value=op, kind=None))
 
+    def _attr_update(self, node, t, value, op):
+        """`self.w[i] = v` -> `ag__.setitem_attr(self, 'w', i, v)` (no rebinding: the
+        operator updates the attribute's Variable, tensor or array)."""
+        owner = self._attr_owner(t)
+        if owner is None:
+            return node
+        template = "ag__.setitem_attr(obj, attr, key, value)" if op is None else \
+            "ag__.setitem_attr(obj, attr, key, value, op)"
+        return templates.replace(
+            template, origin=node, obj=moved(owner.value),
+            attr=gast.Constant(value=owner.attr, kind=None), key=moved(_key_expr(t.slice)),
+            value=moved(value), op=gast.Constant(value=op, kind=None))
+
     def visit_Expr(self, node):
+        inplace = self._inplace_call(node)
+        if inplace is not None:
+            return inplace
         if _ufunc_at_call(node, self._is_ufunc) is None:
             return node
         call = node.value
@@ -123,9 +157,28 @@ class _ItemUpdates(Transformer):
         return templates.replace(template, origin=node, x=x.id, uf=moved(call.func.value),
                                  key=args[0], **({"value": args[1]} if len(args) == 2 else {}))
 
-    def _is_ufunc(self, func):
-        """True when `func` is a module attribute chain naming a NumPy ufunc now."""
-        import numpy as np
+    def _inplace_call(self, node):
+        """`np.put(x, i, v)` (a NumPy function that writes into its first argument, a
+        name the function binds) -> `x = ag__.inplace_call(np.put, x, i, v)`."""
+        call = node.value
+        if not (isinstance(call, gast.Call) and call.args and
+                isinstance(call.args[0], gast.Name) and call.args[0].id in self.locals and
+                not any(isinstance(a, gast.Starred) for a in call.args)):
+            return None
+        from autograph.runtime.numpy.inplace_functions import INPLACE
+        f = self._resolve_attr(call.func)
+        try:
+            if f is None or f not in INPLACE:
+                return None
+        except TypeError:
+            return None
+        name = call.args[0].id
+        call.args = [call.func] + call.args
+        call.func = templates.replace_as_expression("ag__.inplace_call")
+        return templates.replace("x = call", origin=node, x=name, call=moved(call))
+
+    def _resolve_attr(self, func):
+        """The value of a module attribute chain (`np.put`) now, or None."""
         parts = []
         while isinstance(func, gast.Attribute):
             parts.append(func.attr)
@@ -135,12 +188,18 @@ class _ItemUpdates(Transformer):
         value = self.ctx.namespace.get(func.id, self.ctx.closure.get(func.id))
         for attr in reversed(parts):
             value = getattr(value, attr, None)
+        return value
+
+    def _is_ufunc(self, func):
+        """The NumPy ufunc a module attribute chain names now (`np.add`), else None."""
+        import numpy as np
+        value = self._resolve_attr(func)
         return value if isinstance(value, np.ufunc) else None
 
 
 def transform(node, ctx):
     """Rewrite the item updates of the function (and of the functions nested in it)."""
-    if isinstance(node, gast.Lambda) or not (base.may_contain(ctx, "[") or
-                                             base.may_contain(ctx, ".at(")):
+    if isinstance(node, gast.Lambda) or not any(base.may_contain(ctx, s) for s in (
+            "[", ".at(", "put", "place", "fill_diagonal", "copyto")):
         return node
     return _ItemUpdates(ctx).visit(node)

@@ -32,14 +32,14 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
 from autograph.operators.asserts import assert_stmt
 from autograph.operators.calls import converted_call, del_item
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
-from autograph.operators.formatting import py_print, str_format, str_mod
+from autograph.operators.formatting import any_format, py_print, str_format, str_mod
 from autograph.operators.logical import and_, not_, or_, python_operand
 from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumerate_ as enumerate,
                                               float_ as float, int_ as int, len_ as len,
                                               max_ as max, min_ as min, range_ as range,
                                               zip_ as zip)
 from autograph.operators.places import attr, item, variable
-from autograph.operators.updates import setitem, ufunc_at
+from autograph.operators.updates import inplace_call, setitem, setitem_attr, ufunc_at
 from autograph.operators.variables import (Undefined, UndefinedReturnValue, is_undefined, ld,
                                            ldu, retval, user_locals)
 
@@ -48,6 +48,7 @@ __all__ = [
     "assert_stmt",
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
     "is_undefined", "retval", "user_locals", "attr", "item", "variable", "setitem", "ufunc_at",
+    "inplace_call", "setitem_attr",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
-    "str_format", "str_mod", "py_print",
+    "str_format", "any_format", "str_mod", "py_print",
 ]

@@ -489,11 +489,14 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     range loops with a counter, any other tensor is iterated along its first axis. Python
     iterables (lists, tuples, dicts, ranges) unroll while tracing, like the original loop."""
     n = len(names)
-    if in_try and (is_tensor(iterable) or isinstance(iterable, StagedIterable)):
+    if in_try and (is_tensor(iterable) or isinstance(iterable, StagedIterable) or _is_dataset(iterable)):
         _refuse_in_try("for")
     if is_tensor(iterable):
         iterable = StagedIterable.of(iterable)
-    if isinstance(iterable, StagedIterable):
+    elif _is_dataset(iterable):   # a Dataset while tracing: one while_loop node (autograph.data)
+        from autograph.data.lowering import DatasetLoop
+        iterable = DatasetLoop(iterable)
+    if isinstance(iterable, StagedIterable) or _is_dataset_loop(iterable):
         track = None if _tracked else Tracker(state, names)
         if track:  # variables that may have no value (see autograph.operators.unbound)
             return _result(track.finish(_as_tuple(for_stmt(
@@ -565,9 +568,21 @@ def _identity(n):
     return lambda *s: _result(s, n)
 
 
+def _is_dataset(x):
+    from autograph.runtime.ir.graph import get_default_graph
+    return type(x).__name__ == "Dataset" and hasattr(x, "_host_only") and \
+        get_default_graph() is not None
+
+
+def _is_dataset_loop(x):
+    return hasattr(x, "staged_for")
+
+
 def _staged_for(iterable, body, state, names, extra_test):
     """A counter loop over a staged iterable; returns the final state tuple."""
     n = len(names)
+    if _is_dataset_loop(iterable):
+        return iterable.staged_for(body, state, names, extra_test, _staged_while, _as_tuple, _result)
 
     def test(i, *s):
         go = iterable.test(i)

@@ -20,11 +20,10 @@ warns once per line when an argument is a tensor or a staged string: `ag.print` 
 import builtins
 import re
 import string
-import warnings
 
 import numpy as np
 
-from autograph.operators.location import user_location, where
+from autograph.operators.location import warn_once, where
 from autograph.runtime.formatting import PLAIN, Field, StagedString, holds_staged, lift
 from autograph.runtime.ir.tensor import SymbolicTensorError, Tensor
 
@@ -54,6 +53,15 @@ def str_format(template, *args, **kwargs):
     except (ValueError, IndexError, KeyError, AttributeError, TypeError) as e:
         raise type(e)(f"{e}{where(' (at ')}{')' if where() else ''}") from None
     return StagedString(parts, tensors)
+
+
+def any_format(obj, *args, **kwargs):
+    """`obj.format(*args, **kwargs)` where converted code cannot tell that `obj` is a str
+    (`template.format(loss)` with the template in a variable): a str formats as
+    str_format does (staged on tensors); any other object calls its own method."""
+    if type(obj) is str:
+        return str_format(obj, *args, **kwargs)
+    return obj.format(*args, **kwargs)
 
 
 def _format_parts(template, args, kwargs, tensors, auto, depth):
@@ -212,15 +220,7 @@ def py_print(*args, **kwargs):
 
 
 def _warn_print():
-    loc = user_location()
-    key = (loc.filename, loc.lineno) if loc is not None else None
-    if key in _warned:
-        return
-    _warned.add(key)
-    message = ("print() was given a symbolic tensor: Python's print runs only while tracing "
-               "and shows the tensor, not its value (fine to show when a trace happens). Use "
-               "ag.print(...) to print the values on every call.")
-    if loc is None:
-        warnings.warn(message, SymbolicPrintWarning, stacklevel=3)
-    else:
-        warnings.warn_explicit(message, SymbolicPrintWarning, loc.filename, loc.lineno)
+    warn_once("print() was given a symbolic tensor: Python's print runs only while tracing "
+              "and shows the tensor, not its value (fine to show when a trace happens). Use "
+              "ag.print(...) to print the values on every call.", SymbolicPrintWarning,
+              _warned)

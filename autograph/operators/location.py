@@ -30,6 +30,21 @@ def where(prefix=" at "):
     return text
 
 
+def warn_once(message, category, warned, key=None):
+    """Warn with `message` at the innermost user line, once per line (`warned`: the set
+    of lines, or of `key`s where the line is unknown, already warned about)."""
+    import warnings
+    loc = user_location()
+    seen = (loc.filename, loc.lineno) if loc is not None else key
+    if seen in warned:
+        return
+    warned.add(seen)
+    if loc is None:
+        warnings.warn(message, category, stacklevel=4)
+    else:
+        warnings.warn_explicit(message, category, loc.filename, loc.lineno)
+
+
 def _install():
     from autograph.runtime.ir import tensor
     tensor.set_locator(where)

@@ -52,6 +52,8 @@ def len_(x):
 def enumerate_(iterable, start=0):
     if is_tensor(iterable) or isinstance(iterable, StagedIterable):
         return StagedEnumerate(iterable, start)
+    if type(iterable).__name__ == "Dataset" and hasattr(iterable, "enumerate"):
+        return iterable.enumerate(start)   # still a Dataset: a traced loop stays one node
     return builtins.enumerate(iterable, start)
 
 

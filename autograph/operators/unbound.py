@@ -24,6 +24,7 @@ primitives.register("check_bound", lambda bound, *, message: [], kernel=_check_k
                     effectful=True,
                     doc="Raise UnboundLocalError(message) unless `bound`: a variable that a loop "
                         "was to give its first value is read after the loop")
+primitives.nondifferentiable("check_bound")   # a check with no outputs
 
 
 def _table(graph):

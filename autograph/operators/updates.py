@@ -18,6 +18,7 @@ write in one would leak into the other; there the update works on a copy.
 """
 
 import operator
+import sys
 
 import numpy as np
 
@@ -77,6 +78,7 @@ def setitem(target, key, value, op=None):
     updated target: the same object when it is a Python value, a new tensor otherwise."""
     if _functional(target, key, value):
         from autograph.runtime.numpy import indexing, updates
+        _warn_aliases(target, sys._getframe(1))
         if op is not None:
             old = indexing.getitem(target, key)
             _check_inplace_cast(old, value, target, op)
@@ -114,3 +116,80 @@ def ufunc_at(uf, target, key, value=None):
     else:
         uf.at(target, key, value)
     return target
+
+
+def inplace_call(f, target, *args, **kwargs):
+    """`f(target, *args)` for a NumPy function that writes into `target` (np.put,
+    np.place, np.fill_diagonal, np.put_along_axis, np.copyto), and the updated target:
+    the same array, changed in place, for NumPy values; a new tensor when `target` is a
+    tensor or the update involves one (autograph.runtime.numpy.inplace_functions)."""
+    if isinstance(target, Tensor) or (isinstance(target, np.ndarray) and (
+            _has_tensor(list(args)) or any(isinstance(v, Tensor) for v in kwargs.values()) or
+            (bool(calls._state.loops) and _made_outside_staged(target)))):
+        from autograph.runtime.numpy.inplace_functions import INPLACE
+        return INPLACE[f](target, *args, **kwargs)
+    f(target, *args, **kwargs)
+    return target
+
+
+# -- updates through an attribute: `self.w[i] = v` --------------------------------------------
+
+def setitem_attr(owner, attr, key, value, op=None):
+    """`owner.attr[key] = value` (or `op=`): a Variable takes the updated value (assign);
+    a tensor attribute is rebound to the updated tensor; a NumPy array that the update
+    would fill with a tensor is refused (its write must persist across calls: state, which
+    a Variable holds); any other value is updated in place, as written."""
+    from autograph.runtime.variables import Variable
+    target = getattr(owner, attr)
+    if isinstance(target, Variable):
+        target[key] = value if op is None else _BINARY[op](target[key], value)
+        return
+    if isinstance(target, Tensor):
+        from autograph.runtime.numpy import indexing, updates
+        if op is not None:
+            value = _BINARY[op](indexing.getitem(target, key), value)
+        setattr(owner, attr, updates.setitem(target, key, value))
+        return
+    if _functional(target, key, value) and isinstance(target, np.ndarray) and not (
+            calls._state.loops and not (_has_tensor(key) or isinstance(value, Tensor))):
+        from autograph.operators.location import where
+        raise TypeError(
+            f"`{attr}[...] {op or '='} ...`{where()}: {type(owner).__name__}.{attr} is a "
+            "NumPy array held by an object, and this write puts a symbolic tensor into it. "
+            "In NumPy the object's array changes for good (state across calls), which an "
+            "array cannot hold while tracing. Hold it in an ag.Variable "
+            f"(`self.{attr} = ag.Variable(array)`: then `self.{attr}[i] = v` assigns on "
+            f"every call), or update a local copy (`w = self.{attr}.copy(); w[i] = v`).")
+    if op is None:
+        target[key] = value
+    else:
+        target[key] = _INPLACE[op](target[key], value)
+
+
+# -- aliases --------------------------------------------------------------------------------------
+
+class AliasWarning(UserWarning):
+    """An in-place update inside a traced function that another name would see in NumPy."""
+
+
+_warned_aliases = set()
+
+
+def _warn_aliases(target, frame):
+    """Warn, once per user line, when several local variables of the converted function
+    name the array an item update changes: NumPy's write changes the array they share;
+    traced, the updated name gets a new tensor and the others keep the old value."""
+    if not isinstance(target, (Tensor, np.ndarray)):
+        return
+    names = sorted(k for k, v in frame.f_locals.items()
+                   if v is target and not k.startswith("ag__"))
+    if len(names) < 2:
+        return
+    from autograph.operators.location import warn_once
+    listed = " and ".join(f"`{n}`" for n in names)
+    message = (f"an item update of an array that {listed} all name: in NumPy every one "
+               "of them sees the write; inside a traced function the update makes a new "
+               "tensor for the name it assigns, and the other names keep the old value. "
+               "Copy first (`y = x.copy()`) to say that they differ, or read the updated "
+               "value through the name that was assigned.")
+    warn_once(message, AliasWarning, _warned_aliases, tuple(names))

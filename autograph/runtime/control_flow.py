@@ -52,8 +52,19 @@ def _cast_kernel(xp, x, *, dtype, weak=False):
     return xp.astype(x, dtype)
 
 
+def _cast_vjp(cts, node):
+    src = node.node.inputs[0].dtype
+    if cts[0] is None or src.kind not in "fc":
+        return [None]
+    ct = cts[0]
+    if src.kind == "f" and ct.dtype.kind == "c":
+        ct = np.real(ct)
+    return [ct.astype(src) if ct.dtype != src else ct]
+
+
 primitives.register("Cast", _cast_infer, kernel=_cast_kernel,
-                    doc="x converted to dtype (a weak value adopting its partner's dtype)")
+                    doc="x converted to dtype (a weak value adopting its partner's dtype)",
+                    vjp=_cast_vjp)
 
 
 CONTROL_FLOW_OPS = ("cond", "while_loop")

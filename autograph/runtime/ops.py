@@ -164,6 +164,7 @@ def _is_float_dtype(xp, dtype):
 
 primitives.register("range", _range_infer, kernel=_range_kernel,
                     doc="arange(start, limit, delta); a for-loop over it loops with a counter")
+primitives.nondifferentiable("print", "range")   # an effect; integer counters
 
 
 def range_(start, limit=None, delta=1, dtype=None):

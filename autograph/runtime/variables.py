@@ -17,7 +17,13 @@ read-modify-write spelled out by hand (`v.assign(v + 1)`) is a read and a separa
 assignment: another thread may assign in between. Arithmetic and NumPy functions work on a
 Variable as on its value (`v + 1`, `np.tanh(v)`), eagerly and while tracing.
 
-`record_creations()` lets `ag.function` see the Variables a trace creates.
+`record_creations()` lets `ag.function` see the Variables a trace creates; `name_scope(name)`
+prefixes the names of Variables created inside it (`ag.Module.name_scope` uses it).
+
+`trainable` (default True) says whether a gradient tape watches the Variable automatically
+and whether `Module.trainable_variables` lists it; an optimizer's own state (slots, the
+iteration counter) is made with `trainable=False`. `name` and `trainable` are fixed at
+creation, also for Variables created while a function traces.
 """
 
 import contextlib
@@ -57,6 +63,25 @@ def record_creations():
         yield made
     finally:
         stack.pop()
+
+
+@contextlib.contextmanager
+def name_scope(name):
+    """Variables created on this thread inside the block are named `name/<their name>`
+    (nested scopes join with '/'), as under TensorFlow's tf.name_scope."""
+    scopes = getattr(_local, "scopes", None)
+    if scopes is None:
+        scopes = _local.scopes = []
+    scopes.append(str(name))
+    try:
+        yield "/".join(scopes) + "/"
+    finally:
+        scopes.pop()
+
+
+def _scoped(name):
+    scopes = getattr(_local, "scopes", None)
+    return "/".join([*scopes, name]) if scopes else name
 
 
 # -- kernels ---------------------------------------------------------------------------------
@@ -136,7 +161,12 @@ def _root(graph):
 # -- the Variable ----------------------------------------------------------------------------
 
 class Variable:
-    """A named, mutable array: `v = ag.Variable(1.0)`; `v.assign(2.0)`; `v + 1`."""
+    """A named, mutable array: `v = ag.Variable(1.0)`; `v.assign(2.0)`; `v + 1`.
+
+    `ag.Variable(initial_value, dtype=None, name=None, trainable=True)`: `initial_value` is
+    an array, a Python value or a callable giving one; `name` defaults to "Variable" (with
+    the enclosing name scopes' prefix); `trainable` must be a bool.
+    """
 
     __array_priority__ = 1001   # NumPy defers to our operators (which defer to Tensor's)
 
@@ -157,13 +187,25 @@ class Variable:
         self._dtype = value.dtype
         self._shape = value.shape
         self._value = self._device.to_device(value)
-        self.name = "Variable" if name is None else str(name)
-        self.trainable = trainable
+        if not isinstance(trainable, (bool, np.bool_)):
+            raise TypeError(f"ag.Variable's trainable must be True or False, got {trainable!r}")
+        self._name = _scoped("Variable" if name is None else str(name))
+        self._trainable = bool(trainable)
         self._lock = threading.Lock()   # held by assign, assign_add, assign_sub (and kernels)
         for made in getattr(_local, "stack", ()):
             made.append(self)
 
     # -- properties --------------------------------------------------------------------------
+
+    @property
+    def name(self):
+        """The name given at creation, with its name scopes (`dense/kernel`)."""
+        return self._name
+
+    @property
+    def trainable(self):
+        """Whether tapes watch it automatically and optimizers' variable lists include it."""
+        return self._trainable
 
     @property
     def dtype(self):
@@ -297,6 +339,20 @@ class Variable:
     def __getitem__(self, index):
         return self.read_value()[index]
 
+    def __setitem__(self, key, value):
+        """`v[key] = value`: the Variable takes its value with the update (an assign of
+        the updated copy), so the write persists across calls as NumPy's write into an
+        array does; `v[key] += d` reads, adds and assigns the same way."""
+        if get_default_graph() is None and not isinstance(value, Tensor) and not any(
+                isinstance(k, Tensor) for k in nest.flatten(key)):
+            with self._lock:
+                new = np.array(self.numpy(), copy=True)
+                new[key] = _unwrap(value)
+                self._assign_now(new)
+            return
+        from autograph.runtime.numpy import updates
+        self.assign(updates.setitem(self.read_value(), key, _unwrap(value)))
+
     def __bool__(self):
         return bool(self.read_value())
 
@@ -324,8 +380,9 @@ class Variable:
         self._lock = threading.Lock()
 
     def __repr__(self):
-        return (f"<ag.Variable {self.name!r} shape={self._shape} dtype={self._dtype.name}, "
-                f"numpy={self.numpy()!r}>")
+        extra = "" if self._trainable else ", trainable=False"
+        return (f"<ag.Variable {self.name!r} shape={self._shape} dtype={self._dtype.name}"
+                f"{extra}, numpy={self.numpy()!r}>")
 
 
 def _host(value, device=None):

@@ -47,8 +47,12 @@ def run_example():
 
     def run(name):
         if name not in cache:
+            # the checkout's autograph first: a script's own folder (examples/) is its
+            # sys.path[0], so without this an installed copy elsewhere would be imported
+            path = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
             done = subprocess.run([sys.executable, os.path.join(EXAMPLES, name)], cwd=ROOT,
-                                  capture_output=True, text=True, timeout=120)
+                                  capture_output=True, text=True, timeout=120,
+                                  env={**os.environ, "PYTHONPATH": path})
             assert done.returncode == 0, f"{name} failed:\n{done.stdout}\n{done.stderr}"
             cache[name] = Output(done.stdout)
         return cache[name]

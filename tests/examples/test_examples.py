@@ -261,3 +261,70 @@ def test_verbosity_logs_conversions_and_traces():
                            cwd=ROOT, env=dict(os.environ, AUTOGRAPH_VERBOSITY="0"),
                            capture_output=True, text=True, timeout=120)
     assert "autograph:" not in quiet.stderr
+
+
+# -- train_classifier -------------------------------------------------------------------------
+
+def _classifier_reference(example, steps):
+    """The example's training written out in NumPy: its data and initial weights, the
+    backward pass by hand, Adam's update rule. Returns (loss, accuracy) per step."""
+    x, labels = example.make_spirals()
+    onehot = np.eye(2)[labels]
+    model = example.MLP([2, example.HIDDEN, example.HIDDEN, 2])
+    params = [p.numpy().copy() for layer in model.layers for p in (layer.w, layer.b)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    curve = []
+    for t in range(1, steps + 1):
+        acts = [x]
+        for i in range(0, len(params), 2):
+            z = acts[-1] @ params[i] + params[i + 1]
+            acts.append(z if i == len(params) - 2 else np.tanh(z))
+        logits = acts[-1]
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        curve.append((-np.mean(np.sum(onehot * log_probs, axis=1)),
+                      np.mean(logits.argmax(axis=1) == labels)))
+        delta = (np.exp(log_probs) - onehot) / len(x)
+        grads = [None] * len(params)
+        for i in range(len(params) - 2, -1, -2):
+            grads[i], grads[i + 1] = acts[i // 2].T @ delta, delta.sum(axis=0)
+            if i:
+                delta = (delta @ params[i].T) * (1 - acts[i // 2] ** 2)
+        for k, g in enumerate(grads):
+            m[k] = 0.9 * m[k] + 0.1 * g
+            v[k] = 0.999 * v[k] + 0.001 * g * g
+            params[k] = params[k] - 0.02 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * \
+                m[k] / (np.sqrt(v[k]) + 1e-7)
+    return curve
+
+
+def test_train_classifier(run_example):
+    out = run_example("train_classifier.py")
+    example = load_example("train_classifier.py")
+    reference = _classifier_reference(example, example.STEPS)
+    logged_steps = sorted({*range(0, example.STEPS, example.LOG_EVERY), example.STEPS - 1})
+    for title in ("traced", "the same under"):
+        lines = [floats(l) for l in out.section(title) if l.startswith("step")]
+        assert [int(s) for s, _, _ in lines] == logged_steps
+        np.testing.assert_allclose([(loss, acc) for _, loss, acc in lines],
+                                   [reference[s] for s in logged_steps], rtol=1e-8, atol=1e-12)
+    traced = out.section("traced")
+    assert traces(traced) == 1
+    assert [l for l in traced if l.startswith("parameters:")] == [
+        "parameters: dense_0/b, dense_0/w, dense_1/b, dense_1/w, dense_2/b, dense_2/w"]
+    summary = out.section("the same under")
+    assert floats([l for l in summary if l.startswith("largest loss difference")][0])[0] < 1e-9
+    final = floats([l for l in summary if l.startswith("final training accuracy")][0])[0]
+    assert final >= 0.95 and reference[-1][1] >= 0.95
+    assert reference[-1][0] < 0.1 * reference[0][0]     # it learned: the loss fell tenfold
+
+
+def test_train_classifier_curves_agree_in_process():
+    # the two modes, run here (not from printed text): the same numbers step by step
+    example = load_example("train_classifier.py")
+    traced, step, _ = example.train(steps=40, log=lambda _: None)
+    eager, _, _ = example.train(steps=40, eagerly=True, log=lambda _: None)
+    np.testing.assert_allclose(traced, eager, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(traced, _classifier_reference(example, 40), rtol=1e-8)
+    assert step.experimental_get_tracing_count() == 1

@@ -63,6 +63,27 @@ def test_percent_and_str_format_print_values():
                           (np.array([10.0, 0.5, 2.0]), np.int64(-42)))
 
 
+TEMPLATE = "loss={:.3f} first={x0:+.1e}"
+
+
+class _Formats:   # an object whose own `format` method is not str.format
+    def format(self, *args):
+        return "own:" + ",".join(type(a).__name__ for a in args)
+
+
+def template_in_a_variable(x, i):
+    tmpl = "{}: {:.2f}" if len(x) > 2 else "short {}: {:.2f}"   # chosen at trace time
+    ag.print(tmpl.format(i, np.sum(x)))
+    ag.print(TEMPLATE.format(np.max(x), x0=x[0]))
+    ag.print(_Formats().format(1, "a"))
+
+
+def test_format_of_a_template_held_in_a_variable_prints_values():
+    _check_every_executor(template_in_a_variable,
+                          (np.array([1.25, 2.5, -3.75]), np.int64(7)),
+                          (np.array([10.0, 0.5, 2.0]), np.int64(-3)))
+
+
 def loops_and_branches(x, n):
     total = np.float64(0.0)
     for i in range(n):

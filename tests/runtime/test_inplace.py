@@ -285,7 +285,8 @@ GLOBAL_LIST = [0]
 def test_globals_and_attribute_owners_unchanged():
     assert ag.to_graph(global_and_closure)() == 14 and GLOBAL_LIST == [9]
     code = ag.to_code(global_and_closure)
-    assert "GLOBAL_LIST[0] = 9" in code and "box.items[1] = 5" in code
+    # an attribute's item: the operator updates it (a Variable assigns, a list in place)
+    assert "GLOBAL_LIST[0] = 9" in code and "ag__.setitem_attr(box, 'items', 1, 5)" in code
 
 
 def test_generated_code_rebinds_the_name():
@@ -317,3 +318,83 @@ def test_refusals_name_the_problem():
         return x
     with pytest.raises(IndexError, match="out of bounds"):
         ag.function(g)(np.zeros(4))
+
+
+# -- attribute-held arrays, Variables, aliases ----------------------------------------------------
+
+class Model:
+    """The same program over a NumPy array (eager reference) or an ag.Variable."""
+
+    def __init__(self, make):
+        self.w = make(np.zeros(4))
+
+    def step(self, i, v):
+        self.w[i] = v
+        self.w[0] += 1.0
+        self.w[1:3] *= 2.0
+        return np.sum(self.w[:] if isinstance(self.w, np.ndarray) else self.w.value)
+
+
+def test_attribute_held_variable_is_assigned_on_every_call():
+    ref, model = Model(np.array), Model(ag.Variable)
+    traced = ag.function(model.step)
+    for i, v in ((np.int64(2), 3.5), (np.int64(1), -1.0), (np.int64(3), 0.25)):
+        want = ref.step(i, v)
+        got = traced(i, np.float64(v))
+        np.testing.assert_allclose(got, want)
+        np.testing.assert_allclose(model.w.numpy(), ref.w)   # the state persists
+    assert traced.experimental_get_tracing_count() == 1
+
+
+def tensor_attribute(x):
+    box = Box()
+    box.items = x * 2.0
+    box.items[0] = -1.0
+    box.items[1:] += 1.0
+    return box.items
+
+
+def test_attribute_holding_a_tensor_is_rebound():
+    same_as_numpy(tensor_attribute, np.array([1.0, 2.0, 3.0]))
+
+
+HOLDER = Box()
+
+
+def writes_a_tensor_into_an_array_attribute(x):
+    HOLDER.items[0] = x[0]
+    return x
+
+
+def test_array_attribute_given_a_tensor_is_refused_saying_how():
+    HOLDER.items = np.zeros(3)
+    with pytest.raises(TypeError, match=r"Box\.items is a NumPy array held by an object.*"
+                                        r"ag\.Variable"):
+        ag.function(writes_a_tensor_into_an_array_attribute)(np.ones(3))
+
+
+def aliased(x):
+    y = x * 1.0
+    z = y
+    y[0] = 5.0   # NumPy: z sees it
+    return y, z
+
+
+def test_alias_warning_names_the_other_name_at_the_users_line():
+    import warnings
+    from autograph.operators.updates import AliasWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y, z = ag.function(aliased)(np.array([1.0, 2.0]))
+    hits = [w for w in caught if issubclass(w.category, AliasWarning)]
+    assert len(hits) == 1
+    assert "`y` and `z`" in str(hits[0].message)
+    assert hits[0].filename == __file__
+    assert hits[0].lineno == aliased.__code__.co_firstlineno + 3
+    # what autograph does, as the warning says: the other name keeps the old value
+    np.testing.assert_array_equal(y, [5.0, 2.0])
+    np.testing.assert_array_equal(z, [1.0, 2.0])
+    with warnings.catch_warnings(record=True) as caught:   # a copy is not an alias
+        warnings.simplefilter("always")
+        ag.function(relu_in_place)(np.array([-1.0, 2.0]))
+    assert not [w for w in caught if issubclass(w.category, AliasWarning)]

@@ -155,14 +155,15 @@ def test_out_arguments_and_unsupported_functions_are_named():
         trace(augmented, x)
     with pytest.raises(TypeError, match=r"numpy\.sum\(\.\.\., out=\.\.\.\)"):
         trace(lambda t: np.sum(t, out=buf), x)
-    with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.partition"):
-        trace(lambda t: np.partition(t, 1), x)
-    with pytest.raises(NotImplementedError, match=r"numpy\.linalg\.eig"):
-        trace(lambda t: np.linalg.eig(t), x)
+    # (partition, linalg.eig and ldexp, once named here, are covered now: issue 12)
+    with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.real_if_close"):
+        trace(lambda t: np.real_if_close(t), x)
+    with pytest.raises(NotImplementedError, match=r"numpy\.busday_count"):
+        trace(lambda t: np.busday_count(t, t), x)
     with pytest.raises(TypeError, match=r"in place.*np\.sort"):
         trace(lambda t: t.sort(), x)
-    with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.ldexp"):
-        trace(lambda t: np.ldexp(t, 2), x)
+    with pytest.raises(NotImplementedError, match=r"cannot trace numpy\.isnat"):
+        trace(lambda t: np.isnat(t), x)
     with pytest.raises(NotImplementedError, match=r"numpy\.add\.reduceat"):
         trace(lambda t: np.add.reduceat(t, [0, 1]), x)
     with pytest.raises(NotImplementedError, match=r"where\(condition\) with one argument"):
@@ -301,7 +302,7 @@ def test_supported_lists_what_works():
     for name in ("numpy.add", "numpy.sum", "numpy.where", "numpy.linalg.norm", "numpy.matmul",
                  "numpy.concatenate", "numpy.tanh"):
         assert name in names
-    assert "numpy.percentile" in names and "numpy.partition" not in names
+    assert "numpy.percentile" in names and "numpy.real_if_close" not in names
 
 
 def test_missing_ndarray_methods_are_named(g):

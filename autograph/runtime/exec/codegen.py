@@ -336,6 +336,9 @@ class _Compiler:
                 key.append("None")
             elif tag == "e":
                 key.append("...")
+            elif tag == "s":   # NumPy slices exactly as the kernel does (it clamps the same)
+                key.append(":".join("" if b is None else ins[1 + b[1]] if isinstance(b, tuple)
+                                    else repr(b) for b in item[1:]))
             else:
                 return None
         if not key:

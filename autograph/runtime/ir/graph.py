@@ -113,6 +113,8 @@ class _DefaultScope:
 class Graph:
     """A dataflow graph under construction (and, once its outputs are set, a finished one)."""
 
+    live = False   # True for an eager GradientTape's graph, which evaluates nodes as added
+
     def __init__(self, name="graph", parent=None, origin=None):
         self.name = name
         self.parent = parent

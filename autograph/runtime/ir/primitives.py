@@ -116,7 +116,8 @@ def _identity_infer(x):
     return [(x.dtype, x.shape, x.weak)]
 
 
-register("Identity", _identity_infer, kernel=lambda xp, x: x)
+register("Identity", _identity_infer, kernel=lambda xp, x: x,
+         vjp=lambda cts, node: [cts[0]])
 
 
 def _const_infer(*, value, weak=False):
@@ -124,6 +125,7 @@ def _const_infer(*, value, weak=False):
 
 
 register("Const", _const_infer, kernel=None)  # executors bind the value, moved to the device
+nondifferentiable("Placeholder", "Const")   # (no inputs: nothing flows through them)
 
 
 _PY_SCALARS = (bool, int, float, complex)

@@ -57,6 +57,21 @@ def _unary(ufunc, name):
     return op
 
 
+def _live(t):
+    return t.node.graph.live_value(t)
+
+
+def _outside_traces():
+    from autograph.runtime.ir.graph import get_default_graph
+    return get_default_graph() is None
+
+
+def _lived(x):
+    """`x` with tensors of live graphs replaced by their values."""
+    return nest.map_structure(lambda v: _live(v) if isinstance(v, Tensor) and v.node.graph.live
+                              else v, x)
+
+
 class Tensor:
     __slots__ = ("node", "index", "dtype", "shape", "weak", "__weakref__")
 
@@ -95,13 +110,18 @@ class Tensor:
         return f'Tensor("{self.name}", shape={shape}, dtype={self.dtype.name})'
 
     # -- Python protocols that need a concrete value ----------------------------------------
+    # (a tensor of a live graph, an eager GradientTape's, has its value already: _live)
 
     def __bool__(self):
+        if self.node.graph.live:
+            return bool(_live(self))
         raise_symbolic(self, "bool()", "its truth value is only known when the graph runs. "
                        "Use it in an `if`/`while` inside an autograph function (converted code "
                        "turns those into cond/while_loop), or use ag.cond / np.where")
 
     def __index__(self):
+        if self.node.graph.live:
+            return _live(self).__index__()
         raise_symbolic(self, "as a Python int", "its value is only known when the graph "
                        "runs. Use it in array operations instead; loop with `range(n)` inside "
                        "an autograph-converted function or with ag.range(n); a shape or a "
@@ -109,9 +129,13 @@ class Tensor:
                        "int argument)")
 
     def __float__(self):
+        if self.node.graph.live:
+            return float(_live(self))
         raise_symbolic(self, "float()", "use .astype(np.float64) to convert inside the graph")
 
     def __int__(self):
+        if self.node.graph.live:
+            return int(_live(self))
         raise_symbolic(self, "int()", "use .astype(np.int64) to convert inside the graph")
 
     def __hash__(self):
@@ -124,15 +148,21 @@ class Tensor:
             if type(x) is not Tensor and hasattr(type(x), "__array_ufunc__") \
                     and not isinstance(x, (np.ndarray, np.generic)):
                 return NotImplemented
+        if self.node.graph.live and _outside_traces():   # after an eager tape's block
+            return getattr(ufunc, method)(*_lived(inputs), **_lived(kwargs))
         return _ops.ufunc_method(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         for t in types:
             if not issubclass(t, (Tensor, np.ndarray)):
                 return NotImplemented
+        if self.node.graph.live and _outside_traces():
+            return func(*_lived(args), **_lived(kwargs))
         return _ops.array_function(func, args, kwargs)
 
     def __array__(self, dtype=None, copy=None):
+        if self.node.graph.live:
+            return np.asarray(_live(self), dtype=dtype)
         raise_symbolic(self, "as a NumPy array", "its value is only known when the graph "
                        "runs. Use NumPy functions on it (they build graph nodes; in converted "
                        "code, np.array([...]) and list displays given to NumPy functions are "
@@ -369,7 +399,10 @@ class Tensor:
         return _ops.FUNCTIONS[np.take](self, indices, axis, out, mode)
 
     def copy(self, order="C"):
-        return self
+        """A new tensor of the same value (an Identity node): a name bound to the copy is
+        not an alias of this tensor (see the alias warning of item updates)."""
+        from autograph.runtime.ir import primitives
+        return primitives.bind1("Identity", [self])
 
     def __getattr__(self, name):
         # only reached for names Tensor lacks: say whether NumPy arrays have it

@@ -8,9 +8,10 @@ from autograph.runtime.ir import dtypes, shapes
 from autograph.runtime.ir.dtypes import BOOL
 from autograph.runtime.numpy.elementwise import as_tensor, cast, common, operand_key, ufunc
 from autograph.runtime.numpy.indexing import getitem
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, nondifferentiable, register
 from autograph.runtime.numpy.shape_ops import (
-    broadcast_to, need_rank, ravel, reshape, run_shape, shape_arg, static_ints, static_shape)
+    broadcast_to, need_rank, ravel, reshape, run_shape, shape_arg, static_ints, static_shape,
+    transpose)
 from autograph.runtime.ir.tensor import Tensor
 
 
@@ -356,3 +357,137 @@ def real(val):
 def imag(val):
     x = as_tensor(val)
     return bind1("imag", (x,)) if x.dtype.kind == "c" else zeros_like(x)
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+
+def _where_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import fit, ins, needs
+    g, (c, x, y) = cts[0], ins(node)
+    zero = zeros_like(g)
+    cond = c.value
+    return [None,
+            fit(bind1("where", (cond, g, zero)), x, (c, y)) if needs(node, 1) else None,
+            fit(bind1("where", (cond, zero, g)), y, (c, x)) if needs(node, 2) else None]
+
+
+def _clip_vjp(cts, node):
+    """np.clip is minimum(maximum(x, lo), hi): the cotangent goes where the value came from."""
+    from autograph.runtime.numpy.adjoint import fit, ins
+    g, (rx, *bounds), which = cts[0], ins(node), node.attrs["which"]
+    x = rx.value
+    lo = bounds[0].value if "min" in which else None
+    hi = bounds[-1].value if "max" in which else None
+    zero = zeros_like(g)
+    low = ufunc(np.maximum, x, lo) if lo is not None else x
+    keep = ufunc(np.less_equal, low, hi) if hi is not None else None
+
+    def sel(mask):
+        mask = mask if keep is None else ufunc(np.logical_and, mask, keep)
+        return where(mask, g, zero)
+    out = [fit(sel(ufunc(np.greater_equal, x, lo)) if lo is not None else
+               (where(keep, g, zero) if keep is not None else g), rx, bounds)]
+    if lo is not None:
+        out.append(fit(sel(ufunc(np.less, x, lo)), bounds[0], [rx] + bounds[1:]))
+    if hi is not None:
+        out.append(fit(where(keep, zero, g), bounds[-1], [rx] + bounds[:-1]))
+    return out
+
+
+def _swap(t):
+    n = len(t.shape)
+    return transpose(t, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _promoted(x, shape):
+    """A vector operand as the matrix matmul makes of it; an operand the rule does not read
+    (a Ref: static dtype and shape only) stays a Ref, so that no value is read or staged."""
+    from autograph.runtime.numpy.adjoint import Ref
+    if not isinstance(x, Ref):
+        return reshape(x, shape)
+    if x.shape[0] is None:
+        return reshape(x.value, shape)
+    r = Ref(x, x._lazy, x._i)
+    r.shape = (1, x.shape[0]) if shape[0] == 1 else (x.shape[0], 1)
+    return r
+
+
+def _matmul_vjp(cts, node):
+    """Vectors are promoted to matrices (a row for `a`, a column for `b`) as matmul does,
+    the products transposed, broadcast batch axes summed, and the promotion undone."""
+    from autograph.runtime.numpy.adjoint import fit, ins, needs
+    g, (ra, rb) = cts[0], ins(node)
+    if ra.dtype.kind not in "fc":
+        return [None, None]
+    a = ra.value if needs(node, 1) else ra
+    b = rb.value if needs(node, 0) else rb
+    a2 = _promoted(a, (1, -1)) if len(a.shape) == 1 else a
+    b2 = _promoted(b, (-1, 1)) if len(b.shape) == 1 else b
+    if len(a.shape) == 1 and len(b.shape) == 1:
+        g2 = reshape(g, (1, 1))
+    elif len(a.shape) == 1:
+        g2 = getitem(g, (Ellipsis, None, slice(None)))
+    elif len(b.shape) == 1:
+        g2 = getitem(g, (Ellipsis, slice(None), None))
+    else:
+        g2 = g
+    ga = gb = None
+    if needs(node, 0):
+        ga = fit(bind1("matmul", (g2, _swap(b2))), a2, (b2,))
+        ga = reshape(ga, (-1,)) if len(a.shape) == 1 else ga
+    if needs(node, 1):
+        gb = fit(bind1("matmul", (_swap(a2), g2)), b2, (a2,))
+        gb = reshape(gb, (-1,)) if len(b.shape) == 1 else gb
+    return [ga, gb]
+
+
+def _tensordot_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import cast_like, ins
+    g, (a, b) = cts[0], ins(node)
+    if a.dtype.kind not in "fc":
+        return [None, None]
+    ax, bx = node.attrs["axes"]
+    na, nb = len(a.shape), len(b.shape)
+    a_free = tuple(i for i in range(na) if i not in ax)
+    b_free = tuple(j for j in range(nb) if j not in bx)
+    ka = len(a_free)
+    g_a = tuple(range(ka))                       # g's axes from a's free axes
+    g_b = tuple(range(ka, ka + len(b_free)))     # ... and from b's
+    # g . b over b's free axes: a_free + (bx order) -> a's axis order
+    ga = bind1("tensordot", (g, b.value), {"axes": (g_b, b_free)})
+    # tensordot keeps b's remaining axes in ascending order: a's paired axes in that order
+    ga = transpose(ga, tuple(np.argsort(a_free + tuple(ax[bx.index(j)] for j in sorted(bx)))))
+    gb = bind1("tensordot", (a.value, g), {"axes": (a_free, g_a)})
+    gb = transpose(gb, tuple(np.argsort(tuple(bx[ax.index(i)] for i in sorted(ax)) + b_free)))
+    return [cast_like(ga, a), cast_like(gb, b)]
+
+
+def _sort_vjp(cts, node):
+    """The cotangent of sorted values goes back through the inverse permutation."""
+    from autograph.runtime.numpy.sorting import take_along_axis
+    x, axis = node.inputs[0], node.attrs["axis"]
+    order = bind1("argsort", (x,), {"axis": axis})   # the sort's input: read
+    inverse = bind1("argsort", (order,), {"axis": axis})
+    return [take_along_axis(cts[0], inverse, axis)]
+
+
+def _real_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import cast_like, ins
+    return [cast_like(cts[0], ins(node)[0])]
+
+
+def _imag_vjp(cts, node):
+    x = getattr(node, "node", node).inputs[0]   # Im(dz) = Re(-i dz): the cotangent -i ct
+    return [ufunc(np.multiply, cast(cts[0], x.dtype), np.asarray(-1j, x.dtype))]
+
+
+defvjp("where", _where_vjp)
+defvjp("clip", _clip_vjp)
+defvjp("matmul", _matmul_vjp)
+defvjp("tensordot", _tensordot_vjp)
+defvjp("sort", _sort_vjp)
+defvjp("real", _real_vjp)
+defvjp("imag", _imag_vjp)
+# made from shapes and fill values, or piecewise constant: zero cotangents
+nondifferentiable("zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "arange",
+                  "argsort", "round_decimals")

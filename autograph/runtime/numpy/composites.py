@@ -410,6 +410,32 @@ def _polymul_kernel(xp, a, b):
 _prims().register("polymul", _polymul_infer, _polymul_kernel, doc="numpy.polymul")
 
 
+def _polymul_vjp(cts, node):
+    """out[k] = sum over i + j = k of a[i] b[j], so a's cotangent is the correlation
+    sum_j g[i + j] b[j] (and b's likewise). Lengths must be known while tracing, and the
+    inputs free of leading zeros (which NumPy's poly1d drops, changing the length)."""
+    from autograph.runtime.numpy.adjoint import cast_like, ins, needs
+    g = cts[0]
+    a, b = ins(node)
+    if None in (a.shape[0], b.shape[0]):
+        raise NotImplementedError("the gradient of numpy.polymul needs the lengths of both "
+                                  "polynomials known while tracing")
+
+    def corr(other, length):
+        total = None
+        for j in range(other.shape[0]):
+            term = g[j:j + length] * other[j]
+            total = term if total is None else total + term
+        return total
+    return [cast_like(corr(b.value, a.shape[0]), a) if needs(node, 0) and a.dtype.kind in "fc"
+            else None,
+            cast_like(corr(a.value, b.shape[0]), b) if needs(node, 1) and b.dtype.kind in "fc"
+            else None]
+
+
+_prims().defvjp("polymul", _polymul_vjp)
+
+
 def polyder(p, m=1):
     t = _poly(p, "numpy.polyder")
     for _ in range(int(m)):

@@ -6,6 +6,9 @@ callable (aliases included), every covered ufunc, and its methods. docs/numpy_co
 this list; a test keeps it current:
 
     python -m autograph.runtime.numpy.coverage --write docs/numpy_coverage.md
+
+The target is what jax.numpy implements (recorded in jax_names.py); `--missing` lists the
+target names not covered yet, and those refused on purpose.
 """
 
 import sys
@@ -29,19 +32,22 @@ def sections():
     """{section title: sorted names}."""
     from autograph.runtime.numpy import dispatch
     functions = dispatch.FUNCTIONS
+    native = dispatch.NATIVE
     ufuncs = set(dispatch.UFUNCS) | {np.matmul, np.divmod}
     out = {"numpy": [], "numpy.linalg": [], "numpy.fft": [], "ufuncs": [], "ufunc methods": []}
     for modname, module in _MODULES:
         for attr, obj in _public(module):
             try:
-                covered = obj in functions
+                covered = obj in functions or any(obj is f for f in native)
             except TypeError:   # unhashable
                 continue
+            if covered and isinstance(obj, np.ufunc) and obj.signature is None:
+                covered = False   # a ufunc is listed with its methods below
             if covered:
                 out[modname].append(f"{modname}.{attr}")
             elif modname == "numpy" and isinstance(obj, np.ufunc) and obj in ufuncs:
                 out["ufuncs"].append(f"numpy.{attr}")
-                if obj.nin == 2 and obj.nout == 1 and obj is not np.matmul:
+                if obj.nin == 2 and obj.nout == 1 and obj.signature is None:
                     out["ufunc methods"] += [f"numpy.{attr}.{m}" for m in _METHODS]
     return {k: sorted(v) for k, v in out.items()}
 
@@ -64,12 +70,71 @@ def render():
              "tensors with an unknown (`None`) dimension. Calling anything else on a tensor "
              "raises `NotImplementedError` pointing here; functions that cannot mean "
              "anything on a traced array (file I/O, strings and Python objects) raise "
-             "`TypeError` saying why.", ""]
+             "`TypeError` saying why.", "",
+             "The target is every function of `numpy`, `numpy.linalg` and `numpy.fft` that "
+             "`jax.numpy` implements (`python -m autograph.runtime.numpy.coverage --missing` "
+             "lists what is left). Where NumPy's result dtype depends on the values, the "
+             "traced one is fixed: `linalg.eig`, `linalg.eigvals` and `roots` are always "
+             "complex (NumPy makes them real when every imaginary part is 0), as in "
+             "`jax.numpy`. `partition`/`argpartition` sort fully (a valid partition); "
+             "`unique_values` is sorted. `piecewise` runs each function on all of `x` (they "
+             "must be elementwise). `np.put`, `np.place`, `np.putmask`, "
+             "`np.put_along_axis`, `np.fill_diagonal` and `np.copyto` work as statements on "
+             "a variable (see limitations.md, in-place updates).", ""]
     for title, items in secs.items():
         lines += [f"## {title} ({len(items)})", ""]
         lines += [f"- `{n}`" for n in items]
         lines.append("")
     return "\n".join(lines)
+
+
+def jax_target():
+    """The names of numpy, numpy.linalg and numpy.fft functions that jax.numpy also
+    implements, asked of an installed jax (callables of both; classes and dtypes left out)."""
+    import types
+    import jax.numpy as jnp
+    out = []
+    for modname, module in _MODULES:
+        jmod = {"numpy": jnp, "numpy.linalg": jnp.linalg, "numpy.fft": jnp.fft}[modname]
+        for attr in sorted(dir(jmod)):
+            jobj = getattr(jmod, attr)
+            if attr.startswith("_") or isinstance(jobj, types.ModuleType) or \
+                    not callable(jobj):
+                continue
+            obj = getattr(module, attr, None)
+            if obj is not None and not isinstance(obj, type):
+                out.append(f"{modname}.{attr}")
+    return out
+
+
+def write_jax_names(path):
+    import jax
+    names, lines, line = jax_target(), [], ""
+    for n in names:
+        if len(line) + len(n) > 94:
+            lines.append(line.rstrip())
+            line = ""
+        line += n + " "
+    lines.append(line.rstrip())
+    text = ('"""The functions of numpy, numpy.linalg and numpy.fft that jax.numpy '
+            f'{jax.__version__} also\nimplements: the coverage target. Written by `python -m '
+            'autograph.runtime.numpy.coverage\n--jax autograph/runtime/numpy/jax_names.py` '
+            '(needs jax), so that `--missing` does not."""\n\n'
+            'JAX_NUMPY = """\n' + "\n".join(lines) + '\n""".split()\n')
+    with open(path, "w") as f:
+        f.write(text)
+    return names
+
+
+def missing():
+    """The target names (jax_names.JAX_NUMPY) not covered, and of those the ones that are
+    refused on purpose (they cannot mean anything on a traced array)."""
+    from autograph.runtime.numpy import dispatch
+    from autograph.runtime.numpy.jax_names import JAX_NUMPY
+    have = set(names())
+    gaps = [n for n in JAX_NUMPY if n not in have]
+    refused = [n for n in gaps if dispatch._MEANINGLESS.get(n.rsplit(".", 1)[1])]
+    return [n for n in gaps if n not in refused], refused
 
 
 def main(argv=None):
@@ -84,6 +149,12 @@ def main(argv=None):
             if f.read() != text:
                 print(f"{argv[1]} is out of date; run with --write")
                 return 1
+    elif len(argv) == 2 and argv[0] == "--jax":
+        print(f"wrote {argv[1]}: {len(write_jax_names(argv[1]))} names")
+    elif argv == ["--missing"]:
+        gaps, refused = missing()
+        print(f"not covered ({len(gaps)}): {' '.join(gaps)}")
+        print(f"refused on purpose ({len(refused)}): {' '.join(refused)}")
     else:
         print(text)
     return 0

@@ -56,6 +56,10 @@ def ufunc_method(uf, method, inputs, kwargs):
     if kwargs.get("where", True) is not True:
         raise NotImplementedError(f"{name}(..., where=...) is not supported while tracing; "
                                   "use np.where on the result instead")
+    if method == "__call__" and uf.signature is not None and uf in FUNCTIONS:
+        kwargs.pop("out", None)   # a generalized ufunc (vecdot, matvec, vecmat)
+        kwargs.pop("where", None)
+        return FUNCTIONS[uf](*inputs, **kwargs)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("out", None)
     kwargs.pop("where", None)
@@ -265,7 +269,8 @@ def _cast_to(x, dtype):
 
 
 def _copy(a, order="K", subok=False):
-    return as_tensor(a)
+    t = as_tensor(a)
+    return t.copy() if t is a else t   # a copy of a tensor is another name's own value
 
 
 FUNCTIONS = {
@@ -337,10 +342,9 @@ def array_function(func, args, kwargs):
     if impl is None:
         name = getattr(func, "__name__", repr(func))
         module = getattr(func, "__module__", "numpy") or "numpy"
-        why = _MEANINGLESS.get(name)
+        why = meaningless(func)
         if why is not None:
-            raise TypeError(f"{module}.{name} cannot be traced: {why}. Call it outside the "
-                            "traced function, on its inputs or results.")
+            raise TypeError(why)
         raise NotImplementedError(
             f"autograph cannot trace {module}.{name} on symbolic tensors yet; express it "
             "with supported NumPy functions, or compute it outside the traced function. "
@@ -402,5 +406,75 @@ _MEANINGLESS = {name: _IO for name in (
     "fromfile", "tofile", "fromregex", "memmap")}
 _MEANINGLESS.update({name: "it works on strings or Python objects, which tensors never hold"
                      for name in ("array2string", "array_repr", "array_str", "frompyfunc",
-                                  "vectorize", "piecewise", "apply_along_axis",
-                                  "apply_over_axes", "fromstring", "char")})
+                                  "vectorize", "fromstring", "char")})
+_MEANINGLESS.update({name: "it reads memory another object owns (a buffer, a DLPack "
+                           "capsule), and a symbolic tensor has no memory until the graph runs"
+                     for name in ("frombuffer", "from_dlpack")})
+
+# -- coverage, second part: the rest of what jax.numpy implements ---------------------------------
+from autograph.runtime.numpy import more_ufuncs as _more_ufuncs  # noqa: E402,F401
+from autograph.runtime.numpy import constructors as _constructors  # noqa: E402
+
+FUNCTIONS.update(_constructors.FUNCTIONS)
+NATIVE = list(_constructors.NATIVE)   # work unchanged: listed as covered
+
+
+def undispatched(f):
+    """Our version of NumPy function `f` when NumPy never hands `f`'s call to a tensor
+    (`f` has no __array_function__ dispatch: np.eye, np.hamming, np.fft.fftfreq, ...), so
+    converted code must call it here; None otherwise."""
+    if type(f).__name__ == "_ArrayFunctionDispatcher" or type(f) is np.ufunc:
+        return None
+    try:
+        return FUNCTIONS.get(f)
+    except TypeError:
+        return None
+
+
+def meaningless(f):
+    """The TypeError message for a NumPy function that cannot mean anything on a traced
+    array (file I/O, strings, Python objects, foreign buffers), else None."""
+    name = getattr(f, "__name__", None)
+    why = _MEANINGLESS.get(name) if isinstance(name, str) else None
+    if why is None or getattr(np, name, None) is not f:
+        return None
+    return (f"numpy.{name} cannot be traced: {why}. Call it outside the traced function, "
+            "on its inputs or results.")
+from autograph.runtime.numpy import linalg_eig as _linalg_eig  # noqa: E402
+from autograph.runtime.numpy import more_functions as _more1  # noqa: E402
+from autograph.runtime.numpy import more_functions2 as _more2  # noqa: E402
+from autograph.runtime.numpy.packing import _array as _np_array  # noqa: E402
+
+FUNCTIONS.update(_linalg_eig.FUNCTIONS)
+FUNCTIONS.update({
+    np.array: _np_array, np.asarray: _np_array,
+    np.partition: _more1.partition, np.argpartition: _more1.argpartition,
+    np.nanquantile: _more1.nanquantile, np.nanpercentile: _more1.nanpercentile,
+    np.nanmedian: _more1.nanmedian, np.union1d: _more1.union1d,
+    np.intersect1d: _more1.intersect1d, np.setdiff1d: _more1.setdiff1d,
+    np.setxor1d: _more1.setxor1d, np.delete: _more1.delete, np.insert: _more1.insert,
+    np.resize: _more1.resize, np.trim_zeros: _more1.trim_zeros, np.block: _more1.block,
+    np.choose: _more1.choose, np.array_equiv: _more1.array_equiv,
+    np.sort_complex: _more1.sort_complex,
+    np.unwrap: _more2.unwrap, np.gradient: _more2.gradient, np.packbits: _more2.packbits,
+    np.unpackbits: _more2.unpackbits, np.apply_along_axis: _more2.apply_along_axis,
+    np.apply_over_axes: _more2.apply_over_axes, np.piecewise: _more2.piecewise,
+    np.einsum_path: _more2.einsum_path, np.histogram2d: _more2.histogram2d,
+    np.histogramdd: _more2.histogramdd, np.poly: _more2.poly, np.polydiv: _more2.polydiv,
+    np.polyfit: _more2.polyfit, np.roots: _more2.roots,
+    np.fromiter: lambda iterable, dtype=None, count=-1, *, like=None: _np_array(
+        list(iterable), dtype),
+})
+for _name, _impl in (("unique_values", _more1.unique_values),
+                     ("unique_counts", _more1.unique_counts),
+                     ("unique_inverse", _more1.unique_inverse),
+                     ("unique_all", _more1.unique_all), ("vecdot", _more2.vecdot),
+                     ("matvec", _more2.matvec), ("vecmat", _more2.vecmat)):
+    if hasattr(np, _name):
+        FUNCTIONS[getattr(np, _name)] = _impl
+if hasattr(np.linalg, "vecdot"):
+    FUNCTIONS[np.linalg.vecdot] = lambda x1, x2, /, *, axis=-1: _more2.vecdot(x1, x2, axis=axis)
+from autograph.runtime.numpy import inplace_functions as _inplace  # noqa: E402
+
+FUNCTIONS.update(_inplace.REFUSE)   # as a statement on a name: converters/item_updates.py
+INPLACE = _inplace.INPLACE

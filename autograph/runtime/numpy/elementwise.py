@@ -258,3 +258,145 @@ def ufunc(uf, *args, strong=False):
             "express it with supported NumPy functions (autograph.runtime.numpy.dispatch."
             "supported() lists them), or run this part outside the traced function")
     return entry(*args, strong=strong)
+
+
+# -- reverse-mode rules (adjoint.py: broadcasting, dtypes, the complex convention) ------------
+
+def _unary(derivative, reads="x"):
+    """The rule of y = f(x): ct * derivative(x, y). `reads` names what the derivative
+    uses, so the rule touches only that primal ("x", "y" or "xy")."""
+    def rule(cts, node):
+        from autograph.runtime.numpy.adjoint import fit, ins
+        x = ins(node)[0]
+        if x.dtype.kind not in "fc":
+            return [None]
+        a = x.value if "x" in reads else None
+        y = node.outputs[0] if "y" in reads else None
+        return [fit(derivative(cts[0], a, y), x)]
+    return rule
+
+
+def _binary(da, db, reads="ab"):
+    """The rule of y = f(a, b): ct * da(...) and ct * db(...), summed over broadcasting.
+    `da`/`db` take (ct, a, b, y) and may be None (no cotangent for that operand)."""
+    def rule(cts, node):
+        from autograph.runtime.numpy.adjoint import fit, ins, needs
+        g, (ta, tb) = cts[0], ins(node)
+        want_a = da is not None and ta.dtype.kind in "fc" and needs(node, 0)
+        want_b = db is not None and tb.dtype.kind in "fc" and needs(node, 1)
+        a = ta.value if "a" in reads and (want_a or want_b) else None
+        b = tb.value if "b" in reads and (want_a or want_b) else None
+        y = node.outputs[0] if "y" in reads and (want_a or want_b) else None
+        return [fit(da(g, a, b, y), ta, (tb,)) if want_a else None,
+                fit(db(g, a, b, y), tb, (ta,)) if want_b else None]
+    return rule
+
+
+def _max_share(g, a, b, first):
+    """maximum/minimum: the cotangent goes to the operand that won (half each on a tie)."""
+    win = (a > b) if first else (b > a)
+    return np.where(win, g, np.where(a == b, g * 0.5, 0.0 * g))
+
+
+def _fmax_share(g, a, b, first, less=False):
+    """fmax/fmin: as maximum, but a NaN operand loses to a number."""
+    mine, other = (a, b) if first else (b, a)
+    beats = (mine < other) if less else (mine > other)
+    win = np.logical_or(beats, np.logical_and(np.isnan(other), np.logical_not(np.isnan(mine))))
+    return np.where(win, g, np.where(mine == other, g * 0.5, 0.0 * g))
+
+
+def _abs_rule(g, x, y):
+    if x.dtype.kind == "c":   # d|z| along dz is Re(conj(z) dz) / |z|
+        return g * np.where(y == 0, 0.0 * x, np.conjugate(x) / np.where(y == 0, 1.0, y))
+    return g * np.sign(x)
+
+
+def _pow_a(g, a, b, y):
+    return g * b * np.power(a, b - 1)
+
+
+def _pow_b(g, a, b, y):
+    safe = np.where(a == 0, 1.0 + 0.0 * a, a)   # 0 ** b is flat in b where it is finite
+    return g * np.where(a == 0, 0.0 * y, y * np.log(safe))
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+_UNARY_RULES = {
+    "negative": (lambda g, x, y: -g, ""),
+    "positive": (lambda g, x, y: g, ""),
+    "exp": (lambda g, x, y: g * y, "y"),
+    "expm1": (lambda g, x, y: g * (y + 1.0), "y"),
+    "exp2": (lambda g, x, y: g * y * _LN2, "y"),
+    "log": (lambda g, x, y: g / x, "x"),
+    "log1p": (lambda g, x, y: g / (x + 1.0), "x"),
+    "log2": (lambda g, x, y: g / (x * _LN2), "x"),
+    "log10": (lambda g, x, y: g / (x * _LN10), "x"),
+    "sqrt": (lambda g, x, y: g * 0.5 / y, "y"),
+    "square": (lambda g, x, y: g * (2.0 * x), "x"),
+    "sin": (lambda g, x, y: g * np.cos(x), "x"),
+    "cos": (lambda g, x, y: -g * np.sin(x), "x"),
+    "tan": (lambda g, x, y: g * (1.0 + y * y), "y"),
+    "sinh": (lambda g, x, y: g * np.cosh(x), "x"),
+    "cosh": (lambda g, x, y: g * np.sinh(x), "x"),
+    "tanh": (lambda g, x, y: g * (1.0 - y * y), "y"),
+    "asin": (lambda g, x, y: g / np.sqrt(1.0 - x * x), "x"),
+    "acos": (lambda g, x, y: -g / np.sqrt(1.0 - x * x), "x"),
+    "atan": (lambda g, x, y: g / (1.0 + x * x), "x"),
+    "asinh": (lambda g, x, y: g / np.sqrt(x * x + 1.0), "x"),
+    "acosh": (lambda g, x, y: g / np.sqrt(x * x - 1.0), "x"),
+    "atanh": (lambda g, x, y: g / (1.0 - x * x), "x"),
+    "abs": (_abs_rule, "xy"),
+    "conj": (lambda g, x, y: np.conjugate(g), ""),
+    "deg2rad": (lambda g, x, y: g * (math.pi / 180.0), ""),
+    "rad2deg": (lambda g, x, y: g * (180.0 / math.pi), ""),
+}
+
+_BINARY_RULES = {
+    "add": (lambda g, a, b, y: g, lambda g, a, b, y: g, ""),
+    "subtract": (lambda g, a, b, y: g, lambda g, a, b, y: -g, ""),
+    "multiply": (lambda g, a, b, y: g * b, lambda g, a, b, y: g * a, "ab"),
+    "divide": (lambda g, a, b, y: g / b, lambda g, a, b, y: -g * y / b, "by"),
+    "remainder": (lambda g, a, b, y: g, lambda g, a, b, y: -g * np.floor_divide(a, b), "ab"),
+    "fmod": (lambda g, a, b, y: g, lambda g, a, b, y: -g * np.trunc(a / b), "ab"),
+    "maximum": (lambda g, a, b, y: _max_share(g, a, b, True),
+                lambda g, a, b, y: _max_share(g, a, b, False), "ab"),
+    "minimum": (lambda g, a, b, y: _max_share(g, -a, -b, True),
+                lambda g, a, b, y: _max_share(g, -a, -b, False), "ab"),
+    "fmax": (lambda g, a, b, y: _fmax_share(g, a, b, True),
+             lambda g, a, b, y: _fmax_share(g, a, b, False), "ab"),
+    "fmin": (lambda g, a, b, y: _fmax_share(g, a, b, True, less=True),
+             lambda g, a, b, y: _fmax_share(g, a, b, False, less=True), "ab"),
+    "hypot": (lambda g, a, b, y: g * a / y, lambda g, a, b, y: g * b / y, "aby"),
+    "logaddexp": (lambda g, a, b, y: g * np.exp(a - y),
+                  lambda g, a, b, y: g * np.exp(b - y), "aby"),
+    "copysign": (lambda g, a, b, y: g * np.where(np.signbit(a) == np.signbit(b), 1.0, -1.0),
+                 None, "ab"),
+    "atan2": (lambda g, a, b, y: g * b / (a * a + b * b),
+              lambda g, a, b, y: -g * a / (a * a + b * b), "ab"),
+    "pow": (_pow_a, _pow_b, "aby"),
+}
+
+for _name, (_d, _reads) in _UNARY_RULES.items():
+    primitives.defvjp(_name, _unary(_d, _reads))
+for _name, (_da, _db, _reads) in _BINARY_RULES.items():
+    primitives.defvjp(_name, _binary(_da, _db, _reads))
+
+
+def _astype_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, ins, outs
+    x = ins(node)[0]
+    if not differentiable(x) or not differentiable(outs(node)[0]):
+        return [None]
+    return [cast_like(cts[0], x)]
+
+
+primitives.defvjp("astype", _astype_vjp)
+# piecewise constant, integer, boolean and comparison ufuncs: zero cotangents
+primitives.nondifferentiable(
+    "floor_divide", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift",
+    "bitwise_right_shift", "isnan", "isfinite", "isinf", "sign", "signbit", "floor", "ceil",
+    "trunc", "round", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "positive_bool")

@@ -9,7 +9,7 @@ import numpy as np
 
 from autograph.runtime.ir import shapes
 from autograph.runtime.ir.dtypes import FLOAT64
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.numpy.elementwise import as_tensor, cast
 from autograph.runtime.numpy.shape_ops import need_rank, roll
@@ -161,3 +161,97 @@ FUNCTIONS = {
     np.fft.fft2: fft2, np.fft.ifft2: ifft2, np.fft.rfft2: rfft2, np.fft.irfft2: irfft2,
     np.fft.fftshift: fftshift, np.fft.ifftshift: ifftshift,
 }
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+# Every transform is linear. Under the real pairing Re(sum(a * b)) (adjoint.py) the DFT
+# matrix is its own transpose, so fft/ifft transpose to themselves; a length change (n)
+# transposes to the opposite cut or zero padding; the half-spectrum transforms transpose
+# to a full transform of the zero-padded spectrum (rfft) or to weights 1, 2, ..., 2, 1 on
+# the half spectrum (irfft, which reads only the real part of its end bins).
+
+_SWAP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _fit_length(x, axis, length):
+    """x cut or zero-padded along `axis` to `length` (known while tracing)."""
+    from autograph.runtime.numpy.array_ops import zeros
+    from autograph.runtime.numpy.indexing import getitem
+    from autograph.runtime.numpy.joins import concatenate
+    have = x.shape[axis]
+    if have is None or length is None:
+        raise NotImplementedError("the gradient of a numpy.fft transform needs the "
+                                  "transform lengths known while tracing")
+    if have == length:
+        return x
+    if have > length:
+        return getitem(x, (slice(None),) * axis + (slice(0, length),))
+    pad = list(x.shape)
+    pad[axis] = length - have
+    return concatenate([x, zeros(tuple(pad), dtype=x.dtype)], axis=axis)
+
+
+def _transform(x, name, n, axis, norm):
+    return bind1("fft", (x,), {"name": name, "n": (n,), "axes": (axis,), "norm": norm})
+
+
+def _irfft_transpose(g, n, axis, norm, k_in):
+    """The transpose of irfft (length n output from a half spectrum of k_in bins)."""
+    from autograph.runtime.numpy.elementwise import ufunc
+    k = n // 2 + 1
+    spec = ufunc(np.conjugate, _transform(g, "rfft", n, axis, "backward"))
+    weights = np.full(k, 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    scale = {None: 1.0 / n, "backward": 1.0 / n, "ortho": 1.0 / np.sqrt(n), "forward": 1.0}
+    weights = weights * scale[norm]
+    shape = [1] * len(g.shape)
+    shape[axis] = k
+    spec = ufunc(np.multiply, spec, weights.reshape(shape).astype(_real_of(spec.dtype)))
+    return _fit_length(spec, axis, k_in)
+
+
+def _fft_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import cast_like, ins
+    from autograph.runtime.numpy.elementwise import ufunc
+    x = ins(node)[0]
+    name, n, axes, norm = (node.attrs[k] for k in ("name", "n", "axes", "norm"))
+    g = cts[0]
+    if name in ("fftn", "ifftn"):
+        out = bind1("fft", (g,), node.attrs)
+        for ax in axes:
+            out = _fit_length(out, ax, x.shape[ax])
+        return [out]
+    if name == "rfftn":    # rfft along the last axis, then fft along the others
+        for ax, size in zip(axes[:-1], n[:-1]):
+            g = _fit_length(_transform(g, "fft", size, ax, norm), ax, x.shape[ax])
+        full = _fit_length(g, axes[-1], n[-1])
+        return [cast_like(_fit_length(_transform(full, "fft", n[-1], axes[-1], norm),
+                                      axes[-1], x.shape[axes[-1]]), x)]
+    if name == "irfftn":   # ifft along the others, then irfft along the last axis
+        g = _irfft_transpose(g, n[-1], axes[-1], norm, x.shape[axes[-1]])
+        for ax, size in zip(axes[:-1], n[:-1]):
+            g = _fit_length(_transform(g, "ifft", size, ax, norm), ax, x.shape[ax])
+        return [g]
+    if name.endswith("n"):
+        raise NotImplementedError(f"autograph has no gradient of numpy.fft.{name} yet; use "
+                                  "the one-axis transforms")
+    axis, size = axes[0], n[0]
+    if name in ("fft", "ifft"):
+        return [_fit_length(_transform(g, name, size, axis, norm), axis, x.shape[axis])]
+    if name == "rfft":
+        full = _fit_length(cast(g, _complex_of(g.dtype)), axis, size)
+        return [cast_like(_fit_length(_transform(full, "fft", size, axis, norm), axis,
+                                      x.shape[axis]), x)]
+    if name == "ihfft":   # conj(rfft(x, norm swapped))
+        full = _fit_length(ufunc(np.conjugate, g), axis, size)
+        return [cast_like(_fit_length(_transform(full, "fft", size, axis, _SWAP[norm]), axis,
+                                      x.shape[axis]), x)]
+    if name == "irfft":
+        return [_irfft_transpose(g, size, axis, norm, x.shape[axis])]
+    # hfft(x) = irfft(conj(x), norm swapped)
+    return [ufunc(np.conjugate, _irfft_transpose(g, size, axis, _SWAP[norm], x.shape[axis]))]
+
+
+defvjp("fft", _fft_vjp)

@@ -6,7 +6,7 @@ import numpy as np
 from autograph.runtime.ir import shapes
 from autograph.runtime.ir.dtypes import BOOL
 from autograph.runtime.numpy.elementwise import as_tensor, describe
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.numpy.shape_ops import need_rank, reshape
 from autograph.runtime.ir.tensor import Tensor
 
@@ -15,7 +15,8 @@ from autograph.runtime.ir.tensor import Tensor
 # A basic index (ints, slices, None, ...) is kept in the node's attrs as a hashable tuple of
 # items: ("i", k) an int, ("s", start, stop, step) a slice, ("n",) None, ("e",) Ellipsis,
 # ("d", j) an int known only at run time: the node's (j+1)-th input. Slice bounds may be
-# ("d", j) too. An index tensor alone selects along the first axis (`take`); a boolean
+# ("d", j) too. Updates (updates.py) also take ("t", j): an index array. `encode_index`
+# parses a key into these items for both. An index tensor alone selects along the first axis (`take`); a boolean
 # tensor alone is a mask.
 
 def _index_shape(shape, index):
@@ -194,11 +195,28 @@ def getitem(x, key):
     gathered = _take_along_one_axis(x, key)
     if gathered is not None:
         return gathered
+    def mixed(k):
+        raise NotImplementedError(
+            f"indexing {x!r} with an array together with other indices ({describe([k])}) "
+            "is not supported while tracing; index one axis at a time, e.g. with "
+            "numpy.take(x, indices, axis=...)")
+    index, dynamic = encode_index(key, on_array=mixed)
+    return bind1("getitem", [x] + dynamic, {"index": index})
+
+
+def encode_index(key, on_array=None):
+    """(index items, dynamic input tensors) for `key` as `x[key]` reads or writes it: the
+    items described at the top of this module; ("t", j) an index array (integer or
+    boolean) when `on_array` is None (updates take them), else `on_array(k)` raises."""
+    if not isinstance(key, tuple):
+        key = (key,)
     dynamic = []
 
     def bound(v):
-        if v is None or isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-            return None if v is None else int(v)
+        if v is None:
+            return None
+        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            return int(v)
         if isinstance(v, Tensor) and v.shape == () and v.dtype.kind in "iu":
             dynamic.append(v)
             return ("d", len(dynamic) - 1)
@@ -214,11 +232,60 @@ def getitem(x, key):
         elif isinstance(k, slice):
             index.append(("s", bound(k.start), bound(k.stop), bound(k.step)))
         elif _is_array_index(k) or isinstance(k, (bool, np.bool_)):
-            raise NotImplementedError(
-                f"indexing {x!r} with an array together with other indices ({describe([k])}) "
-                "is not supported while tracing; index one axis at a time, e.g. with "
-                "numpy.take(x, indices, axis=...)")
+            if on_array is not None:
+                on_array(k)
+            if isinstance(k, (bool, np.bool_)):
+                raise NotImplementedError("a Python bool as an index is not supported while "
+                                          "tracing; use a boolean array")
+            arr = as_tensor(k)
+            if arr.dtype.kind not in "iub":
+                raise IndexError(f"arrays used as indices must be of integer or boolean "
+                                 f"type, got {describe([k])}")
+            dynamic.append(arr)
+            index.append(("t", len(dynamic) - 1))
         else:
             b = bound(k)
             index.append(("i", b) if isinstance(b, int) else b)
-    return bind1("getitem", [x] + dynamic, {"index": tuple(index)})
+    if sum(1 for item in index if item[0] == "e") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    return tuple(index), dynamic
+
+
+# -- reverse-mode rules: scatters of the cotangent into zeros of x's shape ---------------------
+
+def _getitem_vjp(cts, node):
+    """Basic indexing selects each element at most once: the cotangent is stored into
+    zeros of x's shape at the same index."""
+    from autograph.runtime.numpy.adjoint import differentiable, ins
+    from autograph.runtime.numpy.updates import scatter
+    x, *dynamic = ins(node)
+    if not differentiable(x):
+        return [None] * len(node.inputs)
+    dynamic = [d.value for d in dynamic]
+    return [scatter(cts[0], x, node.attrs["index"], dynamic, accumulate=False)] + \
+        [None] * len(dynamic)
+
+
+def _take_vjp(cts, node):
+    """Repeated indices add up (np.add.at)."""
+    from autograph.runtime.numpy.adjoint import differentiable, ins
+    from autograph.runtime.numpy.updates import scatter
+    x, i = ins(node)
+    if not differentiable(x):
+        return [None, None]
+    index = (("s", None, None, None),) * node.attrs["axis"] + (("t", 0),)
+    return [scatter(cts[0], x, index, [i.value]), None]
+
+
+def _mask_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import differentiable, ins
+    from autograph.runtime.numpy.updates import scatter
+    x, mask = ins(node)
+    if not differentiable(x):
+        return [None, None]
+    return [scatter(cts[0], x, (("t", 0),), [mask.value], accumulate=False), None]
+
+
+defvjp("getitem", _getitem_vjp)
+defvjp("take", _take_vjp)
+defvjp("boolean_mask", _mask_vjp)

@@ -5,7 +5,7 @@ import numpy as np
 
 from autograph.runtime.ir import dtypes, shapes
 from autograph.runtime.numpy.elementwise import as_tensor, cast, common
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.numpy.shape_ops import (
     broadcast_to, expand_dims, need_rank, reshape, static_ints)
 from autograph.runtime.ir.tensor import Tensor
@@ -214,3 +214,65 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         grid = reshape(v, shape)
         out.append(grid if sparse else broadcast_to(grid, tuple(full_shape)))
     return tuple(out)
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+
+def _concat_vjp(cts, node):
+    """Each input gets its slice of the cotangent (offsets known when the graph runs when
+    lengths are unknown while tracing)."""
+    from autograph.runtime.numpy.adjoint import dims, ins
+    from autograph.runtime.numpy.indexing import getitem
+    g, axis = cts[0], node.attrs["axis"]
+    out, start = [], 0
+    for x in ins(node):
+        stop = start + dims(x)[axis]
+        piece = getitem(g, (slice(None),) * axis + (slice(start, stop),))
+        out.append(piece if x.dtype.kind in "fc" else None)
+        start = stop
+    return out
+
+
+def _stack_vjp(cts, node):
+    from autograph.runtime.numpy.indexing import getitem
+    g, axis = cts[0], node.attrs["axis"]
+    return [getitem(g, (slice(None),) * axis + (k,)) if x.dtype.kind in "fc" else None
+            for k, x in enumerate(getattr(node, "node", node).inputs)]
+
+
+def _repeat_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import dims, ins
+    from autograph.runtime.numpy.reductions import reduction
+    x, g = ins(node)[0], cts[0]
+    r, axis = node.attrs["repeats"], node.attrs["axis"]
+    if x.dtype.kind not in "fc":
+        return [None]
+    shape = dims(x)
+    if axis is None:
+        n = 1
+        for d in shape:
+            n = n * d
+        return [reshape(reduction("sum", reshape(g, (n, r)), 1), shape)]
+    split = shape[:axis] + [shape[axis], r] + shape[axis + 1:]
+    return [reduction("sum", reshape(g, split), axis + 1)]
+
+
+def _tile_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import dims, ins
+    from autograph.runtime.numpy.reductions import reduction
+    x, g, reps = ins(node)[0], cts[0], node.attrs["reps"]
+    if x.dtype.kind not in "fc":
+        return [None]
+    shape = dims(x)
+    n = max(len(shape), len(reps))
+    full = [1] * (n - len(shape)) + shape
+    reps = (1,) * (n - len(reps)) + tuple(reps)
+    split = [v for r, d in zip(reps, full) for v in (r, d)]
+    summed = reduction("sum", reshape(g, split), tuple(range(0, 2 * n, 2)))
+    return [reshape(summed, shape)]
+
+
+defvjp("concat", _concat_vjp)
+defvjp("stack", _stack_vjp)
+defvjp("repeat", _repeat_vjp)
+defvjp("tile", _tile_vjp)

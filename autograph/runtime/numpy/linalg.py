@@ -7,7 +7,7 @@ computed in float64."""
 import numpy as np
 
 from autograph.runtime.ir import dtypes, shapes
-from autograph.runtime.ir.primitives import bind, bind1, register
+from autograph.runtime.ir.primitives import bind, bind1, defvjp, nondifferentiable, register
 from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.numpy.array_ops import dot, matmul, where, zeros
 from autograph.runtime.numpy.elementwise import as_tensor, cast, common, ufunc
@@ -577,3 +577,263 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
             out = reshape(out, tuple(1 if i in axes else t.shape[i] for i in range(ndim)))
         return out
     return _vector_norm(t, ord, axes, keepdims)
+
+
+# -- reverse-mode rules (batched: matrices are the last two axes) ------------------------------
+
+def _mT(x):
+    n = len(x.shape)
+    return transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _col(x):
+    return expand_dims(expand_dims(x, -1), -1)
+
+
+def _real_only(node, what):
+    if getattr(node, "node", node).inputs[0].dtype.kind == "c":
+        raise NotImplementedError(f"autograph has no gradient of numpy.linalg.{what} for "
+                                  "complex matrices yet (real ones only)")
+
+
+def _sym_read(s, uplo):
+    """The cotangent of a matrix of which only one triangle is read (cholesky, eigh), from
+    the symmetric cotangent `s` of the symmetric matrix that triangle stands for."""
+    tri = "tril" if uplo == "L" else "triu"
+    off = -1 if uplo == "L" else 1
+    return ufunc(np.add, bind1(tri, (s,), {"k": 0}), bind1(tri, (s,), {"k": off}))
+
+
+def _sym(x):
+    return ufunc(np.multiply, ufunc(np.add, x, _mT(x)), 0.5)
+
+
+def _inv_vjp(cts, node):
+    y = node.outputs[0]
+    return [ufunc(np.negative, _mT(y) @ cts[0] @ _mT(y))]
+
+
+def _det_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import ins
+    a = ins(node)[0].value
+    scale = _col(ufunc(np.multiply, cts[0], node.outputs[0]))
+    return [ufunc(np.multiply, scale, _mT(bind1("inv", (a,))))]
+
+
+def _solve_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import fit, ins, needs
+    ra, rb = ins(node)
+    a, x, g = ra.value, node.outputs[0], cts[0]
+    vector = len(rb.shape) == 1
+    gcol = expand_dims(g, -1) if vector else g
+    gb = bind1("solve", (_mT(a), gcol))
+    ga = None
+    if needs(node, 0):
+        xcol = expand_dims(x, -1) if vector else x
+        ga = fit(ufunc(np.negative, gb @ _mT(xcol)), ra)
+    if vector:
+        gb = squeeze(gb, -1)
+    return [ga, fit(gb, rb) if needs(node, 1) else None]
+
+
+def _slogdet_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import ins
+    a = ins(node)[0]
+    if cts[0] is not None and a.dtype.kind == "c":
+        raise NotImplementedError("autograph has no gradient of the sign of a complex "
+                                  "numpy.linalg.slogdet yet")
+    if cts[1] is None:
+        return [None]
+    g = cast(cts[1], a.dtype)
+    return [ufunc(np.multiply, _col(g), _mT(bind1("inv", (a.value,))))]
+
+
+def _cholesky_vjp(cts, node):
+    """Murray's formula: S = L^-T Phi(L^T gL) L^-1 (Phi: lower triangle, halved diagonal),
+    symmetrised; NumPy reads the lower triangle of the input."""
+    _real_only(node, "cholesky")
+    low, g = node.outputs[0], cts[0]
+    inner = _mT(low) @ g
+    phi = ufunc(np.subtract, bind1("tril", (inner,), {"k": 0}),
+                ufunc(np.multiply, bind1("tril", (bind1("triu", (inner,), {"k": 0}),),
+                                         {"k": 0}), 0.5))
+    linv = bind1("inv", (low,))
+    return [_sym_read(_sym(_mT(linv) @ phi @ linv), "L")]
+
+
+def _eigh_cotangent(gw, gv, w, v):
+    """V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i) off the diagonal."""
+    inner = 0.0
+    if gv is not None:
+        diff = ufunc(np.subtract, expand_dims(w, -2), expand_dims(w, -1))
+        eye = _eye_like(diff)
+        f = ufunc(np.divide, ufunc(np.subtract, 1.0, eye), ufunc(np.add, diff, eye))
+        inner = ufunc(np.multiply, f, _mT(v) @ gv)
+    if gw is not None:
+        inner = ufunc(np.add, inner, ufunc(np.multiply, expand_dims(gw, -2),
+                                           _eye_like(v)))
+    return _sym(v @ inner @ _mT(v))
+
+
+def _eye_like(v):
+    ones = ufunc(np.add, ufunc(np.multiply, v, 0.0), 1.0)
+    return bind1("tril", (bind1("triu", (ones,), {"k": 0}),), {"k": 0})
+
+
+def _eigh_vjp(cts, node):
+    _real_only(node, "eigh")
+    w, v = node.outputs
+    return [_sym_read(_eigh_cotangent(cts[0], cts[1], w, v), node.attrs["uplo"])]
+
+
+def _eigvalsh_vjp(cts, node):
+    _real_only(node, "eigvalsh")
+    from autograph.runtime.numpy.adjoint import ins
+    x = ins(node)[0].value
+    uplo = node.attrs["uplo"]
+    w, v = bind("eigh", (x,), {"uplo": uplo}).outputs
+    return [_sym_read(_eigh_cotangent(cts[0], None, w, v), uplo)]
+
+
+def _svdvals_vjp(cts, node):
+    """ds = diag(U^T dA V): the cotangent U diag(gs) Vh (distinct singular values)."""
+    _real_only(node, "svd")
+    from autograph.runtime.numpy.adjoint import ins
+    u, _, vh = bind("svd", (ins(node)[0].value,), {"full_matrices": False}).outputs
+    return [u @ ufunc(np.multiply, expand_dims(cts[0], -1), vh)]
+
+
+def _svd_vjp(cts, node):
+    _real_only(node, "svd")
+    gu, gs, gvh = cts
+    if gu is not None or gvh is not None:
+        raise NotImplementedError("autograph differentiates numpy.linalg.svd through its "
+                                  "singular values only (use compute_uv=False, or svdvals)")
+    u, _, vh = node.outputs
+    if node.attrs["full_matrices"]:
+        k = node.outputs[1].shape[-1]
+        if k is None:
+            raise NotImplementedError("the gradient of numpy.linalg.svd(full_matrices=True) "
+                                      "needs the matrix shape known while tracing")
+        u = getitem(u, (Ellipsis, slice(None), slice(0, k)))
+        vh = getitem(vh, (Ellipsis, slice(0, k), slice(None)))
+    return [u @ ufunc(np.multiply, expand_dims(gs, -1), vh)]
+
+
+def _eye(n, dtype):
+    from autograph.runtime.numpy.array_ops import zeros as _zeros
+    ones = ufunc(np.add, _zeros([n, n], dtype=dtype), 1.0)
+    return bind1("tril", (bind1("triu", (ones,), {"k": 0}),), {"k": 0})
+
+
+def _pinv_cotangent(a, p, g):
+    """The cotangent of A from that of P = pinv(A) (A of constant rank):
+    -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)."""
+    from autograph.runtime.numpy.adjoint import dims
+    m, n = dims(a)[-2:]
+    gt = _mT(g)
+    left = ufunc(np.subtract, _eye(m, a.dtype), a @ p)
+    right = ufunc(np.subtract, _eye(n, a.dtype), p @ a)
+    out = ufunc(np.negative, _mT(p) @ g @ _mT(p))
+    out = ufunc(np.add, out, left @ gt @ p @ _mT(p))
+    return ufunc(np.add, out, _mT(p) @ p @ gt @ right)
+
+
+def _pinv_vjp(cts, node):
+    _real_only(node, "pinv")
+    from autograph.runtime.numpy.adjoint import ins
+    return [_pinv_cotangent(ins(node)[0].value, node.outputs[0], cts[0])]
+
+
+def _lstsq_vjp(cts, node):
+    """x = pinv(a) @ b: through pinv's rule; singular values through svdvals'."""
+    _real_only(node, "lstsq")
+    from autograph.runtime.numpy.adjoint import ins
+    gx, gres, _, gs = cts
+    if gres is not None:
+        raise NotImplementedError("autograph has no gradient of the residuals of "
+                                  "numpy.linalg.lstsq yet; compute them as "
+                                  "np.sum((b - a @ x) ** 2, axis=0)")
+    a, b = (r.value for r in ins(node))
+    ga = gb = None
+    if gx is not None:
+        p = bind1("pinv", (a,), {"rtol": node.attrs["rcond"]})
+        vector = len(b.shape) == 1
+        gxm = expand_dims(gx, -1) if vector else gx
+        bm = expand_dims(b, -1) if vector else b
+        ga = _pinv_cotangent(a, p, gxm @ _mT(bm))
+        gb = _mT(p) @ gxm
+        gb = squeeze(gb, -1) if vector else gb
+    if gs is not None:
+        u, _, vh = bind("svd", (a,), {"full_matrices": False}).outputs
+        extra = u @ ufunc(np.multiply, expand_dims(gs, -1), vh)
+        ga = extra if ga is None else ufunc(np.add, ga, extra)
+    return [ga, gb]
+
+
+def _qr_vjp(cts, node):
+    """Reduced QR of a tall (m >= n) matrix: with M = R gR^T - gQ^T Q, the cotangent is
+    (gQ + Q copyltu(M)) R^-T, copyltu(M) the symmetric matrix of M's lower triangle."""
+    _real_only(node, "qr")
+    mode = node.attrs["mode"]
+    static = getattr(node, "node", node).inputs[0].shape
+    m, n = static[-2:]
+    if mode == "complete" and not (m is not None and n is not None and m == n):
+        raise NotImplementedError("autograph differentiates numpy.linalg.qr of tall or square "
+                                  "matrices in the reduced mode only")
+    if m is None or n is None or m < n:
+        raise NotImplementedError("autograph differentiates numpy.linalg.qr only for matrices "
+                                  "with at least as many rows as columns, known while tracing")
+    if mode == "r":
+        from autograph.runtime.numpy.adjoint import ins
+        q, r = bind("qr", (ins(node)[0].value,), {"mode": "reduced"}).outputs
+        gq, gr = None, cts[0]
+    else:
+        (q, r), (gq, gr) = node.outputs, cts
+    mm = 0.0
+    if gr is not None:
+        mm = r @ _mT(gr)
+    if gq is not None:
+        mm = ufunc(np.subtract, mm, _mT(gq) @ q)
+    low = bind1("tril", (mm,), {"k": -1})
+    sym = ufunc(np.add, ufunc(np.add, low, _mT(low)),
+                ufunc(np.subtract, mm, ufunc(np.add, low, bind1("triu", (mm,), {"k": 1}))))
+    total = q @ sym
+    if gq is not None:
+        total = ufunc(np.add, gq, total)
+    return [total @ _mT(bind1("inv", (r,)))]
+
+
+def _diagonal_vjp(cts, node):
+    """The diagonal's cotangent put back on the (offset) diagonal of zeros: a 0/1 mask of
+    that diagonal times the cotangent laid out along the columns (entry i sits in column
+    i + max(offset, 0))."""
+    from autograph.runtime.numpy.adjoint import dims, ins
+    shape, offset, g = dims(ins(node)[0]), node.attrs["offset"], cts[0]
+    ones = ufunc(np.add, zeros(shape, dtype=g.dtype), 1.0)
+    mask = bind1("tril", (bind1("triu", (ones,), {"k": offset}),), {"k": offset})
+    lead = max(offset, 0)
+    pieces = ([zeros(shape[:-2] + [lead], dtype=g.dtype)] if lead else []) + [g]
+    missing = shape[-1] - lead - dims(g)[-1]
+    if not isinstance(missing, int) or missing > 0:
+        pieces.append(zeros(shape[:-2] + [missing], dtype=g.dtype))
+    columns = concatenate(pieces, axis=-1) if len(pieces) > 1 else g
+    return [ufunc(np.multiply, mask, expand_dims(columns, -2))]
+
+
+defvjp("inv", _inv_vjp)
+defvjp("det", _det_vjp)
+defvjp("solve", _solve_vjp)
+defvjp("slogdet", _slogdet_vjp)
+defvjp("cholesky", _cholesky_vjp)
+defvjp("eigh", _eigh_vjp)
+defvjp("eigvalsh", _eigvalsh_vjp)
+defvjp("svdvals", _svdvals_vjp)
+defvjp("svd", _svd_vjp)
+defvjp("qr", _qr_vjp)
+defvjp("pinv", _pinv_vjp)
+defvjp("lstsq", _lstsq_vjp)
+defvjp("diagonal", _diagonal_vjp)
+defvjp("tril", lambda cts, node: [bind1("tril", (cts[0],), node.attrs)])
+defvjp("triu", lambda cts, node: [bind1("triu", (cts[0],), node.attrs)])
+nondifferentiable("matrix_rank")

@@ -101,9 +101,19 @@ _SHAPE_FIRST = {f for f in map(_fn, ("zeros", "ones", "empty", "full", "arange")
                 if f is not None}
 
 
-# NumPy functions converted code always calls through converted_call (see call_trees):
-# they make arrays from their arguments without NumPy's dispatch ever seeing a tensor
-CONVERTS = _ARRAY | _SHAPE_FIRST
+class _Converts:
+    """NumPy functions converted code always calls through converted_call (see
+    call_trees): they make arrays from their arguments without NumPy's dispatch ever seeing
+    a tensor (np.array, np.zeros, np.eye, np.hamming, np.fromiter, ...)."""
+
+    def __contains__(self, f):
+        if f in _ARRAY or f in _SHAPE_FIRST or f is np.fromiter:
+            return True
+        from autograph.runtime.numpy import dispatch
+        return dispatch.undispatched(f) is not None or dispatch.meaningless(f) is not None
+
+
+CONVERTS = _Converts()
 
 
 def is_numpy_callable(f):
@@ -132,14 +142,26 @@ def call(f, args, kwargs):
             f"dimension (None). A dimension that is only known when the graph runs (a None in "
             f"a TensorSpec) shows as None in x.shape; give its length as a tensor instead: "
             f"len(x) or np.size(x, axis), or use np.zeros_like(x) / np.full_like(x, value).")
+    if f is np.fromiter and args:   # an iterable of tensors: np.array of its items
+        args = (list(args[0]),) + tuple(args[1:])
+        if contains_tensor(args[0]):
+            return _array(args[0], *args[1:2], **{k: v for k, v in kwargs.items()
+                                                  if k == "dtype"})
     if not (any(contains_tensor(a) for a in args) or
             any(contains_tensor(v) for v in kwargs.values())):
         return f(*args, **kwargs)
+    from autograph.runtime.numpy import dispatch
     from autograph.runtime.numpy.dispatch import FUNCTIONS
+    why = dispatch.meaningless(f)
+    if why is not None:
+        raise TypeError(why)
     if f in _ARRAY:
         return _array(*args, **kwargs)
     if f in _SHAPE_FIRST:
         return FUNCTIONS[f](*args, **kwargs)
+    ours = dispatch.undispatched(f)
+    if ours is not None:   # NumPy would not hand the call to a tensor: ours runs it
+        return ours(*[_packed(a) for a in args], **kwargs)
     args = list(args)
     if f in _SEQUENCE_OF_ARRAYS and args and isinstance(args[0], _SEQUENCES):
         args[0] = [_packed(item) for item in args[0]]

@@ -122,6 +122,8 @@ primitives.register("random_seed", _seed_infer, kernel=_seed_kernel, effectful=T
                     doc="reseeds a NumPy RandomState (np.random.seed) on every run")
 primitives.register("rng_new", _new_infer, kernel=_new_kernel, effectful=True,
                     doc="makes a new NumPy Generator (np.random.default_rng) on every run")
+# random draws carry no gradient (no reparameterisation: a draw's parameters get zeros)
+primitives.nondifferentiable("random", "random_seed", "rng_new")
 
 
 # -- shape and dtype rules, per method ---------------------------------------------------------

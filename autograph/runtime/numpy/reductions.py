@@ -13,7 +13,7 @@ from autograph.runtime.ir.dtypes import BOOL, INT8, INT64
 from autograph.runtime.numpy.array_ops import sort, where
 from autograph.runtime.numpy.elementwise import as_tensor, cast, ufunc
 from autograph.runtime.numpy.indexing import getitem
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, nondifferentiable, register
 from autograph.runtime.numpy.shape_ops import ravel, reshape, squeeze
 
 
@@ -247,3 +247,115 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         w = reshape(w, tuple(-1 if i == ax else 1 for i in range(len(x.shape))))
     total = reduction("sum", ufunc(np.multiply, x, w), axis, keepdims)
     return ufunc(np.divide, total, reduction("sum", w, axis, keepdims))
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+
+def _sum_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import cast_like, expand_reduced, differentiable, ins
+    x = ins(node)[0]
+    if not differentiable(x):
+        return [None]
+    return [cast_like(expand_reduced(cts[0], x, node.attrs["axis"], node.attrs["keepdims"]), x)]
+
+
+def _mean_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import count, differentiable, ins
+    x = ins(node)[0]
+    if not differentiable(x):
+        return [None]
+    n = count(x, node.attrs["axis"])
+    g = ufunc(np.divide, cts[0], cast(n, cts[0].dtype) if not isinstance(n, int) else n)
+    return _sum_vjp([g], node)
+
+
+def _extreme_vjp(cts, node):
+    """max/min: the cotangent is shared equally by the elements that attain the extreme."""
+    from autograph.runtime.numpy.adjoint import expand_reduced, differentiable, ins
+    x = ins(node)[0]
+    if not differentiable(x):
+        return [None]
+    axis, keepdims = node.attrs["axis"], node.attrs["keepdims"]
+    y = expand_reduced(node.outputs[0], x, axis, keepdims)
+    hit = cast(ufunc(np.equal, x.value, y), x.dtype)
+    ties = reduction("sum", hit, axis, keepdims=True)
+    g = expand_reduced(cts[0], x, axis, keepdims)
+    return [ufunc(np.divide, ufunc(np.multiply, g, hit),
+                  expand_reduced(ties, x, axis, True))]
+
+
+def _others_product(x, axis):
+    """The product of every element of x along `axis` but the one in place (exclusive
+    cumulative products from both ends: exact where x holds zeros)."""
+    ones = getitem(ufunc(np.multiply, x, 0.0), _along(x, axis, slice(0, 1)))
+    ones = ufunc(np.add, ones, 1.0)
+    from autograph.runtime.numpy.joins import concatenate
+    left = concatenate([ones, getitem(cumulative("cumulative_prod", x, axis),
+                                      _along(x, axis, slice(None, -1)))], axis=axis)
+    flipped = bind1("flip", (x,), {"axis": (axis,)})
+    right = concatenate([ones, getitem(cumulative("cumulative_prod", flipped, axis),
+                                       _along(x, axis, slice(None, -1)))], axis=axis)
+    return ufunc(np.multiply, left, bind1("flip", (right,), {"axis": (axis,)}))
+
+
+def _along(x, axis, piece):
+    return (slice(None),) * axis + (piece,)
+
+
+def _prod_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import (
+        cast_like, dims, expand_reduced, differentiable, ins)
+    from autograph.runtime.numpy.shape_ops import transpose
+    x = ins(node)[0]
+    if not differentiable(x):
+        return [None]
+    axis, keepdims = node.attrs["axis"], node.attrs["keepdims"]
+    ndim = len(x.shape)
+    axes = tuple(range(ndim)) if axis is None else tuple(axis)
+    g = expand_reduced(cts[0], x, axis, keepdims)
+    if not axes:
+        return [cast_like(g, x)]
+    # the reduced axes moved last and flattened into one: others' products along it
+    keep = tuple(a for a in range(ndim) if a not in axes)
+    perm = keep + axes
+    moved = transpose(x.value, perm)
+    shape = dims(x)
+    flat = reshape(moved, [shape[a] for a in keep] + [-1])
+    others = _others_product(flat, len(keep))
+    others = reshape(others, [shape[a] for a in perm])
+    others = transpose(others, tuple(np.argsort(perm)))
+    return [cast_like(ufunc(np.multiply, g, others), x)]
+
+
+def _cumsum_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, ins
+    x, axis = ins(node)[0], node.attrs["axis"]
+    if not differentiable(x):
+        return [None]
+    flipped = bind1("flip", (cts[0],), {"axis": (axis,)})
+    total = bind1("cumulative_sum", (flipped,), {"axis": axis, "dtype": cts[0].dtype})
+    return [cast_like(bind1("flip", (total,), {"axis": (axis,)}), x)]
+
+
+def _cumprod_vjp(cts, node):
+    """d y_j / d x_i = y_j / x_i for j >= i: a reversed cumulative sum of ct * y, over x.
+    (Exact for inputs without zeros; a zero gives NaN cotangents, as in TensorFlow.)"""
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, ins
+    x, axis = ins(node)[0], node.attrs["axis"]
+    if not differentiable(x):
+        return [None]
+    gy = ufunc(np.multiply, cts[0], node.outputs[0])
+    flipped = bind1("flip", (gy,), {"axis": (axis,)})
+    total = bind1("cumulative_sum", (flipped,), {"axis": axis, "dtype": gy.dtype})
+    return [cast_like(ufunc(np.divide, bind1("flip", (total,), {"axis": (axis,)}), x.value),
+                      x)]
+
+
+defvjp("sum", _sum_vjp)
+defvjp("mean", _mean_vjp)
+defvjp("prod", _prod_vjp)
+defvjp("max", _extreme_vjp)
+defvjp("min", _extreme_vjp)
+defvjp("cumulative_sum", _cumsum_vjp)
+defvjp("cumulative_prod", _cumprod_vjp)
+nondifferentiable("any", "all", "argmax", "argmin")

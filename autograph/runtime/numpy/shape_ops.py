@@ -10,7 +10,7 @@ import numpy as np
 from autograph.runtime.ir import shapes
 from autograph.runtime.ir.dtypes import INT64
 from autograph.runtime.numpy.elementwise import as_tensor, describe
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, nondifferentiable, register
 from autograph.runtime.ir.tensor import Tensor
 
 
@@ -278,3 +278,64 @@ def roll(a, shift, axis=None):
     if len(shift) != len(axes):
         raise ValueError("numpy.roll: shift and axis must have the same length")
     return bind1("roll", (x,), {"shift": shift, "axis": axes})
+
+
+# -- sum_to_shape: the transpose of broadcasting (what gradient rules use) ----------------------
+
+def _sum_to_infer(x, *dims, shape):
+    return [(x.dtype, static_shape(shape), False)]
+
+
+def _sum_to_kernel(xp, x, *dims, shape):
+    target = run_shape(shape, dims) if dims else shape
+    lead = x.ndim - len(target)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(target)
+                                      if d == 1 and x.shape[lead + i] != 1)
+    if axes:
+        x = xp.sum(x, axis=axes, keepdims=True)
+    return xp.reshape(x, target)
+
+
+register("sum_to_shape", _sum_to_infer, _sum_to_kernel,
+         doc="x summed over the axes along which `shape` broadcasts to x's shape")
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+
+def _reshape_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import dims, ins
+    return [reshape(cts[0], dims(ins(node)[0]))] + [None] * (len(node.inputs) - 1)
+
+
+def _permute_vjp(cts, node):
+    axes = node.attrs["axes"]
+    return [transpose(cts[0], tuple(np.argsort(axes)))]
+
+
+def _broadcast_to_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import fit, ins
+    return [fit(cts[0], ins(node)[0])] + [None] * (len(node.inputs) - 1)
+
+
+def _sum_to_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import dims, ins
+    return [broadcast_to(cts[0], dims(ins(node)[0]))] + [None] * (len(node.inputs) - 1)
+
+
+def _roll_vjp(cts, node):
+    shift, axis = node.attrs["shift"], node.attrs["axis"]
+    back = -shift if axis is None else tuple(-s for s in shift)
+    return [bind1("roll", (cts[0],), {"shift": back, "axis": axis})]
+
+
+defvjp("reshape", _reshape_vjp)
+defvjp("permute_dims", _permute_vjp)
+defvjp("expand_dims", lambda cts, node: [bind1("squeeze", (cts[0],),
+                                                 {"axis": node.attrs["axis"]})])
+defvjp("squeeze", lambda cts, node: [bind1("expand_dims", (cts[0],),
+                                             {"axis": node.attrs["axis"]})])
+defvjp("broadcast_to", _broadcast_to_vjp)
+defvjp("sum_to_shape", _sum_to_vjp)
+defvjp("flip", lambda cts, node: [bind1("flip", (cts[0],), node.attrs)])
+defvjp("roll", _roll_vjp)
+nondifferentiable("shape_of", "size_of")

@@ -7,12 +7,13 @@ import numpy as np
 
 from autograph.runtime.ir import shapes
 from autograph.runtime.ir.dtypes import BOOL, INT64
-from autograph.runtime.ir.primitives import bind, bind1, register
+from autograph.runtime.ir.primitives import bind, bind1, defvjp, nondifferentiable, register
 from autograph.runtime.numpy.elementwise import as_tensor, cast, common, ufunc
 from autograph.runtime.numpy.indexing import getitem, take
 from autograph.runtime.numpy.joins import stack
 from autograph.runtime.numpy.reductions import reduction
-from autograph.runtime.numpy.shape_ops import broadcast_to, need_rank, ravel, reshape
+from autograph.runtime.numpy.shape_ops import (
+    broadcast_to, need_rank, ravel, reshape, run_shape, shape_arg, static_shape)
 
 
 def _searchsorted_infer(a, v, *, side):
@@ -192,3 +193,61 @@ FUNCTIONS = {
 }
 if hasattr(np, "in1d"):
     FUNCTIONS[np.in1d] = in1d
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+
+def _add_along_infer(ct, i, *dims, axis, shape):
+    return [(ct.dtype, static_shape(shape), False)]
+
+
+def _add_along_kernel(xp, ct, i, *dims, axis, shape):
+    shape = run_shape(shape, dims) if dims else shape
+    out = xp.zeros(shape, dtype=ct.dtype)
+    i = xp.where(i < 0, i + shape[axis], i)
+    ndim = len(shape)
+    key = tuple(i if d == axis else
+                xp.reshape(xp.arange(ct.shape[d]), tuple(-1 if e == d else 1 for e in range(ndim)))
+                for d in range(ndim))
+    xp.add.at(out, key, ct)
+    return out
+
+
+register("add_along_axis", _add_along_infer, _add_along_kernel,
+         doc="zeros of `shape` plus ct added at indices i along axis (take_along_axis's "
+             "transpose)")
+
+
+def _along_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import differentiable, dims, ins
+    x, i = ins(node)
+    if not differentiable(x):
+        return [None, None]
+    spec, dynamic = shape_arg(dims(x), "the shape of a cotangent")
+    return [bind1("add_along_axis", (cts[0], i.value) + tuple(dynamic),
+                  {"axis": node.attrs["axis"], "shape": spec}), None]
+
+
+def _add_along_vjp(cts, node):
+    i = node.inputs[1]
+    return [bind1("take_along_axis", (cts[0], i), {"axis": node.attrs["axis"]}), None] + \
+        [None] * (len(node.inputs) - 2)
+
+
+def _unique_vjp(cts, node):
+    """Each unique value is x at its first occurrence (`index`): its cotangent goes there."""
+    from autograph.runtime.numpy.adjoint import differentiable, dims, ins
+    from autograph.runtime.numpy.updates import scatter
+    x = ins(node)[0]
+    g = cts[0] if node.attrs["outputs"][0] == "values" else None
+    if g is None or not differentiable(x):
+        return [None]
+    first = bind1("unique", (x.value,), {"outputs": ("index",)})
+    flat = reshape(x.value, (-1,))
+    return [reshape(scatter(g, flat, (("t", 0),), [first]), dims(x))]
+
+
+defvjp("take_along_axis", _along_vjp)
+defvjp("add_along_axis", _add_along_vjp)
+defvjp("unique", _unique_vjp)
+nondifferentiable("searchsorted", "nonzero")

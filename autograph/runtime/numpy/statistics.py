@@ -7,7 +7,7 @@ import numpy as np
 
 from autograph.runtime.ir import shapes
 from autograph.runtime.ir.dtypes import FLOAT64, INT64
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.numpy.array_ops import sort, where
 from autograph.runtime.numpy.elementwise import as_tensor, cast, common, operand_key, ufunc
@@ -74,12 +74,17 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return cast(result, dtype)
 
 
+def percent_to_quantile(q, what):
+    """A percentile's q (known while tracing) as the quantile NumPy computes."""
+    if isinstance(q, Tensor):
+        raise NotImplementedError(f"{what}: q must be known while tracing")
+    qs = np.true_divide(q, 100)
+    return qs if np.ndim(q) or not isinstance(q, (int, float)) else float(qs)
+
+
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    if isinstance(q, Tensor):
-        raise NotImplementedError("numpy.percentile: q must be known while tracing")
-    qs = np.true_divide(q, 100)
-    qs = qs if np.ndim(q) or not isinstance(q, (int, float)) else float(qs)
+    qs = percent_to_quantile(q, "numpy.percentile")
     return quantile(a, qs, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
@@ -315,3 +320,16 @@ FUNCTIONS = {
     np.histogram: histogram, np.interp: interp, np.nan_to_num: nan_to_num, np.ptp: ptp,
     np.polyval: polyval, np.pad: pad, np.convolve: convolve, np.correlate: correlate,
 }
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+
+def _bincount_vjp(cts, node):
+    """Weights: each weight's cotangent is its bin's (the counts are integers)."""
+    from autograph.runtime.numpy.indexing import take
+    if len(node.inputs) == 1:
+        return [None]
+    return [None, take(cts[0], node.inputs[0])]
+
+
+defvjp("bincount", _bincount_vjp)

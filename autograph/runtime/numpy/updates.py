@@ -17,54 +17,10 @@ after `x` and the value.
 
 import numpy as np
 
-from autograph.runtime.ir.primitives import bind1, register
+from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.numpy.elementwise import as_tensor, cast, describe
-from autograph.runtime.numpy.indexing import _index_shape
-
-
-def encode_index(key):
-    """(index items, dynamic input tensors) for `key` as `x[key]` writes it."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    dynamic = []
-
-    def bound(v):
-        if v is None:
-            return None
-        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
-            return int(v)
-        if isinstance(v, Tensor) and v.shape == () and v.dtype.kind in "iu":
-            dynamic.append(v)
-            return ("d", len(dynamic) - 1)
-        raise IndexError(f"indices and slice bounds must be ints, None or integer scalar "
-                         f"tensors, got {describe([v])}")
-
-    index = []
-    for k in key:
-        if k is None:
-            index.append(("n",))
-        elif k is Ellipsis:
-            index.append(("e",))
-        elif isinstance(k, slice):
-            index.append(("s", bound(k.start), bound(k.stop), bound(k.step)))
-        elif isinstance(k, (Tensor, np.ndarray, list)) and not (
-                isinstance(k, Tensor) and k.shape == () and k.dtype.kind in "iu"):
-            arr = as_tensor(k)
-            if arr.dtype.kind not in "iub":
-                raise IndexError(f"arrays used as indices must be of integer or boolean "
-                                 f"type, got {describe([k])}")
-            dynamic.append(arr)
-            index.append(("t", len(dynamic) - 1))
-        elif isinstance(k, (bool, np.bool_)):
-            raise NotImplementedError("a Python bool as an index is not supported while "
-                                      "tracing; use a boolean array")
-        else:
-            b = bound(k)
-            index.append(("i", b) if isinstance(b, int) else b)
-    if sum(1 for item in index if item[0] == "e") > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    return tuple(index), dynamic
+from autograph.runtime.numpy.indexing import _index_shape, encode_index
 
 
 def _key(index, dynamic):
@@ -170,3 +126,131 @@ def ufunc_at(uf, x, key, value):
         raise TypeError(f"numpy.{name}.at({x!r}, ..., {describe([value])}): {exc}") from None
     v = cast(v, np.result_type(x.dtype, v.dtype) if not v.weak else x.dtype)
     return bind1("ufunc_at", [x, v] + dynamic, {"index": index, "ufunc": name})
+
+
+# -- gathers and scatters: the transposes of indexing (what gradient rules use) ----------------
+
+def _advanced_shape(shape, index, dynamic):
+    """The shape of x[key] with index arrays (NumPy's rule: the broadcast shape of the
+    arrays replaces the axes they index, in place when they are adjacent, else first; a
+    boolean array counts its true elements, unknown while tracing)."""
+    if shape is None or any(dynamic[it[1]].shape is None for it in index if it[0] == "t"):
+        return None
+
+    def width(it):
+        if it[0] == "t":
+            t = dynamic[it[1]]
+            return len(t.shape) if t.dtype.kind == "b" else 1
+        return 1 if it[0] in "ids" else 0
+    rest = len(shape) - sum(width(it) for it in index)
+    out, arrays, where, axis = [], [], [], 0
+    for k, it in enumerate(index):
+        tag = it[0]
+        if tag == "t":
+            t = dynamic[it[1]]
+            arrays.append((None,) if t.dtype.kind == "b" else t.shape)
+            where.append(k)
+            if not out or out[-1] != "A":
+                out.append("A")
+            axis += width(it)
+        elif tag == "e":
+            out.extend(shape[axis:axis + rest])
+            axis += rest
+        elif tag == "n":
+            out.append(1)
+        elif tag == "s":
+            d = shape[axis]
+            static = not any(isinstance(b, tuple) for b in it[1:])
+            out.append(len(range(*slice(*it[1:]).indices(d))) if d is not None and static
+                       else None)
+            axis += 1
+        else:
+            where.append(k)
+            axis += 1
+    out.extend(shape[axis:])
+    try:
+        adv = np.broadcast_shapes(*[tuple(1 if d is None else d for d in s) for s in arrays])
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together")
+    adv = tuple(None if any(len(s) >= len(adv) - i and s[i - len(adv)] is None
+                            for s in arrays) else d for i, d in enumerate(adv))
+    adjacent = where == list(range(where[0], where[-1] + 1))
+    parts = [d for d in out if d != "A"]
+    if adjacent:
+        at = out.index("A")
+        return tuple(out[:at]) + adv + tuple(d for d in out[at + 1:] if d != "A")
+    return adv + tuple(parts)
+
+
+def _index_get_infer(x, *dynamic, index):
+    if any(item[0] == "t" for item in index):
+        return [(x.dtype, _advanced_shape(x.shape, index, dynamic), False)]
+    return [(x.dtype, _index_shape(x.shape, index), False)]
+
+
+def _index_get_kernel(xp, x, *dynamic, index):
+    return x[_key(index, dynamic)]
+
+
+register("index_get", _index_get_infer, _index_get_kernel,
+         doc="x[key] for any key setitem takes (advanced indices included)")
+
+
+def index_get(x, index, dynamic):
+    return bind1("index_get", [x] + list(dynamic), {"index": index})
+
+
+def scatter(ct, x, index, dynamic, accumulate=True):
+    """Zeros of x's shape and dtype with `ct` added at x[key] (`accumulate`: repeated
+    positions sum, as np.add.at; else stored, for keys that select each element once)."""
+    from autograph.runtime.numpy.adjoint import zeros
+    base = zeros(x, ct.dtype)
+    if accumulate:
+        return bind1("ufunc_at", [base, ct] + list(dynamic), {"index": index, "ufunc": "add"})
+    return bind1("setitem", [base, ct] + list(dynamic), {"index": index})
+
+
+# -- reverse-mode rules ------------------------------------------------------------------------
+
+def _setitem_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, fit, ins
+    g, (x, v, *dynamic), index = cts[0], ins(node), node.attrs["index"]
+    dynamic = [d.value for d in dynamic]
+    if not differentiable(x):
+        return [None] * len(node.inputs)
+    zero = bind1("zeros", (), {"shape": (), "dtype": g.dtype})
+    gx = bind1("setitem", [g, zero] + dynamic, {"index": index})
+    gv = fit(index_get(g, index, dynamic), v)
+    return [cast_like(gx, x), gv] + [None] * len(dynamic)
+
+
+def _ufunc_at_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import cast_like, differentiable, fit, ins
+    g, (x, v, *dynamic), index = cts[0], ins(node), node.attrs["index"]
+    dynamic = [d.value for d in dynamic]
+    name = node.attrs["ufunc"]
+    if not differentiable(x):
+        return [None] * len(node.inputs)
+    if name not in ("add", "subtract"):
+        raise NotImplementedError(f"autograph cannot differentiate numpy.{name}.at yet "
+                                  "(add.at and subtract.at have gradients); write the update "
+                                  "as x[key] = numpy." + name + "(x[key], v) when keys repeat "
+                                  "no element")
+    gv = fit(index_get(g, index, dynamic), v)
+    if name == "subtract" and gv is not None:
+        gv = -gv
+    return [cast_like(g, x), gv] + [None] * len(dynamic)
+
+
+def _index_get_vjp(cts, node):
+    from autograph.runtime.numpy.adjoint import differentiable, ins
+    x, *dynamic = ins(node)
+    if not differentiable(x):
+        return [None] * len(node.inputs)
+    dynamic = [d.value for d in dynamic]
+    return [scatter(cts[0], x, node.attrs["index"], dynamic)] + [None] * len(dynamic)
+
+
+defvjp("setitem", _setitem_vjp)
+defvjp("ufunc_at", _ufunc_at_vjp)
+defvjp("index_get", _index_get_vjp)

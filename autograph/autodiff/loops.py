@@ -1,0 +1,294 @@
+"""The gradient of `while_loop`: one backward loop that counts down.
+
+The forward loop node is *augmented in place* (its graph is still being built): it gets
+a trip counter and one stack per body value that the body's rules read, and pushes each
+such value at the iteration's index. Loop invariants and captures are never stored (a
+rule reading one gets the outer value), constants are re-made. A stack is preallocated
+when the trip count is known before the loop (`maximum_iterations`, or a counter loop
+`i < n` stepping by one), and grows otherwise, so data-dependent trip counts work.
+
+The backward loop runs the body's rules once per iteration, last iteration first, with
+loop variables (j, cotangents of the active loop variables, accumulators for captures and
+watched Variables, the stacks). Its graph has the same nodes whatever the trip count.
+Both loops are ordinary `while_loop` nodes: the backward loop can be optimised, compiled,
+run on any device, and differentiated again (its stack reads have rules of their own).
+"""
+
+import numpy as np
+
+from autograph.autodiff import stacks
+from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
+                                          differentiable_dtype, HANDLE)
+from autograph.runtime.ir import primitives
+from autograph.runtime.ir.graph import Graph, get_default_graph
+from autograph.runtime.ir.tensor import Tensor
+
+INT = np.dtype(np.int64)
+
+
+class _Record:
+    """What a forward loop was augmented with (kept on its body graph)."""
+
+    def __init__(self):
+        self.count = None       # loop-variable index of the trip counter
+        self.saved = {}         # id(body tensor) -> loop-variable index of its stack
+
+
+def _record(body):
+    rec = getattr(body, "_ag_autodiff", None)
+    if rec is None:
+        rec = body._ag_autodiff = _Record()
+    return rec
+
+
+def zeros_for(t, resolve):
+    """A zero cotangent for forward tensor `t` in the current graph (resolving `t` only
+    when its shape is not known statically)."""
+    if t.dtype == HANDLE:
+        return stacks.empty_grad()
+    if t.shape is not None and None not in t.shape:
+        return primitives.const(np.zeros(t.shape, t.dtype))
+    return np.zeros_like(resolve(t))
+
+
+def pos(seq, t):
+    """The index of `t` in `seq` by identity (Tensor's == stages a comparison), or -1."""
+    for i, x in enumerate(seq):
+        if x is t:
+            return i
+    return -1
+
+
+def _insert_before(graph, anchor, node):
+    graph.nodes.remove(node)
+    graph.nodes.insert(graph.nodes.index(anchor), node)
+
+
+def _add_loop_var(loop, init, body_out_fn, name):
+    """Add a loop variable to `loop` (a while_loop node): `init` (a tensor of the loop's
+    graph, made before it), and the body output `body_out_fn(placeholder)`. Returns its
+    index."""
+    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
+    k = len(loop.outputs)
+    for g in (cg, bg):
+        ph = g.placeholder(name, init.dtype, init.shape, init.weak)
+        g.inputs.pop()
+        g.inputs.insert(k, ph)
+    with bg.as_default():
+        out = body_out_fn(bg.inputs[k])
+    bg.outputs = list(bg.outputs) + [bg.capture(out)]
+    inputs = list(loop.inputs)
+    inputs.insert(k, init)
+    loop.inputs = tuple(inputs)
+    loop.outputs = tuple(loop.outputs) + (Tensor(loop, k, init.dtype, init.shape, init.weak),)
+    return k
+
+
+def _trip_bound(loop):
+    """A tensor (of the loop's graph, made before it) bounding the trip count, or None."""
+    limit = loop.attrs["maximum_iterations"]
+    graph = loop.graph
+    if limit == "input":
+        return loop.inputs[-1]
+    if isinstance(limit, int):
+        with graph.as_default():
+            c = primitives.const(np.int64(limit))
+        _insert_before(graph, loop, c.node)
+        return c
+    return _counter_bound(loop)
+
+
+def _counter_bound(loop):
+    """For `while i < n` with `i = i + 1` in the body (i, n integers; n a capture or a
+    constant): max(n - i0, 0), staged before the loop; else None."""
+    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
+    n_lv = len(loop.outputs)
+    cond = cg.outputs[0].node
+    if cond.op != "less" or len(cond.inputs) != 2:
+        return None
+    i_ph, n_t = cond.inputs
+    k = pos(cg.inputs[:n_lv], i_ph)
+    if k < 0 or i_ph.dtype.kind not in "iu":
+        return None
+    step = bg.outputs[k].node
+    if step.op != "add" or pos(step.inputs, bg.inputs[k]) < 0:
+        return None
+    other = step.inputs[1] if step.inputs[0] is bg.inputs[k] else step.inputs[0]
+    if other.node.op != "Const" or np.asarray(other.node.attrs["value"]).tolist() != 1:
+        return None
+    if n_t.node.op == "Const":
+        n_value = ("const", n_t.node.attrs["value"])
+    elif pos(cg.inputs[n_lv:], n_t) >= 0:
+        n_value = ("input", loop.inputs[pos(cg.inputs, n_t)])
+    else:
+        return None
+    graph = loop.graph
+    before = len(graph.nodes)
+    with graph.as_default():
+        n = primitives.const(n_value[1]) if n_value[0] == "const" else n_value[1]
+        bound = np.maximum(np.subtract(n, loop.inputs[k]).astype(INT), 0)
+    for node in graph.nodes[before:]:
+        _insert_before(graph, loop, node)
+    return bound
+
+
+def _ensure_counter(loop, rec):
+    if rec.count is None:
+        graph = loop.graph
+        with graph.as_default():
+            zero = primitives.const(np.int64(0))
+        _insert_before(graph, loop, zero.node)
+        one = np.int64(1)
+        rec.count = _add_loop_var(loop, zero, lambda c: np.add(c, one), "trip_count")
+    return rec.count
+
+
+def _ensure_stack(loop, rec, t, bound):
+    k = rec.saved.get(id(t))
+    if k is None:
+        graph = loop.graph
+        with graph.as_default():
+            new = primitives.bind1("ad_stack_new", [] if bound is None else [bound])
+        _insert_before(graph, loop, new.node)
+        count = rec.count
+
+        def push(h):
+            bg = loop.attrs["body_graph"]
+            return primitives.bind1("ad_stack_push", [h, bg.inputs[count], t])
+        k = rec.saved[id(t)] = _add_loop_var(loop, new, push, f"stack_{t.node.name}")
+    return k
+
+
+def while_vjp(cts, node):
+    loop, outer_resolve, ctx = node.node, node.resolve, node.ad
+    cur = get_default_graph()
+    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
+    n_lv = len(loop.outputs)
+    n_in = len(node.inputs)
+    ins = tuple(loop.inputs)     # (augmenting the loop below inserts loop variables)
+    caps = list(range(n_lv, n_in - (1 if loop.attrs["maximum_iterations"] == "input" else 0)))
+
+    # which loop variables carry cotangents: a fixed point over the body
+    lv_active = {k for k in range(n_lv) if node.needs[k] or cts[k] is not None}
+    cap_active = [c for c in caps if node.needs[c]]
+    while True:
+        sources = [id(bg.inputs[k]) for k in lv_active] + [id(bg.inputs[c]) for c in cap_active]
+        act = active_tensors(bg.nodes, sources, ctx)
+        grown = lv_active | {k for k in range(n_lv) if id(bg.outputs[k]) in act}
+        if grown == lv_active:
+            break
+        lv_active = grown
+    lv = sorted(k for k in lv_active if differentiable_dtype(loop.outputs[k].dtype))
+    var_ids = sorted({id(n.attrs["variable"]()) for n in bg.walk() if ctx.watches(n)})
+
+    bb = Graph(cur.unique_name("while_grad_body"), parent=cur, origin=bg.origin)
+    saved, lv_phs = [], []        # [(forward tensor, handle placeholder)]
+    with bb.as_default():
+        j = bb.placeholder("j", INT, ())
+        ct_phs = [bb.placeholder(f"ct_{k}", loop.outputs[k].dtype, loop.outputs[k].shape)
+                  for k in lv]
+        acc_phs = [bb.placeholder(f"acc_{c}", ins[c].dtype, ins[c].shape)
+                   for c in cap_active]
+        var_phs = [bb.placeholder(f"acc_{ctx.variables[v].name}", ctx.variables[v].dtype,
+                                  ctx.variables[v].shape) for v in var_ids]
+        lv_phs = [j] + ct_phs + acc_phs + var_phs
+        jm1 = np.subtract(j, np.int64(1))
+        cache = {}
+
+        def resolve(t):
+            hit = cache.get(id(t))
+            if hit is not None:
+                return hit
+            if t.node.graph is not bg:
+                return outer_resolve(t)
+            with bb.as_default():
+                if pos(bg.inputs[n_lv:], t) >= 0:
+                    out = bb.capture(outer_resolve(loop.inputs[pos(bg.inputs, t)]))
+                elif t.node.op == "Const":
+                    out = primitives.const(t.node.attrs["value"], t.weak)
+                else:
+                    h = bb.placeholder(f"stack_{t.node.name}", HANDLE, ())
+                    bb.inputs.pop()
+                    saved.append((t, h))
+                    out = primitives.bind1("ad_stack_get", [h, jm1],
+                                           {"dtype": t.dtype, "shape": t.shape})
+            cache[id(t)] = out
+            return out
+
+        sub = Context()
+        sub.variables, sub.stopped = ctx.variables, ctx.stopped
+        body_cts = {id(bg.outputs[k]): ph for k, ph in zip(lv, ct_phs)}
+        sources = [id(bg.inputs[k]) for k in lv] + [id(bg.inputs[c]) for c in cap_active]
+        act = active_tensors(bg.nodes, sources, ctx)
+        backprop(bg.nodes, body_cts, act, sub, resolve)
+        outs = [jm1]
+        for k, ph in zip(lv, ct_phs):
+            outs.append(_fit(body_cts.get(id(bg.inputs[k])), ph))
+        for c, ph in zip(cap_active, acc_phs):
+            ct = body_cts.get(id(bg.inputs[c]))
+            outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph))
+        for v, ph in zip(var_ids, var_phs):
+            ct = sub.var_cts.get(v)
+            outs.append(ph if ct is None else _fit(np.add(ph, ct), ph))
+        outs += [h for _, h in saved]
+    lv_phs += [h for _, h in saved]
+    bb.inputs = lv_phs + [inner for _, inner in bb.captures.values()]
+    bb.outputs = [bb.capture(t) for t in outs]
+
+    # augment the forward loop: a trip counter and a stack per value read
+    rec = _record(bg)
+    count = _ensure_counter(loop, rec)
+    bound = None
+    if any(id(t) not in rec.saved for t, _ in saved):
+        bound = _trip_bound(loop)
+    stack_ks = [_ensure_stack(loop, rec, t, bound) for t, _ in saved]
+
+    cgb = Graph(cur.unique_name("while_grad_cond"), parent=cur)
+    with cgb.as_default():
+        phs = [cgb.placeholder(p.node.name, p.dtype, p.shape, p.weak) for p in lv_phs]
+        cgb.set_outputs([np.greater(phs[0], np.int64(0))], identity=False)
+
+    with cur.as_default():
+        inits = [outer_resolve(loop.outputs[count])]
+        for k in lv:
+            inits.append(_fit(cts[k], ct_phs[lv.index(k)]) if cts[k] is not None
+                         else zeros_for(loop.outputs[k], outer_resolve))
+        for c in cap_active:
+            inits.append(zeros_for(ins[c], outer_resolve))
+        for v in var_ids:
+            var = ctx.variables[v]
+            inits.append(primitives.const(np.zeros(var.shape, var.dtype)))
+        inits += [outer_resolve(loop.outputs[k]) for k in stack_ks]
+        inits = [cur.capture(t) for t in inits]
+        from autograph.runtime.control_flow import _align_captures
+        captured = _align_captures([cgb, bb], cur)
+        specs = [(p.dtype, p.shape, False) for p in lv_phs]
+        back = cur.add_node("while_loop", inits + captured,
+                            {"cond_graph": cgb, "body_graph": bb, "maximum_iterations": None},
+                            specs, name="while_grad", origin=loop.origin)
+    results = back.outputs
+    in_cts = [None] * n_in
+    for i, k in enumerate(lv):
+        in_cts[k] = results[1 + i]
+    base = 1 + len(lv)
+    for i, c in enumerate(cap_active):
+        in_cts[c] = results[base + i]
+    base += len(cap_active)
+    for i, v in enumerate(var_ids):
+        ctx.var_cts[v] = add_cts(ctx.var_cts.get(v), results[base + i])
+    return in_cts
+
+
+def _fit(ct, like):
+    """Cotangent `ct` as a value of placeholder `like`'s dtype (zeros for None)."""
+    if ct is None:
+        return stacks.empty_grad() if like.dtype == HANDLE else np.zeros_like(like)
+    if ct.dtype != like.dtype and like.dtype != HANDLE:
+        ct = ct.astype(like.dtype)
+    if like.shape is not None and ct.shape is not None and tuple(ct.shape) != tuple(like.shape) \
+            and None not in like.shape:
+        ct = np.broadcast_to(ct, like.shape)
+    return ct
+
+
+primitives.defvjp("while_loop", while_vjp)

@@ -1,0 +1,195 @@
+"""GradientTape: TensorFlow's recording context, on top of the graph transform.
+
+Inside a traced function a tape is a range of the graph being built: the nodes staged
+while it is active. `gradient` runs the reverse-mode transform over that range (nodes
+staged before the tape or while `stop_recording()` is on carry no gradient) and stages
+the cotangents into the same graph. Trainable Variables read in the range are watched
+(`watch_accessed_variables=True`); tensors are watched with `watch`. Tapes nest: an
+outer tape's range holds the inner tape's gradient nodes, so differentiating them again
+gives second derivatives.
+
+Eagerly (no trace running), a tape runs its block on a live graph (eager.py): every node
+is evaluated as it is staged, so Python control flow on the values works, and
+`gradient` differentiates the recorded graph and evaluates the result.
+"""
+
+import contextlib
+
+import numpy as np
+
+from autograph.runtime.ir import nest, primitives
+from autograph.runtime.ir.graph import get_default_graph
+from autograph.runtime.ir.tensor import Tensor
+
+
+class GradientTape:
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        self._graph = None
+        self._start = self._end = None
+        self._stopped = []          # [start, end) ranges under stop_recording
+        self._watched = []          # tensors and Variables
+        self._used = False
+        self._live = None           # eager: the live graph and its scope
+
+    # -- recording -----------------------------------------------------------------------------
+
+    def __enter__(self):
+        graph = get_default_graph()
+        if graph is None:
+            from autograph.autodiff import eager
+            self._live = eager.LiveGraph("gradient_tape")
+            self._scope = self._live.as_default()
+            self._scope.__enter__()
+            graph = self._live
+        self._graph, self._start, self._end = graph, len(graph.nodes), None
+        return self
+
+    def __exit__(self, *exc):
+        self._end = len(self._graph.nodes)
+        if self._live is not None:
+            self._scope.__exit__(*exc)
+        return False
+
+    def watch(self, tensor):
+        """Watch a tensor, a Variable, or a nest of them. Eagerly, returns the watched
+        values as tensors of the tape (NumPy arrays cannot be tracked in place: use the
+        returned value, or an ag.Variable)."""
+        def one(x):
+            if self._live is not None and not isinstance(x, Tensor) and \
+                    not hasattr(x, "read_value"):
+                x = self._live.source(np.asarray(x))
+            self._watched.append(x)
+            return x
+        return nest.map_structure(one, tensor)
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Nodes staged inside this block carry no gradient for this tape."""
+        a = len(self._graph.nodes)
+        try:
+            yield
+        finally:
+            self._stopped.append((a, len(self._graph.nodes)))
+
+    def reset(self):
+        self._start = len(self._graph.nodes)
+        self._watched, self._stopped = [], []
+
+    def watched_variables(self):
+        return tuple(v for v in self._accessed() if v is not None)
+
+    # -- gradients -----------------------------------------------------------------------------
+
+    def _range(self):
+        end = self._end if self._end is not None else len(self._graph.nodes)
+        return self._start, end
+
+    def _accessed(self):
+        from autograph.runtime.variables import Variable
+        found = {id(v): v for v in self._watched if isinstance(v, Variable)}
+        if self.watch_accessed_variables:
+            a, b = self._range()
+            for node in self._graph.nodes[a:b]:
+                for n in _walk(node):
+                    if n.op == "read_variable":
+                        var = n.attrs["variable"]()
+                        if var is not None and var.trainable:
+                            found.setdefault(id(var), var)
+        return list(found.values())
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients="none"):
+        """d target / d sources, shaped like `sources` (any nest of tensors and Variables).
+        None for a source the target does not depend on (zeros with
+        unconnected_gradients="zero")."""
+        from autograph.autodiff import transform
+        if self._used and not self.persistent:
+            raise RuntimeError("A non-persistent GradientTape can only compute one gradient; "
+                               "create it with ag.GradientTape(persistent=True) to call "
+                               "gradient() more than once.")
+        self._used = True
+        unconnected = getattr(unconnected_gradients, "value", unconnected_gradients)
+        if unconnected not in ("none", "zero"):
+            raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
+                             f"{unconnected_gradients!r}")
+        flat_sources = nest.flatten(sources)
+        targets = nest.flatten(target)
+        grad_ys = None if output_gradients is None else nest.flatten(output_gradients)
+        if self._live is not None:
+            return self._live.gradient(self, targets, sources, flat_sources, grad_ys,
+                                       unconnected)
+        return nest.pack_sequence_as(sources, self._staged(targets, flat_sources, grad_ys,
+                                                           unconnected))
+
+    def _staged(self, targets, flat_sources, grad_ys, unconnected):
+        from autograph.autodiff import transform
+        from autograph.runtime.variables import Variable
+        graph = self._graph
+        a, b = self._range()
+        accessed = {id(v) for v in self._accessed()}
+        ctx = transform.Context()
+        for i, node in enumerate(graph.nodes):
+            if i < a or i >= b or any(s <= i < e for s, e in self._stopped):
+                ctx.stopped.add(id(node))
+        watched_ids = {id(x) for x in self._watched if isinstance(x, Tensor)}
+        recorded = {id(t) for n in graph.nodes[a:b] for t in n.outputs}
+        ok, xs = [], []
+        for x in flat_sources:
+            if isinstance(x, Variable):
+                ok.append(id(x) in accessed)
+                xs.append(x)
+            elif isinstance(x, Tensor):
+                ok.append(id(x) in watched_ids or id(x) in recorded)
+                xs.append(x)
+            else:
+                ok.append(False)
+                xs.append(None)
+        live = [x for x, k in zip(xs, ok) if k]
+        ys = [t.read_value() if hasattr(t, "read_value") else primitives.convert(t)
+              for t in targets]
+        with graph.as_default():
+            grads = iter(transform.gradients(ys, live, grad_ys, unconnected, ctx))
+            out = []
+            for x, k in zip(flat_sources, ok):
+                g = next(grads) if k else None
+                if g is None and unconnected == "zero" and x is not None:
+                    g = primitives.convert(np.zeros(np.shape(x) if not isinstance(x, Tensor)
+                                                    else x.shape, getattr(x, "dtype", None)))
+                out.append(g)
+        return out
+
+    def jacobian(self, target, sources, unconnected_gradients="none"):
+        """d target[i...] / d sources: shape target.shape + source.shape per source."""
+        persistent, self.persistent = self.persistent, True
+        try:
+            flat_sources = nest.flatten(sources)
+            t = target if isinstance(target, Tensor) else primitives.convert(target) \
+                if get_default_graph() is not None else target
+            shape = tuple(np.shape(t)) if not isinstance(t, Tensor) else t.shape
+            if shape is None or None in shape:
+                raise ValueError("jacobian needs a target of known shape")
+            size = int(np.prod(shape))
+            rows = []
+            for i in range(size):
+                onehot = np.zeros(size, dtype=t.dtype)
+                onehot[i] = 1
+                self._used = False
+                rows.append(self.gradient(target, flat_sources,
+                                          output_gradients=onehot.reshape(shape),
+                                          unconnected_gradients="zero"))
+            out = []
+            for k, x in enumerate(flat_sources):
+                xs_shape = tuple(np.shape(x)) if not isinstance(x, Tensor) else x.shape
+                col = np.stack([r[k] for r in rows]) if rows else np.zeros((0,) + xs_shape)
+                out.append(np.reshape(col, shape + tuple(xs_shape)))
+            return nest.pack_sequence_as(sources, out)
+        finally:
+            self.persistent = persistent
+
+
+def _walk(node):
+    yield node
+    for g in node.attrs.values():
+        if hasattr(g, "walk") and hasattr(g, "nodes"):
+            yield from g.walk()

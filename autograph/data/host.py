@@ -1,0 +1,237 @@
+"""Stages that only run on the host, and the graph nodes that iterate a pipeline there.
+
+A generator's position is a live Python iterator, a streaming shuffle's is a buffer and a
+random stream, a prefetch's is a background thread: none of them is an array, so a pipeline
+holding one is iterated by the host, eagerly, through the stages of autograph.data.stages.
+Inside a traced loop it becomes three effectful nodes: `data_iter_open(handle)` makes an
+iterator of the dataset the handle names, `data_iter_next(it)` yields `(has_value, *value)`,
+and `data_iter_close(it)` (after the loop) releases it. The loop stays one while_loop node.
+"""
+
+import itertools
+import queue
+import threading
+import weakref
+
+import numpy as np
+
+from autograph.runtime.ir import nest, primitives
+from autograph.data import shuffle as shuffling
+from autograph.data.stages import Stage
+
+
+class _Box:
+    """A mutable position (eager only): the stage's live state."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class Generator(Stage):
+    def __init__(self, fn, signature):
+        self.fn, self.signature = fn, signature
+
+    def init(self, epoch):
+        return _Box(it=iter(self.fn()), pulled=False, has=False, value=None)
+
+    def seek(self, box):
+        if not box.pulled:
+            box.pulled = True
+            try:
+                value = next(box.it)
+                box.has, box.value = True, _conform(value, self.signature)
+            except StopIteration:
+                box.has, box.value = False, None
+        return box
+
+    def valid(self, box):
+        return box.has
+
+    def elem(self, box):
+        return box.value
+
+    def advance(self, box):
+        box.pulled = False
+        return box
+
+
+def _conform(value, signature):
+    if isinstance(signature, tuple) and not isinstance(value, tuple):
+        value = tuple(value)
+    flat = nest.flatten_up_to(signature, value) if hasattr(nest, "flatten_up_to") else \
+        nest.flatten(value)
+    specs = nest.flatten(signature)
+    arrays = [np.asarray(v, dtype=s.dtype) for v, s in zip(flat, specs)]
+    return nest.pack_sequence_as(signature, arrays)
+
+
+class ShuffleStream(Stage):
+    """The buffered shuffle of a stream, drawing as shuffle.shuffle_order does."""
+
+    def __init__(self, up, buffer_size, seed, reshuffle):
+        self.up, self.buffer_size, self.seed, self.reshuffle = up, buffer_size, seed, reshuffle
+
+    def init(self, epoch):
+        draws = shuffling.Draws(int(np.asarray(self.seed)), epoch if self.reshuffle else 0)
+        return _Box(up=self.up.init(epoch), buf=None, draws=draws, pulled=False, value=None)
+
+    def _pull(self, box):
+        box.up = self.up.seek(box.up)
+        if not self.up.valid(box.up):
+            return False, None
+        value = self.up.elem(box.up)
+        box.up = self.up.advance(box.up)
+        return True, value
+
+    def seek(self, box):
+        if box.pulled:
+            return box
+        box.pulled = True
+        if box.buf is None:
+            box.buf = []
+            while len(box.buf) < max(self.buffer_size, 1):
+                ok, v = self._pull(box)
+                if not ok:
+                    break
+                box.buf.append(v)
+        if not box.buf:
+            box.value = None
+            return box
+        r = box.draws.choose(len(box.buf))
+        box.value = (box.buf[r],)
+        ok, v = self._pull(box)
+        if ok:
+            box.buf[r] = v
+        else:
+            box.buf[r] = box.buf[-1]
+            box.buf.pop()
+        return box
+
+    def valid(self, box):
+        return box.value is not None
+
+    def elem(self, box):
+        return box.value[0]
+
+    def advance(self, box):
+        box.pulled, box.value = False, None
+        return box
+
+
+_END = object()
+
+
+class Prefetch(Stage):
+    """A background thread runs the upstream stages into a queue of at most `size`
+    elements; a slot is taken before each pull, so at most `size` elements are pulled
+    ahead of the consumer."""
+
+    def __init__(self, up, size):
+        self.up, self.size = up, max(int(size), 1)
+
+    def init(self, epoch):
+        box = _Box(q=queue.Queue(), slots=threading.Semaphore(self.size),
+                   stop=threading.Event(), pulled=False, value=_END)
+        box.thread = threading.Thread(target=self._produce, args=(box, epoch), daemon=True)
+        box.thread.start()
+        return box
+
+    def _produce(self, box, epoch):
+        up = self.up
+        try:
+            ps = up.init(epoch)
+            while True:
+                box.slots.acquire()
+                if box.stop.is_set():
+                    return
+                ps = up.seek(ps)
+                if not up.valid(ps):
+                    box.q.put((_END, None))
+                    return
+                box.q.put((up.elem(ps), None))
+                ps = up.advance(ps)
+        except BaseException as exc:   # re-raised in the consumer
+            box.q.put((_END, exc))
+
+    def seek(self, box):
+        if not box.pulled:
+            box.pulled = True
+            box.value, exc = box.q.get()
+            box.slots.release()
+            if exc is not None:
+                raise exc
+        return box
+
+    def valid(self, box):
+        return box.value is not _END
+
+    def elem(self, box):
+        return box.value
+
+    def advance(self, box):
+        box.pulled = False
+        return box
+
+    @staticmethod
+    def close(box):
+        box.stop.set()
+        box.slots.release()
+
+
+# -- the host-iteration nodes -------------------------------------------------------------------
+
+_DATASETS = weakref.WeakValueDictionary()   # handle -> Dataset
+_ITERATORS = {}                              # iterator id -> live eager iterator
+_ids = itertools.count(1)
+
+
+def register(dataset):
+    """A handle (int64) that names `dataset` to the host-iteration nodes."""
+    handle = next(_ids)
+    _DATASETS[handle] = dataset
+    return np.int64(handle)
+
+
+def _open_infer(handle, **_):
+    return [(np.dtype(np.int64), (), False)]
+
+
+def _open_kernel(xp, handle, *, keep=None):
+    ds = _DATASETS.get(int(np.asarray(handle)))
+    if ds is None:
+        raise RuntimeError("the dataset this loop iterates no longer exists")
+    it_id = next(_ids)
+    _ITERATORS[it_id] = iter(ds)
+    return np.int64(it_id)
+
+
+def _next_infer(it, *, specs):
+    return [(np.dtype(np.bool_), (), False)] + [(np.dtype(d), s, False) for d, s in specs]
+
+
+def _next_kernel(xp, it, *, specs):
+    iterator = _ITERATORS.get(int(np.asarray(it)))
+    value = None if iterator is None else next(iterator, _END)
+    if value is None or value is _END:
+        return [np.bool_(False)] + [np.zeros(tuple(d or 0 for d in s), dtype=t) for t, s in specs]
+    return [np.bool_(True)] + [np.asarray(v) for v in nest.flatten(value)]
+
+
+def _close_infer(it, *_):
+    return []
+
+
+def _close_kernel(xp, it, *_):
+    iterator = _ITERATORS.pop(int(np.asarray(it)), None)
+    if iterator is not None:
+        iterator.close()
+    return []
+
+
+primitives.register("data_iter_open", _open_infer, kernel=_open_kernel, effectful=True,
+                    doc="an iterator over the dataset a handle names (host)")
+primitives.register("data_iter_next", _next_infer, kernel=_next_kernel, effectful=True,
+                    doc="(has_value, *value) from a host dataset iterator")
+primitives.register("data_iter_close", _close_infer, kernel=_close_kernel, effectful=True,
+                    doc="releases a host dataset iterator")
+primitives.nondifferentiable("data_iter_open", "data_iter_next", "data_iter_close")

@@ -1,0 +1,105 @@
+"""Eager iteration of a Dataset, with a state that can be saved and restored elsewhere.
+
+The iterator's position is the stages' state (autograph.data.stages): for pipelines over
+arrays it is a tuple of NumPy arrays (cursors, shuffle permutations, batch buffers), which
+`get_state()` writes as plain JSON-able data and `set_state()` puts back without replaying
+anything. A position that holds live host state (a generator, a streaming shuffle, a
+prefetch thread) cannot be written down; its state is the number of elements consumed,
+and restoring replays that many from a fresh iterator (the generator must be repeatable).
+"""
+
+import numpy as np
+
+from autograph.runtime.ir import nest
+
+from autograph.data import host
+
+_VERSION = 1
+
+
+class Iterator:
+    """`iter(dataset)`: yields NumPy elements; `get_state()` / `set_state(state)`."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._start()
+
+    def _start(self):
+        self._stage = self._dataset._stage(iter(self._dataset._leaves()), graph=False)
+        self._ps = self._stage.init(np.int64(0))
+        self._consumed = 0
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        stage = self._stage
+        ps = stage.seek(self._ps)
+        if not stage.valid(ps):
+            self._ps, self._done = ps, True
+            self.close()
+            raise StopIteration
+        value = stage.elem(ps)
+        self._ps = stage.advance(ps)
+        self._consumed += 1
+        return value
+
+    next = __next__
+
+    def close(self):
+        """Stop the background threads of prefetch() stages (a loop that breaks early)."""
+        for box in _boxes(self._ps):
+            if hasattr(box, "stop"):
+                host.Prefetch.close(box)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:   # noqa: BLE001 (interpreter shutdown)
+            pass
+
+    # -- state ----------------------------------------------------------------------------
+    def get_state(self):
+        """The position as plain data (dicts, lists, numbers): `json.dumps` takes it."""
+        leaves = nest.flatten(self._ps)
+        position = None
+        if all(isinstance(x, (np.ndarray, np.generic)) for x in leaves):
+            position = [{"dtype": np.asarray(x).dtype.str, "shape": list(np.shape(x)),
+                         "data": np.asarray(x).ravel().tolist()} for x in leaves]
+        return {"version": _VERSION, "consumed": self._consumed, "done": self._done,
+                "position": position}
+
+    def set_state(self, state):
+        """Continue from a state that get_state() gave (in this process or another)."""
+        if state.get("version") != _VERSION:
+            raise ValueError(f"unknown iterator state version {state.get('version')!r}")
+        self.close()
+        self._start()
+        position = state.get("position")
+        template = nest.flatten(self._ps)
+        if position is not None and len(position) == len(template) and all(
+                isinstance(x, (np.ndarray, np.generic)) for x in template):
+            leaves = [np.asarray(p["data"], dtype=np.dtype(p["dtype"])).reshape(p["shape"])
+                      for p in position]
+            leaves = [x[()] if x.ndim == 0 else x for x in leaves]
+            self._ps = nest.pack_sequence_as(self._ps, leaves)
+        else:
+            for _ in range(int(state["consumed"])):
+                next(self)
+        self._consumed = int(state["consumed"])
+        self._done = bool(state.get("done", False))
+
+
+def _boxes(ps, seen=None):
+    """The live host positions (host._Box) inside a position, depth first."""
+    seen = set() if seen is None else seen
+    for leaf in nest.flatten(ps):
+        if isinstance(leaf, host._Box) and id(leaf) not in seen:
+            seen.add(id(leaf))
+            yield leaf
+            for value in vars(leaf).values():
+                if isinstance(value, (host._Box, tuple)):
+                    yield from _boxes(value, seen)

@@ -1,0 +1,479 @@
+"""The pipeline as a state machine that runs the same way eagerly and inside a trace.
+
+Each dataset transformation becomes a *stage* with five methods over a position `ps` (a
+tuple of arrays: NumPy ones when iterating eagerly, symbolic tensors inside a traced loop):
+
+    init(epoch) -> ps        the position before the first element of pass `epoch`
+    seek(ps)    -> ps        move forward to the next element, if any (filter skips here)
+    valid(ps)   -> bool      whether `ps` (after seek) holds an element
+    elem(ps)    -> element   that element (called only when valid)
+    advance(ps) -> ps        past that element (the caller seeks again)
+
+Eager iteration is `ps = seek(init(0)); while valid(ps): yield elem(ps); ps = seek(advance(ps))`
+and a traced `for` loop is exactly that loop as one while_loop node. Both run this module's
+code, on NumPy or on tensors (NumPy calls dispatch to the graph), which is why traced and eager
+iteration agree. Sources that can be indexed (from_tensor_slices, range, from_tensors, and
+map/shuffle/batch/take/skip/shard of them) are `Indexed`: their position is a cursor, and
+batch gathers a whole batch with one fancy index. Inner loops (filter, repeat, stream batch)
+use ag.while_loop / ag.cond, which run as plain Python on NumPy values.
+"""
+
+import numpy as np
+
+from autograph.runtime import control_flow as cf
+from autograph.runtime.ir import nest
+from autograph.runtime.ir.tensor import Tensor
+
+from autograph.data import shuffle as shuffling
+
+
+def _len0(x):
+    if isinstance(x, Tensor):
+        from autograph.operators.iterables import first_dim
+        n = first_dim(x)
+        return np.int64(n) if isinstance(n, int) else n
+    return np.int64(np.shape(x)[0])
+
+
+def _int(v):
+    """An int64 starting value of a position: a tensor while tracing, so that loops over
+    positions are staged from their first iteration (a Python first iteration would fold
+    index ranges into constants)."""
+    from autograph.runtime.ir.graph import get_default_graph
+    if get_default_graph() is not None:
+        from autograph.runtime.ir import primitives
+        return primitives.constant(np.int64(v), dtype=np.int64)
+    return np.int64(v)
+
+
+def _zeros(shape, dtype):
+    """Zeros: a broadcast scalar while tracing (no constant of the buffer's size)."""
+    from autograph.runtime.ir.graph import get_default_graph
+    if get_default_graph() is not None:
+        from autograph.runtime.ir import primitives
+        return np.broadcast_to(primitives.constant(np.zeros((), dtype)), shape)
+    return np.zeros(shape, dtype)
+
+
+def _and(a, b):
+    if isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)):
+        return bool(a) and bool(b)
+    return np.logical_and(a, b)
+
+
+def call(fn, elem):
+    """A user function on an element: tuples are unpacked into arguments (tf.data's rule)."""
+    return fn(*elem) if isinstance(elem, tuple) else fn(elem)
+
+
+def _arange(lo, hi):
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        from autograph.runtime.ops import range_
+        return range_(lo, hi)
+    return np.arange(lo, hi)
+
+
+def _setrow(buf, i, x):
+    if isinstance(buf, Tensor) or isinstance(x, Tensor) or isinstance(i, Tensor):
+        from autograph.runtime.numpy import updates
+        return updates.setitem(buf, i, x)
+    buf = buf.copy()
+    buf[i] = x
+    return buf
+
+
+class Stage:
+    def init(self, epoch):
+        raise NotImplementedError
+
+    def seek(self, ps):
+        return ps
+
+    def valid(self, ps):
+        raise NotImplementedError
+
+    def elem(self, ps):
+        raise NotImplementedError
+
+    def advance(self, ps):
+        raise NotImplementedError
+
+
+class Indexed(Stage):
+    """A stage whose elements are addressable: ps = (cursor, *istate)."""
+
+    gatherable = False
+
+    def istate(self, epoch):
+        return ()
+
+    def length(self, ist):
+        raise NotImplementedError
+
+    def at(self, ist, i):
+        raise NotImplementedError
+
+    def gather(self, ist, idx):
+        raise NotImplementedError
+
+    def init(self, epoch):
+        return (_int(0),) + tuple(self.istate(epoch))
+
+    def valid(self, ps):
+        return ps[0] < self.length(ps[1:])
+
+    def elem(self, ps):
+        return self.at(ps[1:], ps[0])
+
+    def advance(self, ps):
+        return (ps[0] + 1,) + tuple(ps[1:])
+
+
+# -- sources ---------------------------------------------------------------------------------
+
+class Slices(Indexed):
+    gatherable = sliceable = True   # gather(ist, idx) takes index arrays and slices
+
+    def __init__(self, structure, leaves):
+        self.structure, self.leaves = structure, list(leaves)
+
+    def length(self, ist):
+        return _len0(self.leaves[0])
+
+    def at(self, ist, i):
+        return nest.pack_sequence_as(self.structure, [a[i] for a in self.leaves])
+
+    def gather(self, ist, idx):
+        return nest.pack_sequence_as(self.structure, [a[idx] for a in self.leaves])
+
+
+class Range(Indexed):
+    gatherable = True
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def length(self, ist):
+        return np.int64(len(range(self.start, self.stop, self.step)))
+
+    def at(self, ist, i):
+        return np.int64(self.start) + i * np.int64(self.step)
+
+    gather = at
+
+
+class Tensors(Indexed):
+    def __init__(self, value):
+        self.value = value
+
+    def length(self, ist):
+        return np.int64(1)
+
+    def at(self, ist, i):
+        return self.value
+
+
+# -- transformations of indexed stages -----------------------------------------------------------
+
+class MapI(Indexed):
+    def __init__(self, up, fn):
+        self.up, self.fn = up, fn
+
+    def istate(self, epoch):
+        return self.up.istate(epoch)
+
+    def length(self, ist):
+        return self.up.length(ist)
+
+    def at(self, ist, i):
+        return call(self.fn, self.up.at(ist, i))
+
+
+class ShuffleI(Indexed):
+    """The permutation of the whole epoch lives in the position: one node per epoch."""
+
+    def __init__(self, up, buffer_size, seed, reshuffle):
+        self.up, self.buffer_size, self.seed, self.reshuffle = up, buffer_size, seed, reshuffle
+        self.gatherable = self.sliceable = up.gatherable
+
+    def istate(self, epoch):
+        ist = tuple(self.up.istate(epoch))
+        perm = shuffling.order(self.up.length(ist), self.buffer_size, self.seed,
+                               epoch if self.reshuffle else 0)
+        return ist + (perm,)
+
+    def length(self, ist):
+        return self.up.length(ist[:-1])
+
+    def at(self, ist, i):
+        return self.up.at(ist[:-1], ist[-1][i])
+
+    def gather(self, ist, idx):
+        return self.up.gather(ist[:-1], ist[-1][idx])
+
+
+class _Reindex(Indexed):
+    def __init__(self, up):
+        self.up, self.gatherable = up, up.gatherable
+
+    def istate(self, epoch):
+        return self.up.istate(epoch)
+
+    def at(self, ist, i):
+        return self.up.at(ist, self.source(ist, i))
+
+    def gather(self, ist, idx):
+        return self.up.gather(ist, self.source(ist, idx))
+
+
+class TakeI(_Reindex):
+    def __init__(self, up, count):
+        super().__init__(up)
+        self.count = count
+        self.sliceable = getattr(up, "sliceable", False)
+
+    def length(self, ist):
+        n = self.up.length(ist)
+        return n if self.count < 0 else np.minimum(n, np.int64(self.count))
+
+    def source(self, ist, i):
+        return i
+
+
+class SkipI(_Reindex):
+    def __init__(self, up, count):
+        super().__init__(up)
+        self.count = count
+
+    def length(self, ist):
+        return np.maximum(self.up.length(ist) - np.int64(self.count), np.int64(0))
+
+    def source(self, ist, i):
+        return i + np.int64(self.count)
+
+
+class ShardI(_Reindex):
+    def __init__(self, up, num, index):
+        super().__init__(up)
+        self.num, self.index = num, index
+
+    def length(self, ist):
+        n = self.up.length(ist) - np.int64(self.index)
+        return np.maximum((n + np.int64(self.num - 1)) // np.int64(self.num), np.int64(0))
+
+    def source(self, ist, i):
+        return i * np.int64(self.num) + np.int64(self.index)
+
+
+class BatchI(Indexed):
+    """Batch k is rows [k*b, min(k*b+b, n)) of the upstream: one gather when the upstream
+    can gather, else an inner loop that fills a buffer row by row."""
+
+    def __init__(self, up, size, drop):
+        self.up, self.size, self.drop = up, size, drop
+
+    def istate(self, epoch):
+        return self.up.istate(epoch)
+
+    def length(self, ist):
+        n, b = self.up.length(ist), np.int64(self.size)
+        return n // b if self.drop else (n + b - 1) // b
+
+    def at(self, ist, k):
+        b = np.int64(self.size)
+        lo = k * b
+        hi = np.minimum(lo + b, self.up.length(ist))
+        if getattr(self.up, "sliceable", False):   # a view of rows, no index array
+            return self.up.gather(ist, slice(lo, hi))
+        if self.up.gatherable:
+            return self.up.gather(ist, _arange(lo, hi))
+        first = self.up.at(ist, lo)
+        bufs = [np.stack([x] * self.size) for x in nest.flatten(first)]
+
+        def body(j, *bufs):
+            row = nest.flatten(self.up.at(ist, lo + j))
+            return (j + 1,) + tuple(_setrow(buf, j, x) for buf, x in zip(bufs, row))
+        out = cf.while_loop(lambda j, *_: j < hi - lo, body, (np.int64(1),) + tuple(bufs))
+        return nest.pack_sequence_as(first, [buf[:hi - lo] for buf in out[1:]])
+
+
+# -- stream stages: positions that carry more than a cursor ---------------------------------------
+
+class Wrap(Stage):
+    """A stage over an upstream stage with ps = (upstream ps, *own)."""
+
+    def __init__(self, up):
+        self.up = up
+
+    def valid(self, ps):
+        return self.up.valid(ps[0])
+
+    def elem(self, ps):
+        return self.up.elem(ps[0])
+
+
+class MapS(Wrap):
+    def __init__(self, up, fn):
+        super().__init__(up)
+        self.fn = fn
+
+    def init(self, epoch):
+        return (self.up.init(epoch),)
+
+    def seek(self, ps):
+        return (self.up.seek(ps[0]),)
+
+    def elem(self, ps):
+        return call(self.fn, self.up.elem(ps[0]))
+
+    def advance(self, ps):
+        return (self.up.advance(ps[0]),)
+
+
+class Filter(MapS):
+    """seek: an inner loop that moves on while the predicate is false."""
+
+    def elem(self, ps):
+        return self.up.elem(ps[0])
+
+    def seek(self, ps):
+        up = self.up
+
+        def test(p, found):
+            return _and(up.valid(p), np.logical_not(found))
+
+        def body(p, found):
+            keep = _truth(call(self.fn, up.elem(p)))
+            nxt = cf.cond(keep, lambda: p, lambda: up.seek(up.advance(p)))
+            return nxt, keep
+        p, _ = cf.while_loop(test, body, (up.seek(ps[0]), np.bool_(False)))
+        return (p,)
+
+
+def _truth(x):
+    if isinstance(x, Tensor):
+        return x if x.dtype == np.bool_ else x != 0
+    return np.bool_(bool(np.asarray(x)))
+
+
+class Enumerate(Wrap):
+    def __init__(self, up, start):
+        super().__init__(up)
+        self.start = start
+
+    def init(self, epoch):
+        return (self.up.init(epoch), _int(self.start))
+
+    def seek(self, ps):
+        return (self.up.seek(ps[0]), ps[1])
+
+    def elem(self, ps):
+        return (ps[1], self.up.elem(ps[0]))
+
+    def advance(self, ps):
+        return (self.up.advance(ps[0]), ps[1] + 1)
+
+
+class Repeat(Wrap):
+    """ps = (upstream ps, pass number, first epoch number of this repeat)."""
+
+    def __init__(self, up, count):
+        super().__init__(up)
+        self.count = count
+
+    def init(self, epoch):
+        base = epoch * np.int64(self.count if self.count and self.count > 0 else 1)
+        return (self.up.init(base), _int(0), base)
+
+    def seek(self, ps):
+        up, (p, e, base) = self.up, ps
+
+        def test(p, e):
+            more = True if self.count is None or self.count < 0 else e + 1 < np.int64(self.count)
+            return _and(np.logical_not(up.valid(p)), more)
+
+        def body(p, e):
+            return up.seek(up.init(base + e + 1)), e + 1
+        p, e = cf.while_loop(test, body, (up.seek(p), e))
+        return (p, e, base)
+
+    def advance(self, ps):
+        return (self.up.advance(ps[0]),) + tuple(ps[1:])
+
+
+class Counted(Wrap):
+    """take/skip/shard of a stream: ps = (upstream ps, elements of the upstream passed)."""
+
+    def __init__(self, up, kind, a, b=0):
+        super().__init__(up)
+        self.kind, self.a, self.b = kind, a, b
+
+    def init(self, epoch):
+        return (self.up.init(epoch), _int(0))
+
+    def _skipping(self, c):
+        if self.kind == "skip":
+            return c < np.int64(self.a)
+        if self.kind == "shard":
+            return c % np.int64(self.a) != np.int64(self.b)
+        return False
+
+    def seek(self, ps):
+        up = self.up
+        if self.kind == "take":
+            return (up.seek(ps[0]), ps[1])
+
+        def test(p, c):
+            return _and(up.valid(p), self._skipping(c))
+        p, c = cf.while_loop(test, lambda p, c: (up.seek(up.advance(p)), c + 1),
+                             (up.seek(ps[0]), ps[1]))
+        return (p, c)
+
+    def valid(self, ps):
+        ok = self.up.valid(ps[0])
+        if self.kind == "take" and self.a >= 0:
+            ok = _and(ok, ps[1] < np.int64(self.a))
+        return ok
+
+    def advance(self, ps):
+        return (self.up.advance(ps[0]), ps[1] + 1)
+
+
+class BatchS(Wrap):
+    """batch of a stream: ps = (upstream ps, row count, buffers); seek fills the buffers."""
+
+    def __init__(self, up, size, drop, spec):
+        super().__init__(up)
+        self.size, self.drop, self.spec = size, drop, spec
+
+    def init(self, epoch):
+        bufs = []
+        for s in nest.flatten(self.spec):
+            if s.shape is None or any(d is None for d in s.shape):
+                from autograph import errors
+                raise errors.StagingError(
+                    f"batch() after filter()/repeat() needs elements of a known shape, but one "
+                    f"is {s}. Batch before filtering, or give from_generator a full signature.")
+            bufs.append(_zeros((self.size,) + tuple(s.shape), s.dtype))
+        return (self.up.init(epoch), _int(0)) + tuple(bufs)
+
+    def seek(self, ps):
+        up, b = self.up, np.int64(self.size)
+
+        def test(p, c, *bufs):
+            return _and(up.valid(p), c < b)
+
+        def body(p, c, *bufs):
+            row = nest.flatten(up.elem(p))
+            bufs = tuple(_setrow(buf, c, x) for buf, x in zip(bufs, row))
+            return (up.seek(up.advance(p)), c + 1) + bufs
+        return tuple(cf.while_loop(test, body, (up.seek(ps[0]),) + tuple(ps[1:])))
+
+    def valid(self, ps):
+        return ps[1] == np.int64(self.size) if self.drop else ps[1] > np.int64(0)
+
+    def elem(self, ps):
+        return nest.pack_sequence_as(self.spec, [buf[:ps[1]] for buf in ps[2:]])
+
+    def advance(self, ps):
+        return (ps[0], np.int64(0)) + tuple(ps[2:])

@@ -1,0 +1,281 @@
+"""Graph -> ONNX GraphProto: one walk over the nodes, subgraphs lowered where they sit.
+
+Names: every ONNX value gets a fresh name from one counter for the whole model, because
+ONNX subgraphs (an If's branches, a Loop's body) read outer values by name.
+
+Control flow:
+- `cond(pred, *captures)` -> `If(pred)`: a branch graph's placeholders stand for the
+  cond's captured inputs, which the ONNX branch reads from the outer scope by name.
+- `while_loop(*loop_vars, *captures)` -> the condition graph lowered once before the loop
+  (the first test), then `Loop(M, first_test, *loop_vars)`, whose body runs the body
+  graph and then the condition graph on the new values (the next test). A static
+  `maximum_iterations` becomes `M`.
+- TensorArray handles are ONNX sequences: write(i) replaces element i or appends at the
+  end (a write past the end is an error in onnxruntime, as in autograph), read is
+  SequenceAt, stack is ConcatFromSequence on a new axis.
+"""
+
+import itertools
+
+import numpy as np
+
+from autograph.onnx import ops
+
+
+class Unsupported(Exception):
+    def __init__(self, node, why):
+        super().__init__(why)
+        self.node, self.why = node, why
+
+
+def onnx_dtype(dtype):
+    from onnx import helper
+    if np.dtype(dtype) == np.dtype(object):
+        raise TypeError("object dtype")
+    return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+
+class Model:
+    """What is shared by all graphs of one model: fresh names, Variable initializers and
+    the element dtype of each TensorArray handle."""
+
+    def __init__(self, opset, handle_dtypes):
+        self.opset = opset
+        self.counter = itertools.count()
+        self.initializers = []
+        self.variables = {}          # id(Variable) -> initializer name
+        self.handle_dtypes = handle_dtypes
+
+    def fresh(self, base):
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "v"
+        return f"{base}_{next(self.counter)}"
+
+
+class Builder:
+    """Emits the ONNX nodes of one graph (the root, a branch or a loop body)."""
+
+    def __init__(self, model, env=None):
+        self.model = model
+        self.env = dict(env or {})   # Tensor -> ONNX value name
+        self.nodes = []
+
+    # -- emitting --------------------------------------------------------------------------
+
+    def emit(self, op_type, inputs, n_out=1, base=None, **attrs):
+        from onnx import helper
+        outs = [self.model.fresh(base or op_type) for _ in range(n_out)]
+        self.nodes.append(helper.make_node(op_type, list(inputs), outs, **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def const(self, value, dtype=None):
+        from onnx import numpy_helper
+        array = np.asarray(value, dtype=dtype)
+        name = self.model.fresh("const")
+        from onnx import helper
+        self.nodes.append(helper.make_node(
+            "Constant", [], [name], value=numpy_helper.from_array(array, name)))
+        return name
+
+    def cast(self, name, from_dtype, to_dtype):
+        if np.dtype(from_dtype) == np.dtype(to_dtype):
+            return name
+        return self.emit("Cast", [name], to=onnx_dtype(to_dtype))
+
+    def value(self, tensor):
+        return self.env[tensor]
+
+    # -- lowering --------------------------------------------------------------------------
+
+    def lower_nodes(self, graph):
+        for node in graph.nodes:
+            if node.op == "Placeholder":
+                if node.outputs[0] not in self.env:
+                    raise Unsupported(node, "a placeholder with no value")
+                continue
+            rule = ops.RULES.get(node.op) or _CONTROL.get(node.op)
+            if rule is None:
+                raise Unsupported(node, "ONNX has no mapping for this primitive")
+            ins = [self.value(t) for t in node.inputs]
+            outs = rule(self, node, ins)
+            if isinstance(outs, str):
+                outs = [outs]
+            for t, name in zip(node.outputs, outs):
+                self.env[t] = name
+
+    def value_info(self, tensor, name):
+        return value_info(self.model, tensor, name)
+
+
+def value_info(model, tensor, name):
+    from onnx import helper
+    if tensor.dtype == np.dtype(object):
+        dtype = model.handle_dtypes.get(tensor)
+        if dtype is None:
+            raise Unsupported(tensor.node, "a TensorArray whose element dtype is unknown")
+        elem = helper.make_tensor_type_proto(onnx_dtype(dtype), None)
+        return helper.make_value_info(name, helper.make_sequence_type_proto(elem))
+    shape = None if tensor.shape is None else list(tensor.shape)
+    return helper.make_tensor_value_info(name, onnx_dtype(tensor.dtype), shape)
+
+
+# -- control flow ----------------------------------------------------------------------------
+
+def _subgraph(b, graph, env, outputs, inputs=(), name="body"):
+    """Lower `graph` with placeholders bound by `env`; returns the GraphProto whose outputs
+    are the values of `outputs` (tensors of `graph`, or ready names)."""
+    from onnx import helper
+    sub = Builder(b.model, {**b.env, **env})
+    sub.lower_nodes(graph)
+    out_infos = []
+    for t in outputs:
+        src = sub.env[t]
+        name_out = sub.emit("Identity", [src], base="out")
+        out_infos.append(value_info(b.model, t, name_out))
+    return helper.make_graph(sub.nodes, b.model.fresh(name), list(inputs), out_infos)
+
+
+def _cond(b, node, ins):
+    true_g, false_g = node.attrs["true_graph"], node.attrs["false_graph"]
+    pred = ins[0]
+    if node.inputs[0].dtype != np.dtype(bool):
+        pred = b.emit("Cast", [pred], to=onnx_dtype(bool))
+    branches = {}
+    for key, graph in (("then_branch", true_g), ("else_branch", false_g)):
+        env = dict(zip(graph.inputs, ins[1:]))
+        branches[key] = _subgraph(b, graph, env, graph.outputs, name=key)
+    if not node.outputs:
+        raise Unsupported(node, "a branch with no outputs (only effects)")
+    return b.emit("If", [pred], n_out=len(node.outputs), base="if", **branches) \
+        if len(node.outputs) > 1 else [b.emit("If", [pred], base="if", **branches)]
+
+
+def _truth(b, name, tensor):
+    if tensor.dtype != np.dtype(bool):
+        name = b.emit("Cast", [name], to=onnx_dtype(bool))
+    if tensor.shape != ():
+        name = b.emit("Reshape", [name, b.const(np.array([], np.int64))])
+    return name
+
+
+def _while(b, node, ins):
+    from onnx import helper
+    cond_g, body_g = node.attrs["cond_graph"], node.attrs["body_graph"]
+    k = len(node.outputs)
+    loop_vars, captures = ins[:k], ins[k:]
+    # the first test, in the outer graph
+    first = Builder(b.model, {**b.env, **dict(zip(cond_g.inputs, ins))})
+    first.lower_nodes(cond_g)
+    b.nodes.extend(first.nodes)
+    test = _truth(b, first.env[cond_g.outputs[0]], cond_g.outputs[0])
+    # the body: ONNX gives (iteration, test, *loop vars); captures are read by name
+    it_name, test_in = b.model.fresh("iteration"), b.model.fresh("test_in")
+    carried = [b.model.fresh("carried") for _ in range(k)]
+    body = Builder(b.model, {**b.env, **dict(zip(body_g.inputs, carried + captures))})
+    body.lower_nodes(body_g)
+    new = [body.env[t] for t in body_g.outputs]
+    nxt = Builder(b.model, {**body.env, **dict(zip(cond_g.inputs, new + captures))})
+    nxt.lower_nodes(cond_g)
+    body.nodes.extend(nxt.nodes)
+    test_out = _truth(body, nxt.env[cond_g.outputs[0]], cond_g.outputs[0])
+    outs_names = [body.emit("Identity", [test_out], base="test_out")] + \
+        [body.emit("Identity", [n], base="next") for n in new]
+    inputs = [helper.make_tensor_value_info(it_name, onnx_dtype(np.int64), []),
+              helper.make_tensor_value_info(test_in, onnx_dtype(bool), [])] + \
+        [value_info(b.model, t, n) for t, n in zip(body_g.inputs[:k], carried)]
+    outputs = [helper.make_tensor_value_info(outs_names[0], onnx_dtype(bool), [])] + \
+        [value_info(b.model, t, n) for t, n in zip(body_g.outputs, outs_names[1:])]
+    graph = helper.make_graph(body.nodes, b.model.fresh("loop_body"), inputs, outputs)
+    limit = node.attrs.get("maximum_iterations")
+    if limit is None:
+        trip = ""
+    elif isinstance(limit, (int, np.integer)):
+        trip = b.const(np.int64(limit))
+    else:
+        raise Unsupported(node, "a maximum_iterations that is not a number")
+    outs = b.emit("Loop", [trip, test] + loop_vars, n_out=k, base="loop", body=graph)
+    return [outs] if k == 1 else outs
+
+
+_CONTROL = {"cond": _cond, "while_loop": _while}
+
+
+# -- TensorArray element dtypes: one class of handles per array, through loops and conds ---
+
+def handle_dtypes(graph):
+    """Tensor (a TensorArray handle anywhere in `graph`) -> its element dtype."""
+    parent = {}
+
+    def find(t):
+        while parent.get(t, t) is not t:
+            t = parent[t]
+        return t
+
+    def union(a, b):
+        if a.dtype == np.dtype(object) and b.dtype == np.dtype(object):
+            parent[find(a)] = find(b)
+
+    known = {}
+
+    def visit(g):
+        for n in g.nodes:
+            if n.op == "ta_write":
+                known[n.inputs[0]] = n.inputs[2].dtype
+                union(n.inputs[0], n.outputs[0])
+            elif n.op in ("ta_read", "ta_stack", "ta_gather", "ta_concat"):
+                known[n.inputs[0]] = n.attrs.get("dtype") or known.get(n.inputs[0])
+            elif n.op == "ta_unstack":
+                known[n.inputs[0]] = n.inputs[1].dtype
+                union(n.inputs[0], n.outputs[0])
+            elif n.op == "Identity":
+                union(n.inputs[0], n.outputs[0])
+            elif n.op == "cond":
+                for sub in (n.attrs["true_graph"], n.attrs["false_graph"]):
+                    for a, p in zip(n.inputs[1:], sub.inputs):
+                        union(a, p)
+                    for o, r in zip(n.outputs, sub.outputs):
+                        union(o, r)
+                    visit(sub)
+            elif n.op == "while_loop":
+                c, body = n.attrs["cond_graph"], n.attrs["body_graph"]
+                for a, p, q in zip(n.inputs, body.inputs, c.inputs):
+                    union(a, p)
+                    union(a, q)
+                for o, r, a in zip(n.outputs, body.outputs, n.inputs):
+                    union(o, r)
+                    union(o, a)
+                visit(c)
+                visit(body)
+
+    visit(graph)
+    by_class = {}
+    for t, dtype in known.items():
+        if dtype is not None:
+            by_class[find(t)] = dtype
+
+    class Lookup(dict):
+        def get(self, t, default=None):
+            return by_class.get(find(t), default)
+
+    return Lookup()
+
+
+def lower_function(graph, name, opset):
+    """The root graph as an ONNX GraphProto: placeholders are the model's inputs."""
+    from onnx import helper
+    model = Model(opset, handle_dtypes(graph))
+    env, inputs = {}, []
+    for p in graph.inputs:
+        if p.dtype == np.dtype(object):
+            raise Unsupported(p.node, "a TensorArray argument")
+        pname = model.fresh(p.node.name)
+        env[p] = pname
+        inputs.append(value_info(model, p, pname))
+    b = Builder(model, env)
+    b.lower_nodes(graph)
+    outputs = []
+    for i, t in enumerate(graph.outputs):
+        if t.dtype == np.dtype(object):
+            raise Unsupported(t.node, "a TensorArray as a result; return ta.stack()")
+        out = b.emit("Identity", [b.value(t)], base=f"output_{i}")
+        outputs.append(value_info(model, t, out))
+    return helper.make_graph(b.nodes, name, inputs, outputs, initializer=model.initializers)

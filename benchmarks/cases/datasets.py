@@ -1,0 +1,122 @@
+"""Cases 8, 8b and 9: datasets (issue 15).
+
+8: a whole SGD training epoch over an array-backed `ag.data.Dataset` (shuffled, batched)
+inside one ag.function, against a hand-written NumPy loop over the same batches in the same
+order (the permutation comes from the same shuffle routine, computed by both every epoch);
+8b: the same without shuffle, so that the loop's own per-batch cost shows. 9: a generator that takes
+1 ms per element feeding a 1 ms step, without prefetch (`numpy_eager`) and with `prefetch(2)` (`autograph`): the
+background thread overlaps the two, so an epoch should take about half the time."""
+
+import functools
+import time
+
+import numpy as np
+
+from benchmarks.cases._common import autograph
+from benchmarks.harness import Case, Contender, Goal
+
+
+def train(dataset, w):
+    for xb, yb in dataset:
+        err = xb @ w - yb
+        w = w - 0.01 * (xb.T @ err) / len(xb)
+    return w
+
+
+def _data(quick):
+    n, d = (4096, 16) if quick else (65536, 32)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n, d))
+    return x, x @ rng.standard_normal(d), np.zeros(d)
+
+
+def build_training(quick):
+    ag = autograph()
+    from autograph.data.shuffle import shuffle_order
+    x, y, w0 = _data(quick)
+    batch = 256
+    ds = ag.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), seed=1).batch(batch)
+
+    def hand():
+        w = w0
+        order = shuffle_order(len(x), len(x), 1, 0)
+        for lo in range(0, len(x), batch):
+            idx = order[lo:lo + batch]
+            xb, yb = x[idx], y[idx]
+            err = xb @ w - yb
+            w = w - 0.01 * (xb.T @ err) / len(xb)
+        return w
+
+    contenders = [
+        Contender("numpy_eager", lambda: functools.partial(train, ds, w0)),
+        Contender("numpy_hand", lambda: hand),
+        Contender("autograph", lambda: functools.partial(ag.function(train), ds, w0)),
+    ]
+    return {"n": len(x), "batch": batch}, contenders
+
+
+def build_batches(quick):
+    """The same epoch without shuffle: the loop's own cost, no permutation on either side."""
+    ag = autograph()
+    x, y, w0 = _data(quick)
+    batch = 256
+    ds = ag.data.Dataset.from_tensor_slices((x, y)).batch(batch)
+
+    def hand():
+        w = w0
+        for lo in range(0, len(x), batch):
+            xb, yb = x[lo:lo + batch], y[lo:lo + batch]
+            err = xb @ w - yb
+            w = w - 0.01 * (xb.T @ err) / xb.shape[0]
+        return w
+
+    contenders = [
+        Contender("numpy_eager", lambda: functools.partial(train, ds, w0)),
+        Contender("numpy_hand", lambda: hand),
+        Contender("autograph", lambda: functools.partial(ag.function(train), ds, w0)),
+    ]
+    return {"n": len(x), "batch": batch}, contenders
+
+
+def _slow_source(n):
+    def gen():
+        for i in range(n):
+            time.sleep(0.001)
+            yield np.float64(i)
+    return gen
+
+
+def _epoch(ds):
+    s = 0.0
+    for x in ds:
+        time.sleep(0.001)          # the training step
+        s += float(x)
+    return s
+
+
+def build_prefetch(quick):
+    ag = autograph()
+    n = 30 if quick else 200
+    spec = ag.TensorSpec((), np.float64)
+    plain = ag.data.Dataset.from_generator(_slow_source(n), output_signature=spec)
+    return {"n": n}, [
+        Contender("numpy_eager", lambda: functools.partial(_epoch, plain)),
+        # autograph: the same epoch over ag.data's prefetch(2) (its background thread)
+        Contender("autograph", lambda: functools.partial(_epoch, plain.prefetch(2))),
+    ]
+
+
+CASES = [
+    Case("8_dataset_training", "SGD epoch over a shuffled, batched array Dataset in one ag.function",
+         build_training, rtol=1e-9,
+         goals=[Goal("within 1.2x of a NumPy loop over the same batches", "autograph",
+                     "numpy_hand", max_ratio=1.2)]),
+    Case("8b_dataset_batches", "the same SGD epoch over unshuffled batches (the loop's own cost)",
+         build_batches, rtol=1e-9,
+         goals=[Goal("within 1.2x of a NumPy loop over the same batches", "autograph",
+                     "numpy_hand", max_ratio=1.2)]),
+    Case("9_dataset_prefetch", "1 ms/element generator + 1 ms step: prefetch(2) vs none",
+         build_prefetch, floor="numpy_eager",
+         goals=[Goal("epoch with prefetch(2) <= 0.6x the time without", "autograph",
+                     "numpy_eager", max_ratio=0.6)]),
+]
