@@ -100,3 +100,11 @@ def test_not_of_bool_array_stays_elementwise():
     a, b = f(x)
     np.testing.assert_array_equal(a, [True, False, True])
     assert b.dtype == np.bool_ and bool(b) is True
+
+
+def test_break_flag_of_a_counter_loop_is_tested_directly():
+    x = np.arange(50.0)
+    source = _source(ag.function(search_range), x, np.float64(7.0))
+    lines = [line.strip() for line in source.splitlines()]
+    assert "if break_:" in lines, source
+    assert not any("ag_true" in line for line in lines), source

@@ -458,9 +458,14 @@ class _Compiler:
         else:
             self.emit(depth, f"for {var} in counter_values({args}):")
         if c.extra is not None:
+            extra, negate = c.extra, "not "
+            if self.numpy and _negated_flag(cg, extra):
+                # `not break_` read only here: `if break_: break` (one test, no negation)
+                extra, negate = extra.node.inputs[0], ""
             self.graph_body(cg, inner, depth + 1, block=False,
-                            skip={nd for nd in cg.nodes if nd not in c.per_iteration})
-            self.emit(depth + 1, f"if not {self.truth(inner[id(c.extra)])}:")
+                            skip={nd for nd in cg.nodes if nd not in c.per_iteration
+                                  or (not negate and nd is c.extra.node)})
+            self.emit(depth + 1, f"if {negate}{self.truth(inner[id(extra)])}:")
             self.emit(depth + 2, "break")
             self.need_truth()
         inner = self.enter(bg, outer, loop_vars + captured)
@@ -672,6 +677,16 @@ def _counter_loop(node, consts):
         skip.add(step_node)     # the increment feeds only the next k: the for loop does it
     return _Counter(k, ph.dtype, limit, step_value, shift, test, skip, out, extra,
                     per_iteration)
+
+
+def _negated_flag(graph, tensor):
+    """True when `tensor` is `not flag` of a bool scalar that nothing else in `graph` reads
+    but the loop's test node (a converted `break`'s extra test)."""
+    node = tensor.node
+    if node.op != "logical_not" or node.inputs[0].shape != () or node.inputs[0].dtype != np.bool_:
+        return False
+    readers = _readers(graph, tensor)
+    return len(readers) == 1 and readers[0][0] is not None and readers[0][0].op == "logical_and"
 
 
 def _fill_plan(graph, new, consts):
