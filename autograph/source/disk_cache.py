@@ -27,7 +27,6 @@ as before).
 
 import atexit
 import builtins
-import hashlib
 import json
 import linecache
 import os
@@ -54,6 +53,18 @@ def directory():
     return os.path.join(base, "autograph")
 
 
+def _sha256():
+    """A new SHA-256 hash from CPython's own small module (_sha2 from 3.12, _sha256
+    before): importing hashlib loads OpenSSL, which costs a first call more than the key."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            return __import__(name).sha256()
+        except ImportError:
+            pass
+    import hashlib
+    return hashlib.sha256()
+
+
 def key(fn):
     """The cache key of plain function `fn`'s conversion, or None when it is not cached."""
     code = fn.__code__
@@ -64,7 +75,7 @@ def key(fn):
     lines = linecache.getlines(filename, fn.__globals__)
     if not lines:
         return None
-    h = hashlib.sha256()
+    h = _sha256()
     parts = [str(FORMAT), _autograph_fingerprint(), sys.version, filename, str(code.co_firstlineno),
              fn.__qualname__, ",".join(code.co_freevars), str(code.co_flags)]
     for part in parts:
