@@ -85,6 +85,10 @@ def _build(bytecode):
         cache_dir = os.path.join(folder, "autograph-cache")
         contenders = []
         for name, (module, script) in SCRIPTS.items():
+            if quick and name in ("jax", "numba", "tensorflow"):
+                # seconds per process: the smoke run keeps to the cheap contenders
+                contenders.append(Unavailable(name, "left out in --quick"))
+                continue
             if not _importable(module):
                 contenders.append(Unavailable(name, f"{module} is not importable"))
                 continue
