@@ -50,6 +50,8 @@ _EXPORTS = {
     "device": ("autograph.runtime.devices", "device"),
     "register_device": ("autograph.runtime.devices", "register_device"),
     "list_devices": ("autograph.runtime.devices", "list_devices"),
+    # saving and loading
+    "saved_model": ("autograph.saved_model", None),
     # export for other runtimes
     "onnx": ("autograph.onnx", None),
     # logging

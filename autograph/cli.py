@@ -383,7 +383,19 @@ def build_parser():
                            help="draw the graph after constant folding, CSE and dead-node "
                                 "removal (what actually runs)")
         p.set_defaults(run=run)
+
+    p = sub.add_parser("saved-model", parents=[common],
+                       help="look into a saved model (ag.saved_model.save)")
+    p.add_argument("action", choices=["show"],
+                   help="show: the object tree, signatures and Variables")
+    p.add_argument("target", metavar="DIR")
+    p.set_defaults(run=cmd_saved_model)
     return parser
+
+
+def cmd_saved_model(args, out):
+    from autograph.saved_model import show   # (lazily: only this command needs it)
+    print(show.describe(args.target), file=out)
 
 
 def main(argv=None, out=None):

@@ -192,6 +192,7 @@ class ConcreteFunction:
         self._sig = function._sig
         self._device = function._device
         self._outputs_mode = function._outputs
+        self._jit_compile = getattr(function, "_jit_compile", None)
         self._python_fn = weakref.ref(function)
         self.graph = graph
         self._names = names
@@ -399,9 +400,14 @@ class ConcreteFunction:
         if runner is not None and runner.__device__ is dev:
             return runner
         with self._lock:
-            from autograph.runtime.exec import codegen
             graph = self._graph_to_run()
-            compiled = _fresh_constants(codegen.compile_graph(graph, dev), graph, dev)
+            if self._jit_compile:   # native code (Numba); None and False: codegen
+                from autograph.runtime.exec import native
+                compiled = native.compile_graph(graph, dev, self._function_name)
+            else:
+                from autograph.runtime.exec import codegen
+                compiled = codegen.compile_graph(graph, dev)
+            compiled = _fresh_constants(compiled, graph, dev)
             runner = _make_runner(compiled, self._unpack, dev, outputs_mode, move,
                                   self._function_name)
             runner.__device__ = dev

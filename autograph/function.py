@@ -86,7 +86,7 @@ class AutographWarning(UserWarning):
 
 
 def function(func=None, *, input_signature=None, reduce_retracing=False, autograph=True,
-             device=None, outputs="device"):
+             device=None, outputs="device", jit_compile=None):
     """Make `func` a `Function` that traces it once per input signature and runs the graph.
 
     Use as `@ag.function`, `@ag.function(...)` or `ag.function(f, ...)`.
@@ -98,10 +98,15 @@ def function(func=None, *, input_signature=None, reduce_retracing=False, autogra
     - device: where the graph runs ("cpu", "cuda", ...); default: the `with ag.device(...)`
       scope's device, else the device of the input arrays, else "cpu".
     - outputs: "device" returns arrays of the device that ran the graph, "host" NumPy arrays.
+    - jit_compile: True compiles the traced graph to machine code with Numba (loops and
+      branches included; see docs/native.md), raising an error naming the operation and
+      your line where something cannot be compiled; None (the default) and False run the
+      graph with the Python executor.
     """
     def decorate(f):
         return Function(f, input_signature=input_signature, reduce_retracing=reduce_retracing,
-                        autograph=autograph, device=device, outputs=outputs)
+                        autograph=autograph, device=device, outputs=outputs,
+                        jit_compile=jit_compile)
 
     return decorate if func is None else decorate(func)
 
@@ -112,7 +117,8 @@ class Function:
     """A Python function plus a cache of its traces (ConcreteFunctions); see `function`."""
 
     def __init__(self, python_function, input_signature=None, reduce_retracing=False,
-                 autograph=True, device=None, outputs="device", *, _instance=None):
+                 autograph=True, device=None, outputs="device", jit_compile=None, *,
+                 _instance=None):
         if isinstance(python_function, Function):
             python_function = python_function._python_function
         if not callable(python_function):
@@ -126,6 +132,7 @@ class Function:
         self._autograph = autograph
         self._device = device
         self._outputs = outputs
+        self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
         self._instance_ref = _instance     # weakref to the instance of a bound method
         self._sig = Signature(python_function, drop_first=_instance is not None)
@@ -221,7 +228,8 @@ class Function:
             except TypeError:   # no weakrefs (e.g. __slots__): keep it for the Function's life
                 ref = _StrongRef(instance)
             bound = Function(self._python_function, self._input_signature, self._reduce_retracing,
-                             self._autograph, self._device, self._outputs, _instance=ref)
+                             self._autograph, self._device, self._outputs,
+                             self._jit_compile, _instance=ref)
             self._bound[id(instance)] = (ref, bound)
             return bound
 

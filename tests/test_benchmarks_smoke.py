@@ -4,6 +4,7 @@ own logic (result checks, fresh calls, goals, growth exponents) is tested on toy
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +28,10 @@ def quick_json(tmp_path_factory):
 @pytest.fixture(scope="module")
 def quick_run(quick_json):
     out = quick_json
+    # jit_compile=True contenders cache native code in a directory of the test's own
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(quick_json.parent / "agcache"))
     proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout, json.loads(out.read_text())
 

@@ -94,8 +94,11 @@ def cond_vjp(cts, node):
         with b.as_default():
             sub = Context()
             sub.variables, sub.stopped = ctx.variables, ctx.stopped
-            body_cts = {id(fwd.outputs[k]): b.capture(cts[k]) for k in range(n_out)
-                        if cts[k] is not None}
+            body_cts = {}
+            for k in range(n_out):   # (a branch may give one tensor for several outputs)
+                if cts[k] is not None:
+                    t = fwd.outputs[k]
+                    body_cts[id(t)] = add_cts(body_cts.get(id(t)), b.capture(cts[k]))
             act = active_tensors(fwd.nodes, [id(fwd.inputs[c - 1]) for c in caps], ctx)
             backprop(fwd.nodes, body_cts, act, sub, resolve)
             outs = []

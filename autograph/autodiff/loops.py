@@ -4,8 +4,9 @@ The forward loop node is *augmented in place* (its graph is still being built): 
 a trip counter and one stack per body value that the body's rules read, and pushes each
 such value at the iteration's index. Loop invariants and captures are never stored (a
 rule reading one gets the outer value), constants are re-made. A stack is preallocated
-when the trip count is known before the loop (`maximum_iterations`, or a counter loop
-`i < n` stepping by one), and grows otherwise, so data-dependent trip counts work.
+when the trip count is known before the loop (`maximum_iterations`, or a counter loop:
+`for i in range(a, n, s)`, `while i < n: ... i += s`), and grows otherwise, so
+data-dependent trip counts work.
 
 The backward loop runs the body's rules once per iteration, last iteration first, with
 loop variables (j, cotangents of the active loop variables, accumulators for captures and
@@ -98,35 +99,82 @@ def _trip_bound(loop):
     return _counter_bound(loop)
 
 
-def _counter_bound(loop):
-    """For `while i < n` with `i = i + 1` in the body (i, n integers; n a capture or a
-    constant): max(n - i0, 0), staged before the loop; else None."""
-    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
-    n_lv = len(loop.outputs)
-    cond = cg.outputs[0].node
-    if cond.op != "less" or len(cond.inputs) != 2:
+_COMPARISONS = {"less": 0, "greater": 0, "not_equal": 0, "less_equal": 1, "greater_equal": 1}
+
+
+def _comparisons(t):
+    """The comparisons a loop condition `t` is a conjunction of (`i < n and not break_`)."""
+    node = t.node
+    if node.op == "logical_and":
+        for x in node.inputs:
+            yield from _comparisons(x)
+    elif node.op in _COMPARISONS and len(node.inputs) == 2:
+        yield node
+
+
+def _invariant(loop, g, t):
+    """`t` (of the loop's cond or body graph) as a loop-invariant value: ("const", value)
+    or ("outer", tensor of the loop's graph made before it); None when it varies."""
+    if t.node.op == "Const":
+        return ("const", t.node.attrs["value"])
+    k = pos(g.inputs, t)
+    if k >= len(loop.outputs):
+        return ("outer", loop.inputs[k])
+    return None
+
+
+def _step(loop, k):
+    """The invariant step of loop variable k when the body does `i = i + s` (or `i - s`):
+    (sign, invariant), else None."""
+    bg = loop.attrs["body_graph"]
+    node = bg.outputs[k].node
+    if node.op not in ("add", "subtract") or len(node.inputs) != 2:
         return None
-    i_ph, n_t = cond.inputs
-    k = pos(cg.inputs[:n_lv], i_ph)
-    if k < 0 or i_ph.dtype.kind not in "iu":
-        return None
-    step = bg.outputs[k].node
-    if step.op != "add" or pos(step.inputs, bg.inputs[k]) < 0:
-        return None
-    other = step.inputs[1] if step.inputs[0] is bg.inputs[k] else step.inputs[0]
-    if other.node.op != "Const" or np.asarray(other.node.attrs["value"]).tolist() != 1:
-        return None
-    if n_t.node.op == "Const":
-        n_value = ("const", n_t.node.attrs["value"])
-    elif pos(cg.inputs[n_lv:], n_t) >= 0:
-        n_value = ("input", loop.inputs[pos(cg.inputs, n_t)])
+    i_ph = bg.inputs[k]
+    if node.inputs[0] is i_ph:
+        other = node.inputs[1]
+    elif node.inputs[1] is i_ph and node.op == "add":
+        other = node.inputs[0]
     else:
         return None
+    inv = _invariant(loop, bg, other)
+    return None if inv is None else (1 if node.op == "add" else -1, inv)
+
+
+def _counter_bound(loop):
+    """For a counter loop — the condition compares a loop variable `i` with a loop
+    invariant `n` (`i < n`, `n > i`, ..., possibly `and not break_`: a range loop) and the
+    body steps `i` by an invariant `s` — the trip count ceil((n - i0) / s) (plus one for
+    `<=`), at least 0, staged before the loop; else None. It sizes the stacks only: a loop
+    that runs longer (or stops early) still works, as pushes past the end append."""
+    cg = loop.attrs["cond_graph"]
+    n_lv = len(loop.outputs)
+    for cmp in _comparisons(cg.outputs[0]):
+        for a, b in (cmp.inputs, cmp.inputs[::-1]):
+            k = pos(cg.inputs[:n_lv], a)
+            if k < 0 or a.dtype.kind not in "iu":
+                continue
+            n_inv, step = _invariant(loop, cg, b), _step(loop, k)
+            if n_inv is None or step is None:
+                continue
+            return _stage_trip_count(loop, loop.inputs[k], n_inv, step, _COMPARISONS[cmp.op])
+    return None
+
+
+def _stage_trip_count(loop, i0, n_inv, step, extra):
     graph = loop.graph
     before = len(graph.nodes)
+
+    def value(inv):
+        return primitives.const(inv[1]) if inv[0] == "const" else inv[1]
+
     with graph.as_default():
-        n = primitives.const(n_value[1]) if n_value[0] == "const" else n_value[1]
-        bound = np.maximum(np.subtract(n, loop.inputs[k]).astype(INT), 0)
+        n, s = value(n_inv), value(step[1]).astype(INT)
+        if step[0] < 0:
+            s = np.negative(s)
+        s = np.where(np.equal(s, 0), np.int64(1), s)
+        trips = np.negative(np.floor_divide(np.subtract(i0, n).astype(INT), s))
+        bound = np.maximum(np.add(trips, np.int64(extra)), np.int64(0)).astype(INT)
     for node in graph.nodes[before:]:
         _insert_before(graph, loop, node)
     return bound
@@ -217,7 +265,10 @@ def while_vjp(cts, node):
 
         sub = Context()
         sub.variables, sub.stopped = ctx.variables, ctx.stopped
-        body_cts = {id(bg.outputs[k]): ph for k, ph in zip(lv, ct_phs)}
+        body_cts = {}
+        for k, ph in zip(lv, ct_phs):   # (a body may give one tensor for several outputs)
+            t = bg.outputs[k]
+            body_cts[id(t)] = add_cts(body_cts.get(id(t)), ph)
         sources = [id(bg.inputs[k]) for k in lv] + [id(bg.inputs[c]) for c in cap_active]
         act = active_tensors(bg.nodes, sources, ctx)
         backprop(bg.nodes, body_cts, act, sub, resolve)

@@ -61,6 +61,8 @@ def _stack_get_kernel(xp, handle, index, *, dtype, shape):
 
 
 def _zeros(xp, dtype, shape, like):
+    if dtype == HANDLE:          # the zero cotangent of a handle (a stack of stacks)
+        return GradList()
     if like is not None:
         return xp.zeros_like(like)
     return xp.zeros(tuple(shape), dtype=dtype)
@@ -72,7 +74,12 @@ def _gl_new_kernel(xp):
 
 def _accumulate(gl, i, value):
     old = gl.get(i)
-    gl[i] = value if old is None else old + value
+    if old is None:
+        gl[i] = value
+    elif isinstance(old, GradList):   # cotangents of handles (nested loops' stacks)
+        gl[i] = _gl_add_kernel(None, old, value)
+    else:
+        gl[i] = old + value
 
 
 def _gl_add_kernel(xp, a, b):
@@ -209,7 +216,9 @@ def _stack_push_vjp(cts, node):
     v = node.node.inputs[2]
     like = None if v.shape is not None and None not in v.shape else node.inputs[2]
     value_ct, rest = pop(gl, node.inputs[1], v.dtype, v.shape, like)
-    return [rest, None, value_ct if v.dtype.kind in "fc" else None]
+    # a handle pushed (an inner loop's stack, kept per outer iteration) gets its gradient
+    # list back: that is how a second differentiation reaches nested loops
+    return [rest, None, value_ct if v.dtype.kind in "fc" or v.dtype == HANDLE else None]
 
 
 primitives.defvjp("ad_stack_get", _stack_get_vjp)

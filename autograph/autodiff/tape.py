@@ -32,6 +32,7 @@ class GradientTape:
         self._watched = []          # tensors and Variables
         self._used = False
         self._live = None           # eager: the live graph and its scope
+        self._watched_arrays = {}   # eager: id(array passed to watch) -> (array, tensor)
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -53,13 +54,19 @@ class GradientTape:
         return False
 
     def watch(self, tensor):
-        """Watch a tensor, a Variable, or a nest of them. Eagerly, returns the watched
-        values as tensors of the tape (NumPy arrays cannot be tracked in place: use the
-        returned value, or an ag.Variable)."""
+        """Watch a tensor, a Variable, or a nest of them, and return it.
+
+        Eagerly, a NumPy value is watched as a new tensor of the tape, which `watch`
+        returns: compute with that (`x = tape.watch(x)`). NumPy computes on a plain array
+        without asking anyone, so the array itself cannot be tracked in place (TF's
+        `tape.watch(x)` then using `x` works on tf.Tensors only); passing the array itself
+        to `gradient` afterwards is an error that says so."""
         def one(x):
             if self._live is not None and not isinstance(x, Tensor) and \
                     not hasattr(x, "read_value"):
-                x = self._live.source(np.asarray(x))
+                watched = self._live.source(np.asarray(x))
+                self._watched_arrays[id(x)] = (x, watched)
+                x = watched
             self._watched.append(x)
             return x
         return nest.map_structure(one, tensor)
@@ -117,10 +124,32 @@ class GradientTape:
         targets = nest.flatten(target)
         grad_ys = None if output_gradients is None else nest.flatten(output_gradients)
         if self._live is not None:
+            self._check_eager_use(targets, flat_sources)
             return self._live.gradient(self, targets, sources, flat_sources, grad_ys,
                                        unconnected)
         return nest.pack_sequence_as(sources, self._staged(targets, flat_sources, grad_ys,
                                                            unconnected))
+
+    def _check_eager_use(self, targets, flat_sources):
+        """Eagerly, the one misuse that would otherwise give a silent None: computing with
+        the NumPy array given to `watch` instead of the tensor `watch` returned."""
+        for i, x in enumerate(flat_sources):
+            if not isinstance(x, Tensor) and id(x) in self._watched_arrays \
+                    and self._watched_arrays[id(x)][0] is x:
+                raise ValueError(
+                    f"GradientTape.gradient(): source {i} is the NumPy array that was passed "
+                    "to tape.watch(), not the tensor tape.watch() returned. Eagerly, NumPy "
+                    "computes on a plain array without the tape, so the array cannot be "
+                    "tracked in place: write `x = tape.watch(x)` inside the `with` block, "
+                    "compute with that x, and pass it to gradient() (or use an ag.Variable).")
+        watched = [t for t in self._watched if isinstance(t, Tensor)]
+        if watched and any(t is x for t in watched for x in flat_sources) and targets and \
+                not any(isinstance(y, Tensor) or hasattr(y, "read_value") for y in targets):
+            raise ValueError(
+                "GradientTape.gradient(): the target is a NumPy value that the tape did not "
+                "record, so it cannot depend on the watched tensors: it was computed from the "
+                "NumPy array given to tape.watch() rather than from the tensor that "
+                "tape.watch() returned (`x = tape.watch(x)`, then compute with x).")
 
     def _staged(self, targets, flat_sources, grad_ys, unconnected):
         from autograph.autodiff import transform

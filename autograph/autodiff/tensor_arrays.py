@@ -21,7 +21,8 @@ def _write_vjp(cts, node):
     v = node.node.inputs[2]
     like = None if v.shape is not None and None not in v.shape else node.inputs[2]
     value_ct, rest = stacks.pop(_grad_list(cts[0]), node.inputs[1], v.dtype, v.shape, like)
-    return [rest, None, value_ct if v.dtype.kind in "fc" else None]
+    return [rest, None, value_ct if v.dtype.kind in "fc" or v.dtype == stacks.HANDLE
+            else None]
 
 
 def _read_vjp(cts, node):

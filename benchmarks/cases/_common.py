@@ -33,6 +33,32 @@ def jax_contender(make, fresh=False, name="jax"):
     return Contender(name, functools.partial(make, jax, jnp, lax), fresh=fresh, result=np.asarray)
 
 
+def numba_contender(make, name="numba"):
+    """A `numba.njit` contender; `make(numba)` builds the callable. Unavailable without
+    Numba (the `native` extra)."""
+    try:
+        import numba
+    except ImportError:
+        return Unavailable(name, "numba is not installed (pip install -e '.[native]')")
+    return Contender(name, functools.partial(make, numba))
+
+
+def autograph_jit_contender(make, name="autograph_jit"):
+    """autograph with `jit_compile=True`; `make(ag)` builds the callable (the first call,
+    which compiles or loads the disk cache, is made while building). Unavailable without
+    Numba."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return Unavailable(name, "numba is not installed (pip install -e '.[native]')")
+
+    def build():
+        fn = make(autograph())
+        fn()
+        return fn
+    return Contender(name, build)
+
+
 def _tf_numpy(value):
     return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
 

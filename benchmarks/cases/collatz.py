@@ -6,7 +6,8 @@ import functools
 import numpy as np
 
 from benchmarks import programs
-from benchmarks.cases._common import autograph, blocking, jax_contender, tf_contender
+from benchmarks.cases._common import (autograph, autograph_jit_contender, blocking,
+                                     jax_contender, numba_contender, tf_contender)
 from benchmarks.harness import Case, Contender, Goal
 
 
@@ -31,6 +32,10 @@ def build(quick):
         Contender("numpy_eager", lambda: functools.partial(collatz, n)),
         Contender("numpy_hand", lambda: functools.partial(programs.collatz_hand, n)),
         Contender("autograph", make_ag),
+        autograph_jit_contender(lambda ag: functools.partial(
+            ag.function(collatz, jit_compile=True), n)),
+        numba_contender(lambda numba: functools.partial(
+            numba.njit(programs.collatz_hand), n)),
         tf_contender(make_tf),
         jax_contender(make_jax),
     ]
@@ -39,4 +44,7 @@ def build(quick):
 
 CASES = [Case(
     "3_collatz", "collatz(27), steady state (111-step while loop)", build,
-    goals=[Goal(">= 10x faster than tf.function", "autograph", "tensorflow", max_ratio=0.1)])]
+    goals=[Goal(">= 10x faster than tf.function", "autograph", "tensorflow", max_ratio=0.1),
+           Goal("jit_compile=True <= 0.5x JAX jit", "autograph_jit", "jax", max_ratio=0.5),
+           Goal("jit_compile=True <= 1.5x numba.njit", "autograph_jit", "numba",
+                max_ratio=1.5)])]

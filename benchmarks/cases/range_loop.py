@@ -7,7 +7,8 @@ import functools
 
 import numpy as np
 
-from benchmarks.cases._common import autograph, blocking, jax_contender, tf_contender
+from benchmarks.cases._common import (autograph, autograph_jit_contender, blocking,
+                                     jax_contender, numba_contender, tf_contender)
 from benchmarks.harness import Case, Contender, Goal
 
 
@@ -49,6 +50,9 @@ def build(quick):
         Contender("numpy_eager", lambda: functools.partial(range_loop, n)),
         Contender("numpy_hand", lambda: functools.partial(range_loop_hand, n)),
         Contender("autograph", make_ag),
+        autograph_jit_contender(lambda ag: functools.partial(
+            ag.function(range_loop, jit_compile=True), n)),
+        numba_contender(lambda numba: functools.partial(numba.njit(range_loop_hand), n)),
         tf_contender(make_tf),
         jax_contender(make_jax),
     ]
@@ -59,4 +63,5 @@ CASES = [Case(
     "4_range_loop", "for i in range(n): s += i * i, tensor n = 100,000", build,
     goals=[Goal("within 1.3x of a Python loop over NumPy scalars", "autograph", "numpy_hand",
                 max_ratio=1.3),
-           Goal(">= 10x faster than tf.function", "autograph", "tensorflow", max_ratio=0.1)])]
+           Goal(">= 10x faster than tf.function", "autograph", "tensorflow", max_ratio=0.1),
+           Goal("jit_compile=True <= JAX jit", "autograph_jit", "jax", max_ratio=1.0)])]

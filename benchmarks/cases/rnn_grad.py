@@ -3,7 +3,9 @@ N = 1000 steps, H = 64, B = 32, float64, loss sum(h_N), gradient with respect to
 
 Contenders: autograph's `value_and_grad` (the forward loop keeps one stack of what the
 backward rules read; the backward pass is one loop counting down), autograph's forward
-pass alone (the floor: the ratio column is "times the forward pass"), a hand-written NumPy
+pass alone (the floor: the ratio column is "times the forward pass"), the same gradient
+through `ag.GradientTape` and an `ag.Variable` inside `ag.function` (TF's idiom), a
+hand-written NumPy
 backward pass over stored states, JAX's `value_and_grad` through `lax.scan`, and
 TensorFlow's GradientTape inside `tf.function`. The extra peak memory of autograph's
 `value_and_grad` over its forward pass is measured once with tracemalloc and recorded in
@@ -66,6 +68,14 @@ def build(quick):
     ag = autograph()
     forward = ag.function(make_loss(ag))
     vg = ag.value_and_grad(make_loss(ag))
+    loss_fn = make_loss(ag)
+    W_var = ag.Variable(W, name="W")
+
+    @ag.function
+    def tape_step(xs, h0):      # the tf.function idiom: a tape around the loss, a Variable
+        with ag.GradientTape() as tape:
+            value = loss_fn(W_var, xs, h0)
+        return value, tape.gradient(value, W_var)
     vg(W, xs, h0), forward(W, xs, h0)   # traced before the memory is measured
     extra = _peak(lambda: vg(W, xs, h0)) - _peak(lambda: forward(W, xs, h0))
     one_state_per_step = (n + 1) * batch * hidden * 8
@@ -106,6 +116,8 @@ def build(quick):
         Contender("numpy_hand", lambda: functools.partial(hand_value_and_grad, W, xs, h0),
                   result=_flat),
         Contender("autograph", lambda: functools.partial(vg, W, xs, h0), result=_flat),
+        Contender("autograph_tape", lambda: functools.partial(tape_step, xs, h0),
+                  result=_flat),
         _with_result(tf_contender(make_tf)),
         _with_result(jax_contender(make_jax)),
     ]

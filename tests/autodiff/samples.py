@@ -44,12 +44,24 @@ def loop_in_cond(x):
 
 
 def three_nested_loops(x):
+    # ag.range: staged loops (a Python range of a static length unrolls while tracing)
     s = x
-    for _ in range(2):
-        for _ in range(2):
-            for _ in range(2):
+    for _ in ag.range(2):
+        for _ in ag.range(2):
+            for _ in ag.range(2):
                 s = np.sin(s) * x + 0.1
     return np.sum(s)
+
+
+def nested_loops_with_cond(x):
+    y = x
+    for i in ag.range(3):
+        for j in ag.range(2):
+            if np.sum(y) > 0.4:
+                y = np.sin(y) * x
+            else:
+                y = y * 1.5 + x
+    return np.sum(y * y)
 
 
 def break_in_loop(x):
@@ -97,7 +109,7 @@ def data_dependent_while(x):
 def tensor_array_rnn(x, w):
     h = np.reshape(x, (1, 3))
     ta = ag.TensorArray(np.float64, size=4)
-    for t in range(4):
+    for t in ag.range(4):                  # staged: a TensorArray written in a loop
         h = np.tanh(h @ w + 0.1)
         ta = ta.write(t, h)
     return np.sum(ta.stack() * ta.stack())
@@ -108,12 +120,13 @@ def dynamic_rnn(x, w):
     inputs = inputs.unstack(np.reshape(np.sin(x), (3, 1, 1)) * np.ones((3, 1, 3)))
     h = np.zeros((1, 3))
     outs = ag.TensorArray(np.float64, size=3)
-    for t in range(3):
+    for t in ag.range(3):
         h = np.tanh(h @ w + inputs.read(t))
         outs = outs.write(t, h)
     return np.sum(outs.stack())
 
 
 VECTOR = [iterated_power, serial_for, cond_in_loop, loop_in_cond, three_nested_loops,
+          nested_loops_with_cond,
           break_in_loop, continue_in_loop, early_return, tanh_loop, data_dependent_while]
 MATRIX = [tensor_array_rnn, dynamic_rnn]

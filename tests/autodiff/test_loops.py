@@ -151,3 +151,20 @@ def test_early_return_second_order_whichever_iteration_returns(scale):
         gd = np.sum(inner.gradient(y, x) * d)
     eager = outer.gradient(gd, x, unconnected_gradients="zero")
     np.testing.assert_allclose(eager, hvp, rtol=1e-10, atol=1e-12)
+
+
+def test_second_order_of_a_loop_is_four_loops_whatever_the_trip_count():
+    # the Hessian-vector product of a loop: the forward loop, its backward loop, and the
+    # backward loops of those two (stacks of the first gradient are read by rules with
+    # rules of their own); correct for a long loop
+    g = ag.grad(sin_loop)
+    hvp = ag.value_and_grad(lambda x, n: g(x, n))
+    for n in (3, 2000):
+        _, h = hvp(np.float64(0.5), np.int64(n))
+        eps = 1e-5
+        fd = (g(np.float64(0.5 + eps), np.int64(n)) - g(np.float64(0.5 - eps), np.int64(n))) \
+            / (2 * eps)
+        np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-10)
+    conc = hvp.__wrapped_function__.get_concrete_function(np.float64(0.5), np.int64(3))
+    loops = [nd for nd in conc.graph.walk() if nd.op == "while_loop"]
+    assert len(loops) == 4

@@ -77,3 +77,37 @@ def test_third_order_through_a_tensor_array():
     t = ag.grad(lambda x: np.sum(h(x) * u))(X)
     np.testing.assert_allclose(np.dot(t, v), _fd(lambda x: np.dot(h(x), u), X, v),
                                rtol=1e-5, atol=1e-8)
+
+
+def nested_loops_writing(x):
+    ta = ag.TensorArray(np.float64, size=6)
+    y = x
+    for i in ag.range(2):
+        for j in ag.range(3):
+            y = np.sin(y) * x
+            ta = ta.write(i * 3 + j, y)
+    s = ta.stack()
+    return np.sum(s * s) + np.sum(ta.read(4) * x)
+
+
+def reads_in_a_staged_loop(x):
+    ta = ag.TensorArray(np.float64, size=4)
+    ta = ta.unstack(np.outer(np.arange(1.0, 5.0), x))
+    acc = x * 0.0
+    for t in ag.range(4):
+        acc = np.sin(acc + ta.read(t)) * x[:4]
+    return np.sum(acc)
+
+
+def concat_after_a_staged_loop(x):
+    ta = ag.TensorArray(np.float64, size=3)
+    for t in ag.range(3):
+        ta = ta.write(t, np.sin(x[:t + 1] * (t + 1.0)))
+    c = ta.concat()
+    return np.sum(c * c * c)
+
+
+@pytest.mark.parametrize("f", [nested_loops_writing, reads_in_a_staged_loop,
+                               concat_after_a_staged_loop], ids=lambda f: f.__name__)
+def test_staged_loops_first_and_second_order(f):
+    test_first_and_second_order(f)

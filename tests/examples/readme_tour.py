@@ -25,7 +25,8 @@ README = os.path.join(ROOT, "README.md")
 START, END = "## A tour", "## Benchmarks"
 FILES = [README, os.path.join(ROOT, "docs", "generated_code.md"),
          os.path.join(ROOT, "docs", "limitations.md"), os.path.join(ROOT, "docs", "command_line.md"),
-         os.path.join(ROOT, "docs", "tracing.md"), os.path.join(ROOT, "docs", "training.md")]
+         os.path.join(ROOT, "docs", "tracing.md"), os.path.join(ROOT, "docs", "training.md"),
+         os.path.join(ROOT, "docs", "saved_model.md")]
 
 _BLOCK = re.compile(r"```python\n(.*?)```\n(?:\n```text\n(.*?)```\n)?", re.S)
 

@@ -1,0 +1,237 @@
+"""`jit_compile=True`: a graph compiled to machine code by Numba, cached on disk.
+
+native_lower.py writes the graph as the Python source of one `@njit(cache=True)`
+function. Numba's on-disk cache needs a real source file, so the source is written to
+`<cache dir>/native/ag_<hash>.py`, named by a hash of the source itself (and of Numba's and
+autograph's versions): a second process that traces the same function writes the same
+source, finds the file and Numba's compiled code next to it, and does not compile again.
+
+The cache dir is `$AUTOGRAPH_CACHE_DIR`, else `$XDG_CACHE_HOME/autograph`, else
+`~/.cache/autograph`. Loading is safe against a stale or foreign file: the file is executed
+only as the source this process generated (it is compiled from the string in memory, under
+the file's name, and rewritten when its text differs), so nothing but autograph's own code
+runs from the cache dir; Numba checks its compiled code against the file's timestamp.
+
+The caller (ConcreteFunction) gets `fn(*arrays) -> tuple of outputs` like codegen's. The
+first call of each argument type compiles (or loads from the disk cache) and logs the time
+at verbosity 1; `stats()` counts compilations and cache hits (tests read it).
+"""
+
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+import time
+import types
+import weakref
+
+import numpy as np
+
+from autograph.log import log
+from autograph.runtime.exec.native_lower import Lowering, NativeLoweringError
+
+__all__ = ["compile_graph", "source_of", "stats", "NativeLoweringError", "available"]
+
+_cache = weakref.WeakKeyDictionary()      # graph -> compiled runner
+_modules = {}                             # source hash -> the njit dispatcher
+_lock = threading.Lock()
+_stats = {"compiled": 0, "cache_hits": 0, "lowered": 0}
+
+
+def available():
+    """True when Numba can be imported (the `native` extra is installed)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def stats():
+    """Counts in this process: graphs lowered, signatures compiled by Numba, and loaded
+    from its disk cache instead."""
+    return dict(_stats)
+
+
+def cache_dir():
+    root = os.environ.get("AUTOGRAPH_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "autograph")
+    return os.path.join(root, "native")
+
+
+def compile_graph(graph, device=None, function_name=None):
+    """`fn(*arrays) -> tuple of arrays` running `graph` as native code (cached)."""
+    if device is not None and getattr(device, "name", "cpu") != "cpu":
+        raise NativeLoweringError(
+            f"jit_compile=True compiles for the CPU only; this call runs on device "
+            f"{device.name!r}. Use jit_compile=None there.")
+    fn = _cache.get(graph)
+    if fn is None:
+        with _lock:
+            fn = _cache.get(graph)
+            if fn is None:
+                fn = _cache[graph] = _build(graph, function_name or graph.name)
+    return fn
+
+
+def source_of(graph):
+    """The generated Numba source for `graph`."""
+    return compile_graph(graph).__source__
+
+
+def _import_numba():
+    try:
+        import numba
+    except ImportError:
+        raise ImportError("jit_compile=True needs Numba: pip install 'autograph[native]' "
+                          "(or pip install numba)") from None
+    return numba
+
+
+def _build(graph, function_name):
+    numba = _import_numba()
+    from autograph import __version__ as ag_version
+    lowering = Lowering(graph, "native_" + _identifier(graph.name))
+    source = lowering.build()
+    _stats["lowered"] += 1
+    digest = hashlib.sha256(f"{numba.__version__}\0{ag_version}\0{source}".encode()).hexdigest()
+    dispatcher = _modules.get(digest)
+    if dispatcher is None:
+        dispatcher = _modules[digest] = _load(source, digest, lowering.name)
+    return _Runner(graph, lowering, dispatcher, source, function_name).make()
+
+
+def _identifier(name):
+    return "".join(c if c.isalnum() else "_" for c in name)
+
+
+def _load(source, digest, name):
+    """The njit dispatcher defined by `source`, from a file in the cache dir named by
+    `digest` (written when missing or different; executed from the string in memory)."""
+    directory = cache_dir()
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    path = os.path.join(directory, f"ag_{digest[:32]}.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            same = f.read() == source
+    except OSError:
+        same = False
+    if not same:   # atomically: a reader never sees half a file
+        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    # a module of its own in sys.modules: Numba's disk cache finds the function's globals
+    # by the module's name when it loads compiled code
+    module = types.ModuleType(f"autograph_native_{digest[:32]}")
+    module.__file__ = path
+    sys.modules[module.__name__] = module
+    exec(compile(source, path, "exec"), module.__dict__)
+    return module.__dict__[name]
+
+
+class _Runner:
+    """Builds the Python function that calls the dispatcher: scalars in as `x[()]`,
+    constants and Variable values appended, scalar results back as NumPy scalars of the
+    graph's dtypes, assigned Variables written back."""
+
+    def __init__(self, graph, lowering, dispatcher, source, function_name):
+        self.graph, self.lowering, self.dispatcher = graph, lowering, dispatcher
+        self.source, self.function_name = source, function_name
+
+    def make(self):
+        g, low = self.graph, self.lowering
+        ns = {"native": self.dispatcher, "np": np}
+        params = [f"a{i}" for i in range(len(g.inputs))]
+        args = [f"{p}[()]" if t.shape == () else p for p, t in zip(params, g.inputs)]
+        for i, (_, value) in enumerate(low.const_args):
+            ns[f"c{i}"] = value[()] if value.ndim == 0 else np.array(value)
+            args.append(f"c{i}")
+        lines = [f"def run({', '.join(params)}):"]
+        variables = list(low.variables.values())
+        if variables:
+            from autograph.runtime import variables as var_module
+            ns["deref"] = var_module._deref
+            for i, (_, ref, attrs) in enumerate(variables):
+                ns[f"vref{i}"], ns[f"vname{i}"] = ref, attrs["name"]
+                lines.append(f"    v{i} = deref(vref{i}, vname{i}, {self.function_name!r})")
+                shape = attrs.get("shape")
+                args.append(f"v{i}._value[()]" if shape == () else f"v{i}._value")
+        lines.append(f"    r = native({', '.join(args)})")
+        if low.single:
+            lines.append("    r = (r,)" if not g.outputs or g.outputs[0].shape != () else "")
+        outs = []
+        for i, t in enumerate(g.outputs):
+            if t.shape == ():
+                ns[f"t{i}"] = t.dtype.type
+                outs.append(f"t{i}(r)" if low.single else f"t{i}(r[{i}])")
+            else:
+                outs.append(f"r[{i}]")
+        k = len(g.outputs)
+        order = [next(j for j, v in enumerate(low.variables) if v == vid)
+                 for vid in low.assigned]
+        for n, j in enumerate(order):
+            attrs = variables[j][2]
+            ns[f"vd{j}"] = np.dtype(attrs["dtype"])
+            if attrs["shape"] == ():   # a NumPy scalar, as the executors' kernels store
+                lines.append(f"    v{j}._value = vd{j}.type(r[{k + n}])")
+            else:
+                lines.append(f"    v{j}._value = r[{k + n}]")
+        lines.append(f"    return ({''.join(o + ', ' for o in outs).rstrip()})")
+        exec(compile("\n".join(lines) + "\n", f"<autograph native {g.name}>", "exec"), ns)
+        dispatcher = self.dispatcher
+
+        def first_call(*args):
+            # the first call compiles (or loads from the disk cache), timed and logged;
+            # later calls go straight to the dispatcher (Numba compiles other types itself)
+            self.compile_for(args)
+            ns["native"] = dispatcher
+            return dispatcher(*args)
+        ns["native"] = first_call
+        run = ns["run"]
+        run.__source__ = self.source
+        run.__native__ = dispatcher
+        return run
+
+    def compile_for(self, args):
+        """Compile (or load) the dispatcher for these arguments, timing it."""
+        numba = _import_numba()
+        sig = tuple(numba.typeof(a) for a in args)
+        d = self.dispatcher
+        if sig in d.overloads:
+            return
+        hits = sum(d.stats.cache_hits.values())
+        start = time.perf_counter()
+        try:
+            d.compile(sig)
+        except numba.core.errors.TypingError as exc:
+            raise self.typing_error(exc) from None
+        ms = (time.perf_counter() - start) * 1e3
+        hit = sum(d.stats.cache_hits.values()) > hits
+        _stats["cache_hits" if hit else "compiled"] += 1
+        log(1, "jit_compile: %s %s in %.1f ms (%d nodes)", self.function_name,
+            "loaded from the disk cache" if hit else "compiled to native code", ms,
+            sum(1 for _ in self.graph.walk()))
+
+    def typing_error(self, exc):
+        """Numba's typing error, naming the node (and the user's line) of the generated
+        line it points at."""
+        import re
+        message = str(exc)
+        made_by = None
+        for m in re.finditer(r"line (\d+)", message):
+            line = int(m.group(1)) - 1
+            if 0 <= line < len(self.lowering.made_by) and self.lowering.made_by[line]:
+                made_by = self.lowering.made_by[line]
+        first = message.strip().splitlines()[0] if message.strip() else "typing failed"
+        if made_by is None:
+            return NativeLoweringError(f"jit_compile=True: Numba cannot compile "
+                                       f"{self.function_name!r}: {first}")
+        from autograph import errors
+        name, op, origin = made_by
+        where = errors.describe_origin(origin) if origin is not None else None
+        return NativeLoweringError(
+            f"jit_compile=True: cannot compile operation `{op}` (node {name!r}"
+            + (f", made at {where}" if where else "") + f") to native code: Numba: {first}")

@@ -1,0 +1,359 @@
+"""Graphs to the saved format and back: nodes, attributes, nested cond/while_loop graphs.
+
+Writing: every graph (a function's graph and, depth first, the branch and body graphs its
+nodes hold) gets an index in one flat table; a node refers to its inputs as [node index,
+output index] pairs of its own graph, and to its subgraphs, Variables and constant arrays
+by reference. Reading: the table is checked (known ops, attributes against the schema,
+specs, references in range, inputs earlier in the same graph) and rebuilt into Graph
+objects of the same IR, with each subgraph's captures restored from its node's inputs.
+"""
+
+import weakref
+
+import numpy as np
+
+from autograph.runtime import formatting
+from autograph.runtime import ops as rt_ops
+from autograph.runtime.ir import primitives
+from autograph.runtime.ir.graph import Graph, Node
+from autograph.runtime.numpy import random as rt_random
+from autograph.saved_model import format as fmt
+from autograph.saved_model.format import Composite, Marker, Ref, SavedModelError
+from autograph.saved_model.schema import check_attrs
+
+# the fixed stand-ins a template may hold, and the fixed functions an attribute may name
+SLOTS = {"print": rt_ops._SLOT, "random": rt_random._SLOT, "text": formatting.SLOT}
+FUNCTIONS = {"numpy.random.seed": np.random.seed,
+             "numpy.random.default_rng": np.random.default_rng,
+             "numpy.random": np.random.mtrand._rand}
+_SCALARS = (type(None), bool, int)     # JSON values that decode to themselves
+_PLAIN = (type(None), bool, int, float, str, np.dtype, np.ndarray)   # attrs used as read
+INLINE_ELEMENTS = 64      # constants up to this size are written into the JSON
+_NAMED_FUNCTIONS = {"random": ("source",), "random_seed": ("fn",), "rng_new": ("factory",)}
+_SLOT_NAMES = {id(v): k for k, v in SLOTS.items()}
+_FUNCTION_NAMES = {id(v): k for k, v in FUNCTIONS.items()}
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+class Writer:
+    """Collects graphs, constant arrays and Variables while a model is written."""
+
+    def __init__(self):
+        self.graphs = []          # JSON records
+        self.constants = {}       # npz key -> array
+        self.variables = []       # Variable objects, in table order
+        self._var_index = {}      # id(Variable) -> index
+        self._graph_index = {}    # id(Graph) -> index
+        self._index = None        # the node indices of the graph being written
+
+    def variable(self, var):
+        i = self._var_index.get(id(var))
+        if i is None:
+            i = self._var_index[id(var)] = len(self.variables)
+            self.variables.append(var)
+        return i
+
+    def graph(self, graph, parent=None, parent_index=None):
+        """The index of `graph` in the table (written on first use). `parent_index` maps
+        the enclosing graph's nodes to their indices, for the captures."""
+        i = self._graph_index.get(id(graph))
+        if i is not None:
+            return i
+        i = self._graph_index[id(graph)] = len(self.graphs)
+        record = {"name": graph.name, "parent": parent}
+        self.graphs.append(record)
+        index = {}
+        nodes = []
+        outer_index = self._index
+        for n, node in enumerate(graph.nodes):
+            index[id(node)] = n
+            nodes.append(self._node(node, index, i))
+        self._index = outer_index
+        record["nodes"] = nodes
+        record["inputs"] = [index[id(t.node)] for t in graph.inputs]
+        record["outputs"] = [[index[id(t.node)], t.index] for t in graph.outputs]
+        if parent_index is not None and graph.captures:
+            # [outer tensor in the parent, inner placeholder]: how a graph that uses values
+            # of its parent sees them (a custom gradient's graph reads the forward pass)
+            record["captures"] = [[[parent_index[id(o.node)], o.index], index[id(inner.node)]]
+                                  for o, inner in graph.captures.values()
+                                  if id(o.node) in parent_index and id(inner.node) in index]
+        return i
+
+    def _node(self, node, index, graph_i):
+        try:
+            inputs = [[index[id(t.node)], t.index] for t in node.inputs]
+        except KeyError:
+            raise SavedModelError(f"node {node.name!r} of graph {node.graph.name!r} reads a "
+                                  "tensor of another graph; it cannot be saved") from None
+        if node.op not in primitives.PRIMITIVES:
+            raise SavedModelError(f"node {node.name!r}: op {node.op!r} is not a primitive")
+        if node.op == "Placeholder":   # (its dtype and shape are its output's spec)
+            attrs = {}
+        else:
+            self._index = index
+            attrs = {k: self._value(v, node, k, graph_i) for k, v in node.attrs.items()}
+        rec = {"name": node.name, "op": node.op, "inputs": inputs, "attrs": attrs,
+               "outputs": [[fmt.dtype_name(t.dtype), fmt.encode_shape(t.shape), bool(t.weak)]
+                           for t in node.outputs]}
+        return rec
+
+    def _value(self, v, node, attr, graph_i, depth=0):
+        """The JSON of one attribute value (see format.decode for the tags)."""
+        t = type(v)
+        if v is None or t in (bool, int, str):
+            return v
+        if t is float:
+            return fmt.encode_float(v)
+        if t is complex:
+            return {"$complex": [fmt.encode_float(v.real), fmt.encode_float(v.imag)]}
+        if isinstance(v, np.dtype):
+            return {"$dtype": fmt.dtype_name(v)}
+        if isinstance(v, np.generic):
+            return self._value(v.item(), node, attr, graph_i, depth)
+        if isinstance(v, Graph):
+            return {"$graph": self.graph(v, graph_i, self._index)}
+        if isinstance(v, weakref.ref):
+            var = v()
+            if var is None:
+                raise SavedModelError(f"node {node.name!r} uses a Variable that was deleted")
+            return {"$variable": self.variable(var)}
+        if isinstance(v, np.ndarray):
+            if v.dtype.kind not in "biufc":
+                raise SavedModelError(f"node {node.name!r}: a constant of dtype {v.dtype} "
+                                      "cannot be saved (numbers and booleans only)")
+            if v.size <= INLINE_ELEMENTS:     # small: in the JSON, no archive member
+                return {"$ndarray": fmt.encode_array(v)}
+            key = f"c{len(self.constants)}"
+            self.constants[key] = v
+            return {"$array": key}
+        if t is tuple or t is list:
+            items = [self._value(x, node, attr, graph_i, depth + 1) for x in v]
+            return {"$tuple": items} if t is tuple else items
+        if t is dict:
+            if not all(type(k) is str for k in v):
+                raise SavedModelError(f"node {node.name!r}: attribute {attr!r} holds a dict "
+                                      "with non-string keys, which cannot be saved")
+            return {"$dict": [[k, self._value(x, node, attr, graph_i, depth + 1)]
+                              for k, x in v.items()]}
+        if id(v) in _SLOT_NAMES:
+            return {"$slot": _SLOT_NAMES[id(v)]}
+        if id(v) in _FUNCTION_NAMES:
+            return _FUNCTION_NAMES[id(v)]
+        if t is rt_ops._Text or t is formatting._Sub:
+            kind = "$text" if t is rt_ops._Text else "$sub"
+            return {kind: [self._value(x, node, attr, graph_i, depth + 1) for x in v.parts]}
+        if t is formatting.Field:
+            return {"$field": [self._value(x, node, attr, graph_i, depth + 1)
+                               for x in (v.value, v.conversion, v.spec, v.style)]}
+        raise SavedModelError(_unsaveable(node, attr, v))
+
+
+def _unsaveable(node, attr, v):
+    from autograph import errors
+    where = errors.describe_origin(node.origin) if node.origin is not None else ""
+    what = f"{type(v).__module__}.{type(v).__name__}"
+    hint = ""
+    if node.op.startswith("data_"):
+        hint = (" A dataset read from host data (from_generator, Python lists) lives in "
+                "this process only; save a function that takes the batches as arguments.")
+    if node.op == "random":
+        hint = (" A draw from a generator made outside the function depends on that "
+                "object's state; make the generator inside the function "
+                "(rng = np.random.default_rng(seed)) to save it.")
+    return (f"node {node.name!r} ({node.op}" + (f", made at {where}" if where else "") +
+            f") holds a {what} in attribute {attr!r}, which the saved-model format cannot "
+            f"hold (it stores numbers, strings, dtypes, arrays, graphs and Variables only)."
+            + hint)
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+class Reader:
+    """Rebuilds the graph table of a checked description."""
+
+    def __init__(self, records, constants, variables, limits):
+        self.records = records
+        self.constants = constants     # npz key -> array (read-only)
+        self.variables = variables     # Variable objects, in table order
+        self.limits = limits
+        self.graphs = [None] * len(records)
+        self._building = set()
+
+    def graph(self, i, parent=None, depth=0):
+        if type(i) is not int or not 0 <= i < len(self.records):
+            raise SavedModelError(f"graph reference {i!r} is out of range")
+        if self.graphs[i] is not None:
+            return self.graphs[i]
+        if i in self._building or depth > self.limits.max_nesting:
+            raise SavedModelError(f"graph {i} refers to itself (or nests more than "
+                                  f"{self.limits.max_nesting} deep)")
+        self._building.add(i)
+        rec = self.records[i]
+        where = f"graph {i}"
+        _need(rec, dict, where)
+        graph = Graph(_str(rec.get("name", f"graph_{i}"), where), parent=parent, origin=None)
+        for n, nrec in enumerate(_need(rec.get("nodes"), list, f"{where}.nodes")):
+            self._node(graph, nrec, f"{where} node {n}", depth)
+        nodes = graph.nodes
+        graph.inputs = [_placeholder(nodes, j, where) for j in
+                        _need(rec.get("inputs"), list, f"{where}.inputs")]
+        graph.outputs = [_tensor(nodes, ref, len(nodes), f"{where}.outputs")
+                         for ref in _need(rec.get("outputs"), list, f"{where}.outputs")]
+        for item in _need(rec.get("captures", []), list, f"{where}.captures"):
+            if parent is None or type(item) is not list or len(item) != 2:
+                raise SavedModelError(f"{where}.captures: [[parent node, output], "
+                                      "placeholder] pairs of a nested graph")
+            outer = _tensor(parent.nodes, item[0], len(parent.nodes), f"{where}.captures")
+            inner = _placeholder(nodes, item[1], where)
+            graph.captures[id(outer)] = (outer, inner)
+        self._building.discard(i)
+        self.graphs[i] = graph
+        return graph
+
+    def _node(self, graph, rec, where, depth):
+        _need(rec, dict, where)
+        op = rec.get("op")
+        if type(op) is not str or op not in primitives.PRIMITIVES:
+            raise SavedModelError(f"{where}: unknown op {fmt._show(op)} (only autograph's "
+                                  "primitives can be loaded)")
+        name = _str(rec.get("name", op), where)
+        where = f"{where} ({name!r}, {op})"
+        raw = rec.get("attrs")
+        if raw:
+            _need(raw, dict, f"{where}.attrs")
+            attrs = {_str(k, where): v if type(v) in _SCALARS else
+                     fmt.decode(v, f"{where}.{k}", self.limits) for k, v in raw.items()}
+        else:
+            attrs = {}
+        check_attrs(op, attrs, where)
+        n = len(graph.nodes)
+        inputs = [_tensor(graph.nodes, ref, n, f"{where}.inputs")
+                  for ref in _need(rec.get("inputs"), list, f"{where}.inputs")]
+        specs = [self._spec(s, f"{where}.outputs") for s in
+                 _need(rec.get("outputs"), list, f"{where}.outputs")]
+        if attrs:
+            attrs = {k: v if type(v) in _PLAIN else self._resolve(v, graph, depth, where)
+                     for k, v in attrs.items()}
+        for k in _NAMED_FUNCTIONS.get(op, ()):
+            if attrs[k] is not None:     # a name from the schema's fixed set
+                attrs[k] = FUNCTIONS[attrs[k]]
+        if op == "Placeholder":
+            if inputs or len(specs) != 1:
+                raise SavedModelError(f"{where}: a placeholder has no inputs and one output")
+            attrs = {"dtype": specs[0][0], "shape": specs[0][1]}
+        node = Node(graph, name, op, inputs, attrs, specs)
+        graph.nodes.append(node)
+        graph._used_names.add(name)
+        if op in ("cond", "while_loop"):
+            record_captures(node)
+
+    def _spec(self, s, where):
+        if type(s) is not list or len(s) != 3 or type(s[2]) is not bool:
+            raise SavedModelError(f"{where}: an output spec is [dtype, shape, weak]")
+        return (fmt.parse_dtype(s[0], where, handle_ok=True),
+                fmt.parse_shape(s[1], where, self.limits), s[2])
+
+    def _resolve(self, v, graph, depth, where):
+        t = type(v)
+        if t is Ref:
+            if v.kind == "graph":
+                return self.graph(v.target, graph, depth + 1)
+            if v.kind == "variable":
+                if v.target >= len(self.variables):
+                    raise SavedModelError(f"{where}: Variable reference {v.target} is out "
+                                          "of range")
+                return weakref.ref(self.variables[v.target])
+            if v.kind == "array":
+                if v.target not in self.constants:
+                    raise SavedModelError(f"{where}: constant {v.target!r} is not in "
+                                          f"{fmt.CONSTANTS_FILE}")
+                return self.constants[v.target]
+        if t is Marker:
+            return SLOTS[v.name]
+        if t is Composite:
+            items = [self._resolve(x, graph, depth, where) for x in v.items]
+            if v.kind == "field":
+                if len(items) != 4:
+                    raise SavedModelError(f"{where}: a $field has 4 items")
+                return formatting.Field(*items)
+            return (rt_ops._Text if v.kind == "text" else formatting._Sub)(tuple(items))
+        if t is tuple:
+            return tuple(self._resolve(x, graph, depth, where) for x in v)
+        if t is list:
+            return [self._resolve(x, graph, depth, where) for x in v]
+        if t is dict:
+            return {k: self._resolve(x, graph, depth, where) for k, x in v.items()}
+        return v
+
+
+def copy_graph(graph, parent, outer=None):
+    """A fresh copy of branch/body graph `graph` (and of the graphs nested in it) under
+    `parent`: transformations that extend a graph in place (the reverse-mode transform
+    adds loop variables to a loop body) must never change a loaded model's graphs.
+    `outer` maps the original parent's tensors (by id) to `parent`'s, for the captures."""
+    new = Graph(graph.name, parent=parent, origin=graph.origin)
+    env = {}
+    for node in graph.nodes:
+        attrs = {k: copy_graph(v, new, env) if isinstance(v, Graph) else v
+                 for k, v in node.attrs.items()}
+        copy = Node(new, node.name, node.op, [env[id(t)] for t in node.inputs], attrs,
+                    [(t.dtype, t.shape, t.weak) for t in node.outputs], node.origin)
+        new.nodes.append(copy)
+        new._used_names.add(node.name)
+        env.update(zip(map(id, node.outputs), copy.outputs))
+        if node.op in ("cond", "while_loop"):
+            record_captures(copy)
+    new.inputs = [env[id(t)] for t in graph.inputs]
+    new.outputs = [env[id(t)] for t in graph.outputs]
+    for o, inner in graph.captures.values():
+        o = (outer or {}).get(id(o))
+        if o is not None:
+            new.captures[id(o)] = (o, env[id(inner)])
+    return new
+
+
+def record_captures(node):
+    """Fill each subgraph's `captures` from the node's inputs (loop variables first for a
+    while_loop, the predicate first for a cond), as tracing leaves them."""
+    ins = node.inputs
+    if node.op == "cond":
+        outer, skip = ins[1:], 0
+    else:
+        n = len(node.outputs)
+        outer = ins[n:len(ins) - (node.attrs.get("maximum_iterations") == "input")]
+        skip = n
+    for sub in node.attrs.values():
+        if isinstance(sub, Graph):
+            for o, inner in zip(outer, sub.inputs[skip:]):
+                sub.captures[id(o)] = (o, inner)
+
+
+def _need(value, kind, where):
+    if type(value) is not kind:
+        raise SavedModelError(f"{where}: expected a {kind.__name__}, got {fmt._show(value)}")
+    return value
+
+
+def _str(value, where):
+    if type(value) is not str or len(value) > 1000:
+        raise SavedModelError(f"{where}: a name must be a string, got {fmt._show(value)}")
+    return value
+
+
+def _tensor(nodes, ref, n, where):
+    """The tensor [node, output] of an earlier node of the same graph."""
+    if type(ref) is not list or len(ref) != 2 or type(ref[0]) is not int or \
+            type(ref[1]) is not int or not 0 <= ref[0] < n:
+        raise SavedModelError(f"{where}: {fmt._show(ref)} is not [earlier node, output]")
+    outs = nodes[ref[0]].outputs
+    if not 0 <= ref[1] < len(outs):
+        raise SavedModelError(f"{where}: node {ref[0]} has no output {ref[1]}")
+    return outs[ref[1]]
+
+
+def _placeholder(nodes, j, where):
+    if type(j) is not int or not 0 <= j < len(nodes) or nodes[j].op != "Placeholder":
+        raise SavedModelError(f"{where}.inputs: {fmt._show(j)} is not a placeholder node")
+    return nodes[j].outputs[0]

@@ -1,0 +1,247 @@
+"""`ag.saved_model.load(export_dir)`: a saved model, checked and rebuilt without its source.
+
+The loader trusts nothing in its files. It never unpickles (arrays are read with
+`allow_pickle=False`, after their headers are checked: no object dtypes, bounded rank and
+size), never evaluates or imports anything a file names: ops must be primitives of the table,
+attributes must fit each primitive's schema (schema.py), names of functions come from fixed
+tables, and sizes are bounded (format.Limits). Checksums must match.
+"""
+
+import hashlib
+import io
+import json
+import math
+import os
+import zipfile
+
+import numpy as np
+
+from autograph import trace_type as tt
+from autograph.saved_model import format as fmt
+from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
+from autograph.saved_model.graphs import Reader
+from autograph.saved_model import params, restored, tree
+from autograph.saved_model.schema import register_all_primitives
+
+# every family of primitives registers itself on import: the table is complete before any
+# file is read (the loader imports nothing later, and nothing a file names)
+register_all_primitives()
+
+_FILES = (fmt.JSON_FILE, fmt.CONSTANTS_FILE, fmt.VARIABLES_FILE)
+
+
+def load(export_dir, limits=DEFAULT_LIMITS):
+    """The object saved in directory `export_dir` (see docs/saved_model.md)."""
+    path = os.path.join(export_dir, fmt.JSON_FILE)
+    if not os.path.isfile(path):
+        raise SavedModelError(f"{export_dir!r} holds no {fmt.JSON_FILE}: not a saved model")
+    size = os.path.getsize(path)
+    _check_json_size(size, path, limits)
+    files = {}
+    for name in _FILES:
+        p = os.path.join(export_dir, name)
+        if os.path.isfile(p):
+            with open(p, "rb") as f:
+                files[name] = f.read()
+    return from_files(files, export_dir, limits)
+
+
+def from_bytes(data, limits=DEFAULT_LIMITS):
+    """The object of a single-bytes saved model (`to_bytes`), checked as `load` checks."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"from_bytes takes bytes, not {type(data).__name__}")
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise SavedModelError("not a saved model: the bytes are not a zip archive") from None
+    files = {}
+    with z:
+        for info in z.infolist():
+            if info.filename not in _FILES:
+                raise SavedModelError(f"unexpected member {info.filename!r} in the archive")
+            _check_stored(info, "the archive")
+            if info.filename == fmt.JSON_FILE:
+                _check_json_size(info.file_size, fmt.JSON_FILE, limits)
+            files[info.filename] = z.read(info)
+    return from_files(files, "<bytes>", limits)
+
+
+def _check_json_size(size, where, limits):
+    if size > limits.max_json_bytes:
+        raise SavedModelError(f"{where} is {size} bytes, over the limit of "
+                              f"{limits.max_json_bytes} bytes for the JSON description; "
+                              "pass load(..., limits=Limits(max_json_bytes=...)) to accept it")
+
+
+def from_files(files, where, limits=DEFAULT_LIMITS):
+    doc = read_description(files, where, limits)
+    constants = read_npz(files.get(fmt.CONSTANTS_FILE, b""), fmt.CONSTANTS_FILE, limits)
+    for a in constants.values():
+        a.flags.writeable = False        # constants are read-only snapshots
+    values = read_npz(files.get(fmt.VARIABLES_FILE, b""), fmt.VARIABLES_FILE, limits)
+    return build(doc, constants, values, limits)
+
+
+def read_description(files, where, limits):
+    """The parsed and version-checked JSON description (checksums verified)."""
+    text = files.get(fmt.JSON_FILE)
+    if text is None:
+        raise SavedModelError(f"{where}: no {fmt.JSON_FILE}")
+    _check_json_size(len(text), f"{where}/{fmt.JSON_FILE}", limits)
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise SavedModelError(f"{where}/{fmt.JSON_FILE} is not valid JSON: {e}") from None
+    if type(doc) is not dict or doc.get("format") != fmt.FORMAT_NAME:
+        raise SavedModelError(f"{where}/{fmt.JSON_FILE} is not an autograph saved model "
+                              f"(its 'format' is not {fmt.FORMAT_NAME!r})")
+    fmt.check_version(doc.get("format_version"), f"{where}/{fmt.JSON_FILE}")
+    sums = doc.get("checksums")
+    if type(sums) is not dict:
+        raise SavedModelError(f"{where}: 'checksums' is missing")
+    for name in (fmt.CONSTANTS_FILE, fmt.VARIABLES_FILE):
+        if name not in files and name not in sums:
+            continue
+        want = sums.get(name)
+        data = files.get(name)
+        if data is None or type(want) is not str:
+            raise SavedModelError(f"{where}: {name} is missing (or has no checksum)")
+        got = "sha256:" + hashlib.sha256(data).hexdigest()
+        if got != want:
+            raise SavedModelError(f"{where}/{name}: checksum mismatch (the file is damaged or "
+                                  f"was changed): expected {want}, got {got}")
+    graphs = doc.get("graphs")
+    if type(graphs) is not list or len(graphs) > limits.max_graphs:
+        raise SavedModelError(f"{where}: 'graphs' must be a list of at most "
+                              f"{limits.max_graphs} graphs")
+    count = sum(len(g.get("nodes", ())) if type(g) is dict and type(g.get("nodes")) is list
+                else 0 for g in graphs)
+    if count > limits.max_nodes:
+        raise SavedModelError(f"{where}: {count} nodes, over the limit ({limits.max_nodes})")
+    return doc
+
+
+def read_npz(data, name, limits):
+    """{key: array} of an .npz archive, each member's header checked before it is read."""
+    if not data:
+        return {}
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise SavedModelError(f"{name} is not an .npz archive") from None
+    out = {}
+    with z:
+        for info in z.infolist():
+            key = info.filename[:-4] if info.filename.endswith(".npy") else None
+            if not key:
+                raise SavedModelError(f"{name}: unexpected member {info.filename!r}")
+            _check_stored(info, name)
+            with z.open(info) as f:
+                out[key] = _read_array(f, f"{name}[{key!r}]", limits, info.file_size)
+    return out
+
+
+def _check_stored(info, where):
+    """Members are stored uncompressed (as save writes them): their declared sizes are
+    then bytes actually present, so nothing is allocated for a size a file only claims."""
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+        raise SavedModelError(f"{where}: member {info.filename!r} is compressed; saved "
+                              "models hold uncompressed members only (no decompression "
+                              "bombs)")
+
+
+def _read_array(f, where, limits, member_size):
+    """One .npy member: its header checked first (dtype, rank, size), then its bytes read
+    as a flat buffer of that dtype (read-only); never unpickled."""
+    shape, fortran, dtype = _check_header(f, where, limits)
+    count = math.prod(shape)
+    if count * dtype.itemsize > member_size:     # before allocating what the header claims
+        raise SavedModelError(f"{where}: the header claims {count} elements of {dtype}, more "
+                              f"than the {member_size} bytes of the member hold")
+    data = bytearray(count * dtype.itemsize)      # writable: a Variable may own it as is
+    got = f.readinto(data)
+    if got != len(data) or f.read(1):
+        raise SavedModelError(f"{where}: the data does not hold {count} elements of {dtype}")
+    array = np.frombuffer(data, dtype=dtype, count=count)
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+def _check_header(f, where, limits):
+    try:
+        major, minor = np.lib.format.read_magic(f)
+        if (major, minor) == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+        elif (major, minor) in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+        else:
+            raise ValueError(f"unknown .npy version {major}.{minor}")
+    except ValueError as e:
+        raise SavedModelError(f"{where}: not a valid .npy header ({e})") from None
+    if dtype.hasobject or dtype.kind not in "biufc":
+        raise SavedModelError(
+            f"{where} is an array of dtype {dtype} (a pickled object array?): refused; a "
+            "saved model holds numeric and boolean arrays only and is never unpickled")
+    fmt.parse_shape(list(shape), where, limits, partial=False)
+    return shape, fortran, dtype
+
+
+def build(doc, constants, values, limits):
+    """The restored object of a checked description."""
+    var_records = doc.get("variables", [])
+    if type(var_records) is not list:
+        raise SavedModelError("'variables' must be a list")
+    vars_ = [_variable(rec, i, values, limits) for i, rec in enumerate(var_records)]
+    reader = Reader(doc["graphs"], constants, vars_, limits)
+    functions = _functions(doc.get("functions", []), reader, limits)
+    objects = doc.get("objects", [])
+    if type(objects) is not list or not objects:
+        raise SavedModelError("'objects' must be a non-empty list")
+    builder = tree.TreeBuilder(objects, functions, vars_, limits)
+    root = builder.object(doc.get("root", 0))
+    sigs = doc.get("signatures", {})
+    if type(sigs) is not dict:
+        raise SavedModelError("'signatures' must be an object")
+    signatures = {fmt.decode(k, "signatures", limits): builder.object(i) for k, i in sigs.items()}
+    if isinstance(root, restored.RestoredObject):
+        root.__dict__["signatures"] = signatures
+    return root
+
+
+def _variable(rec, i, values, limits):
+    from autograph.runtime.variables import Variable
+    where = f"variable {i}"
+    if type(rec) is not dict:
+        raise SavedModelError(f"{where}: expected an object")
+    dtype = fmt.parse_dtype(rec.get("dtype"), where)
+    shape = fmt.parse_shape(rec.get("shape"), where, limits, partial=False)
+    value = values.get(rec.get("key"))
+    if value is None:
+        raise SavedModelError(f"{where}: no value {rec.get('key')!r} in {fmt.VARIABLES_FILE}")
+    if value.dtype != dtype or value.shape != shape:
+        raise SavedModelError(f"{where}: the value is {value.dtype} {value.shape}, the "
+                              f"description says {dtype} {shape}")
+    name, trainable = rec.get("name", "Variable"), rec.get("trainable", True)
+    if type(name) is not str or type(trainable) is not bool:
+        raise SavedModelError(f"{where}: 'name' must be a string and 'trainable' a bool")
+    return Variable(value, name=name, trainable=trainable)
+
+
+def _functions(records, reader, limits):
+    if type(records) is not list:
+        raise SavedModelError("'functions' must be a list")
+    out = []
+    for i, rec in enumerate(records):
+        where = f"function {i}"
+        if type(rec) is not dict:
+            raise SavedModelError(f"{where}: expected an object")
+        graph = reader.graph(rec.get("graph"))
+        parameters = [params.Param.from_json(p, f"{where} parameter {k}", limits)
+                      for k, p in enumerate(rec.get("params", []))]
+        n_specs = sum(len(tt.tensor_specs(p.key)) for p in parameters)
+        if n_specs != len(graph.inputs):
+            raise SavedModelError(f"{where}: {n_specs} array parameters for a graph of "
+                                  f"{len(graph.inputs)} inputs")
+        out.append(restored.RestoredConcrete(
+            str(rec.get("name", "function")), graph, parameters, rec.get("outputs"), rec,
+            limits))
+    return out

@@ -1,0 +1,341 @@
+"""`jit_compile=True`: graphs lowered to Numba give the interpreter's results exactly
+(values, dtypes, scalar types), refuse what they cannot lower with the operation and the
+user's line, keep Variables' effects, and compile once across processes (disk cache)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+numba = pytest.importorskip("numba")
+
+import autograph as ag  # noqa: E402
+from autograph.runtime.exec import native  # noqa: E402
+from autograph.runtime.exec.native import NativeLoweringError  # noqa: E402
+from tests.runtime.samples import SAMPLES  # noqa: E402
+from tests.runtime.tracing import assert_same, capture_stdout  # noqa: E402
+
+REFUSED = {"print_order": "print", "fizzbuzz_codes": "ta_new"}   # sample -> the op named
+
+
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path_factory, monkeypatch):
+    # one disk cache for the module (programs repeat across tests), not the user's
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "agcache"))
+
+
+def same(a, b, ulps=0):
+    """Equal values of the same types and dtypes (NaNs equal), through tuples and lists;
+    floats within `ulps` units in the last place (Numba's libm transcendental functions
+    may round differently from NumPy's by one ulp: docs/native.md)."""
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(
+            same(x, y, ulps) for x, y in zip(a, b))
+    if isinstance(a, (np.ndarray, np.generic)):
+        if type(a) is not type(b) or a.dtype != b.dtype or np.shape(a) != np.shape(b):
+            return False
+        if ulps and a.dtype.kind == "f":
+            try:
+                np.testing.assert_array_max_ulp(a, b, maxulp=ulps)
+            except AssertionError:
+                return False
+            return True
+        return np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=repr)
+def test_samples_native_match_reference_and_interpreter(sample):
+    f = ag.function(sample.fn, jit_compile=True)
+    if sample.name in REFUSED:
+        with pytest.raises(NativeLoweringError) as info:
+            f(*sample.args)
+        message = str(info.value)
+        assert f"`{REFUSED[sample.name]}`" in message and "samples.py:" in message
+        return
+    want, _ = sample.reference(*sample.args)
+    interpreted = ag.function(sample.fn, jit_compile=False)(*sample.args)
+    for _ in range(2):
+        got, printed = capture_stdout(f, *sample.args)
+        assert_same(got, want)
+        assert same(got, interpreted, ulps=4)
+        assert printed == ""
+
+
+def collatz(n):
+    steps = np.int64(0)
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def mixed(x, k, t):
+    """int32/float32/bool scalars and arrays through loops, branches, reductions and
+    indexing: every result dtype is NumPy's (NEP 50), which the native code must keep."""
+    acc = np.float32(0)
+    i = np.int32(0)
+    total = np.int32(7)
+    while i < k:
+        if x[i % x.shape[0]] > t:
+            acc += x[i % x.shape[0]] * np.float32(0.5)
+        else:
+            acc -= 1
+        total = total * 3 + i     # wraps in int32, as NumPy's does
+        i += 1
+    y = np.where(x > t, x, -x)
+    return acc, total, y.sum(), np.sqrt(np.abs(y)), (y > 0).any(), x[1:3], i // 2
+
+
+@pytest.mark.parametrize("args", [
+    (np.array([1.5, -2.0, 3.25, 0.5], np.float32), np.int32(25), np.float32(0.75)),
+    (np.arange(6, dtype=np.float32), np.int32(0), np.float32(-1)),
+])
+def test_dtypes_match_the_interpreter_exactly(args):
+    got = ag.function(mixed, jit_compile=True)(*args)
+    want = ag.function(mixed)(*args)
+    assert same(got, want), (got, want)
+
+
+def test_generated_programs_match_the_interpreter():
+    """The differential generator's programs (nested loops, branches, break/continue/
+    return, lists and arrays): native and interpreted results agree exactly (or both
+    raise the same exception type: UnboundLocalError, IndexError), or the native compiler
+    refuses with the operation named."""
+    from benchmarks.differential import check
+    from benchmarks.differential.run import program
+    compared = 0
+    for index in range(24):
+        p = program("native", index)
+        fn, _ = check.load(p.source)
+        ref, nat = ag.function(fn), ag.function(fn, jit_compile=True)
+        for inputs in p.inputs:
+            args = check.numpy_args(inputs, p.tensor_args)
+            try:
+                want = ("value", ref(*args))
+            except Exception as exc:   # noqa: BLE001 - the program's own error
+                want = ("raises", type(exc))
+            try:
+                got = ("value", nat(*args))
+            except NativeLoweringError as exc:
+                assert "cannot compile operation `" in str(exc)
+                continue
+            except Exception as exc:   # noqa: BLE001 - must be the interpreter's error
+                got = ("raises", type(exc))
+            assert want[0] == got[0] and (same(got[1], want[1]) if want[0] == "value"
+                                          else got[1] is want[1]), (p.source, args, got, want)
+            compared += 1
+    assert compared >= 40
+
+
+def test_unlowerable_op_names_the_operation_and_the_line():
+    def f(x):
+        y = x * 2
+        ag.print("y is", y)
+        return y
+
+    g = ag.function(f, jit_compile=True)
+    with pytest.raises(NativeLoweringError) as info:
+        g(np.float64(1.0))
+    message = str(info.value)
+    assert "`print`" in message and "test_native.py:" in message
+    assert 'ag.print("y is", y)' in message
+    # jit_compile=None (the default) and False keep the Python executor
+    assert ag.function(f)(np.float64(1.0)) == 2.0
+    assert ag.function(f, jit_compile=False)(np.float64(1.0)) == 2.0
+
+
+def test_numba_typing_error_names_the_user_line():
+    def f(x):
+        return x @ x          # integer matmul: Numba's np.dot takes floats only
+
+    with pytest.raises(NativeLoweringError) as info:
+        ag.function(f, jit_compile=True)(np.ones((2, 2), np.int64))
+    assert "`matmul`" in str(info.value) and "x @ x" in str(info.value)
+
+
+def test_default_and_false_do_not_lower():
+    before = native.stats()["lowered"]
+    ag.function(collatz)(np.int64(27))
+    ag.function(collatz, jit_compile=False)(np.int64(27))
+    assert native.stats()["lowered"] == before
+    assert ag.function(collatz, jit_compile=True)(np.int64(27)) == 111
+    assert native.stats()["lowered"] == before + 1
+
+
+def test_variables_are_read_before_and_assigned_after():
+    v = ag.Variable(np.float64(1.5))
+    w = ag.Variable(np.zeros(3))
+
+    def f(x, n):
+        for _ in range(n):
+            v.assign_add(x)
+            w.assign(w + v)
+        return v.read_value() * 2
+
+    results = {}
+    for jit in (None, True):
+        v.assign(np.float64(1.5))
+        w.assign(np.zeros(3))
+        g = ag.function(f, jit_compile=jit)
+        results[jit] = [(g(np.float64(0.25), np.int64(4)), v.numpy(), w.numpy())
+                        for _ in range(2)]
+    assert same(results[True], results[None])
+
+
+def test_tensor_array_fill_is_a_native_buffer():
+    def f(x):
+        ta = ag.TensorArray(np.float64, size=5)
+        s = x
+        for i in range(5):
+            s = np.tanh(s + i)
+            ta = ta.write(i, s)
+        return ta.stack()
+
+    x = np.linspace(-1, 1, 3)
+    assert same(ag.function(f, jit_compile=True)(x), ag.function(f)(x), ulps=4)
+
+
+_CHILD = textwrap.dedent("""
+    import numpy as np, autograph as ag
+    from autograph.runtime.exec import native
+    from tests.runtime.test_native import collatz
+    assert ag.function(collatz, jit_compile=True)(np.int64(27)) == 111
+    s = native.stats()
+    print(s["compiled"], s["cache_hits"])
+""")
+
+
+def test_disk_cache_across_processes(tmp_path):
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")]))
+    runs = [subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
+                           text=True, check=True).stdout.split() for _ in range(2)]
+    assert runs == [["1", "0"], ["0", "1"]]     # compiled once, then loaded
+    assert len(list((tmp_path / "native").glob("ag_*.py"))) == 1
+
+
+def test_cache_file_is_rewritten_when_it_differs(tmp_path, monkeypatch):
+    """A stale or foreign file under the hashed name never runs: the module is the source
+    autograph generated, and the file is rewritten to it."""
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(tmp_path))
+
+    def f(x):
+        return x * 3 + 1
+
+    ag.function(f, jit_compile=True)(np.int64(2))
+    (path,) = (tmp_path / "native").glob("ag_*.py")
+    source = path.read_text()
+    path.write_text("raise SystemExit('foreign code ran')\n")
+    native._modules.clear()
+    assert ag.function(f, jit_compile=True)(np.int64(2)) == 7
+    assert path.read_text() == source
+
+
+def test_compile_time_is_logged_at_verbosity_1(caplog):
+    def f(x):
+        return x - 5
+
+    old = ag.get_verbosity() if hasattr(ag, "get_verbosity") else 0
+    ag.set_verbosity(1)
+    try:
+        with caplog.at_level("INFO", logger="autograph"):
+            import logging
+            logging.getLogger("autograph").propagate = True
+            ag.function(f, jit_compile=True)(np.int64(2))
+    finally:
+        ag.set_verbosity(old)
+    assert any("jit_compile: f" in r.getMessage() and " ms " in r.getMessage()
+               for r in caplog.records)
+
+
+def _loss(w, x):
+    return np.sum(np.tanh(x * w) ** 2) + np.mean(x * w)
+
+
+def _piecewise(w):
+    if w > 0:
+        y = w * w
+    else:
+        y = -w * 3.0
+    return y
+
+
+def _loop_loss(w, n):
+    s = w
+    for _ in range(n):
+        s = np.sin(s) * w + 0.5
+    return s
+
+
+def _rnn_loss(W, xs, n):
+    s = np.zeros(3)
+    i = np.int64(0)
+    while i < n:
+        s = np.tanh(W @ s + xs[i])
+        i += 1
+    return np.sum(s * s)
+
+
+_RNG = np.random.default_rng(0)
+
+
+@pytest.mark.parametrize("make, args", [
+    (lambda: lambda w, x: ag.value_and_grad(_loss)(w, x),
+     (np.float64(0.7), np.linspace(-1, 1, 5))),
+    (lambda: lambda w: ag.grad(_piecewise)(w), (np.float64(-0.7),)),
+    (lambda: lambda w: ag.grad(_piecewise)(w), (np.float64(0.4),)),
+    (lambda: lambda w, n: ag.value_and_grad(_loop_loss)(w, n), (np.float64(0.3), np.int64(7))),
+    (lambda: lambda W, xs, n: ag.value_and_grad(_rnn_loss)(W, xs, n),
+     (_RNG.standard_normal((3, 3)) * 0.5, _RNG.standard_normal((6, 3)), np.int64(6))),
+], ids=["straight_line", "cond_negative", "cond_positive", "loop", "rnn_loop"])
+def test_backward_graphs_lower(make, args):
+    """Gradients' backward graphs are graphs of the same primitives (broadcast_to,
+    sum_to_shape, ...) plus the per-iteration stacks of differentiated loops (growable
+    native arrays): the native values are the interpreter's to rounding (tanh to 1 ulp,
+    sums in another order)."""
+    got = ag.function(make(), jit_compile=True)(*args)
+    want = ag.function(make())(*args)
+    flat_got, flat_want = np.asarray(got, dtype=object).ravel(), np.asarray(want, dtype=object).ravel()
+    for g, w in zip(flat_got, flat_want):
+        g, w = np.asarray(g), np.asarray(w)    # a 0-d result may be a scalar or a 0-d array
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15)
+
+
+def test_unknown_dims_lower():
+    """An input signature with `None` dims: the graph reads sizes as values (shape_of,
+    size_of) and slices of unknown length; one native function serves every length."""
+    def f(xs):
+        t = np.int64(0)
+        for i in range(len(xs)):
+            t += xs[i] * xs.size
+        return t, xs[1:] * 2
+
+    sig = [ag.TensorSpec((None,), np.int64)]
+    g = ag.function(f, input_signature=sig, jit_compile=True)
+    h = ag.function(f, input_signature=sig)
+    for n in (1, 5, 9):
+        assert same(g(np.arange(n)), h(np.arange(n)))
+
+
+def _edges(a, b, x, y):
+    return (a // b, a % b, x / y, x % y, x // y, -a // 3, -a % 3, a ** 2,
+            a.astype(np.int32) * np.int32(100000), np.maximum(x, np.nan), np.minimum(x, y),
+            np.abs(-a), np.sign(x), np.floor(x / 3), a << 3, a >> 1, ~a, x ** 0.5,
+            x.astype(np.float32) * np.float32(3.1), a.astype(np.int8) + np.int8(120), a / b)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_edge_arithmetic_matches_numpy():
+    """Division and remainder by zero, negative operands, wrap-around in small ints, NaN,
+    inf and -0.0: NumPy's error model (no exception, NumPy's values), equal values of
+    the same types."""
+    nat, ref = ag.function(_edges, jit_compile=True), ag.function(_edges)
+    for args in [(np.int64(7), np.int64(0), np.float64(1.5), np.float64(0.0)),
+                 (np.int64(-7), np.int64(2), np.float64(-1.5), np.float64(2.0)),
+                 (np.int64(123456), np.int64(-5), np.float64(np.inf), np.float64(-0.0))]:
+        assert same(nat(*args), ref(*args)), args
