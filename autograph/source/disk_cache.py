@@ -19,7 +19,7 @@ everything the conversion read:
   the passes resolve calls through them (a call of a NumPy function is left as it is).
 
 Where: `$AUTOGRAPH_CACHE_DIR`, else the user cache directory (`$XDG_CACHE_HOME/autograph`
-or `~/.cache/autograph`; `%LOCALAPPDATA%\\autograph` on Windows). `AUTOGRAPH_CACHE_DIR=off`
+or `~/.cache/autograph`; `%LOCALAPPDATA%\\autograph` on Windows). `AUTOGRAPH_CACHE=0`, `AUTOGRAPH_CACHE_DIR=off`
 or `ag.config.set_disk_cache(False)` turns it off. Lambdas and functions without a source
 file are not cached. A file that cannot be read or written is ignored (the conversion runs
 as before).
@@ -42,6 +42,8 @@ _fingerprint = None
 def directory():
     """The cache directory, or None when the cache is off."""
     if not config.disk_cache_enabled():
+        return None
+    if os.environ.get("AUTOGRAPH_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
         return None
     path = os.environ.get("AUTOGRAPH_CACHE_DIR")
     if path is not None:
