@@ -85,12 +85,12 @@ def _build(bytecode):
         cache_dir = os.path.join(folder, "autograph-cache")
         contenders = []
         for name, (module, script) in SCRIPTS.items():
+            if not _importable(module):
+                contenders.append(Unavailable(name, f"{module} is not importable"))
+                continue
             if quick and name in ("jax", "numba", "tensorflow"):
                 # seconds per process: the smoke run keeps to the cheap contenders
                 contenders.append(Unavailable(name, "left out in --quick"))
-                continue
-            if not _importable(module):
-                contenders.append(Unavailable(name, f"{module} is not importable"))
                 continue
             path = os.path.join(folder, f"fresh_{name}.py")
             with open(path, "w") as f:
