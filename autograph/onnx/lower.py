@@ -10,8 +10,11 @@ Control flow:
   (the first test), then `Loop(M, first_test, *loop_vars)`, whose body runs the body
   graph and then the condition graph on the new values (the next test). A static
   `maximum_iterations` becomes `M`.
-- TensorArray handles are ONNX sequences: write(i) replaces element i or appends at the
-  end (a write past the end is an error in onnxruntime, as in autograph), read is
+- A TensorArray that a loop fills in order (written once per iteration at a counter from
+  0 by 1, only stacked afterwards: what `for t in ag.range(n): ta = ta.write(t, v)`
+  traces to) becomes a scan output of the Loop: ONNX stacks the per-iteration values.
+- Other TensorArray handles are ONNX sequences: write(i) replaces element i or appends at
+  the end (a write past the end is an error in onnxruntime, as in autograph), read is
   SequenceAt, stack is ConcatFromSequence on a new axis.
 """
 
@@ -45,10 +48,32 @@ class Model:
         self.initializers = []
         self.variables = {}          # id(Variable) -> initializer name
         self.handle_dtypes = handle_dtypes
+        self._fills = {}
+        self.stacked = _Identities()  # loop results that are already stacked scan outputs
+
+    def fills_of(self, node):
+        """_fills(node), worked out once per loop node."""
+        found = self._fills.get(id(node))
+        if found is None:
+            found = self._fills[id(node)] = _fills(node)
+        return found
 
     def fresh(self, base):
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "v"
         return f"{base}_{next(self.counter)}"
+
+
+class _Identities:
+    """A set of tensors by identity (a Tensor's == stages a comparison)."""
+
+    def __init__(self):
+        self._ids = {}
+
+    def add(self, t):
+        self._ids[id(t)] = t
+
+    def __contains__(self, t):
+        return id(t) in self._ids
 
 
 class Builder:
@@ -58,6 +83,7 @@ class Builder:
         self.model = model
         self.env = dict(env or {})   # Tensor -> ONNX value name
         self.nodes = []
+        self.skip = ()               # ids of nodes lowered by their loop (TensorArray fills)
 
     # -- emitting --------------------------------------------------------------------------
 
@@ -87,7 +113,10 @@ class Builder:
     # -- lowering --------------------------------------------------------------------------
 
     def lower_nodes(self, graph):
+        self._skip_filled_arrays(graph)
         for node in graph.nodes:
+            if id(node) in self.skip:
+                continue
             if node.op == "Placeholder":
                 if node.outputs[0] not in self.env:
                     raise Unsupported(node, "a placeholder with no value")
@@ -101,6 +130,19 @@ class Builder:
                 outs = [outs]
             for t, name in zip(node.outputs, outs):
                 self.env[t] = name
+
+    def _skip_filled_arrays(self, graph):
+        """A fresh TensorArray that only a loop's scan output fills needs no sequence."""
+        skip = set(self.skip)
+        for node in graph.nodes:
+            if node.op != "while_loop":
+                continue
+            for j in self.model.fills_of(node):
+                handle = node.inputs[j]
+                if len(_users(handle, graph)) == 1:
+                    skip.add(id(handle.node))
+                    self.env[handle] = ""
+        self.skip = skip
 
     def value_info(self, tensor, name):
         return value_info(self.model, tensor, name)
@@ -157,33 +199,98 @@ def _truth(b, name, tensor):
     return name
 
 
+def _is_in(t, tensors):
+    return any(x is t for x in tensors)
+
+
+def _users(t, graph):
+    return [n for n in graph.nodes if _is_in(t, n.inputs)]
+
+
+def _const(t):
+    return t.node.attrs["value"] if t.node.op == "Const" else None
+
+
+def _fills(node):
+    """{loop var index: its ta_write node} for the TensorArrays the loop fills in order:
+    a fresh array written once per iteration at a counter that starts at 0 and steps by 1,
+    read after the loop only by `stack`. These become the Loop's scan outputs."""
+    cond_g, body_g = node.attrs["cond_graph"], node.attrs["body_graph"]
+    k = len(node.outputs)
+
+    def body_const(t):
+        for i, p in enumerate(body_g.inputs):
+            if p is t:
+                return _const(node.inputs[i]) if i >= k else None
+        return _const(t)
+
+    counters = []
+    for c in range(k):
+        step = body_g.outputs[c].node
+        if _const(node.inputs[c]) is None or _const(node.inputs[c]) != 0 or step.op != "add":
+            continue
+        a, b = step.inputs
+        if (a is body_g.inputs[c] and body_const(b) == 1) or \
+                (b is body_g.inputs[c] and body_const(a) == 1):
+            counters.append(body_g.inputs[c])
+    fills = {}
+    for j in range(k):
+        if node.outputs[j].dtype != np.dtype(object) or node.inputs[j].node.op != "ta_new":
+            continue
+        users = _users(body_g.inputs[j], body_g)
+        if len(users) != 1 or users[0].op != "ta_write":
+            continue
+        write = users[0]
+        if write.inputs[0] is not body_g.inputs[j] or body_g.outputs[j] is not write.outputs[0] \
+                or not _is_in(write.inputs[1], counters) or _users(write.outputs[0], body_g) \
+                or _users(cond_g.inputs[j], cond_g):
+            continue
+        after = _users(node.outputs[j], node.graph)
+        if after and all(n.op == "ta_stack" for n in after) and \
+                not _is_in(node.outputs[j], node.graph.outputs):
+            fills[j] = write
+    return fills
+
+
 def _while(b, node, ins):
     from onnx import helper
     cond_g, body_g = node.attrs["cond_graph"], node.attrs["body_graph"]
     k = len(node.outputs)
+    fills = b.model.fills_of(node)
+    kept = [i for i in range(k) if i not in fills]
     loop_vars, captures = ins[:k], ins[k:]
     # the first test, in the outer graph
     first = Builder(b.model, {**b.env, **dict(zip(cond_g.inputs, ins))})
     first.lower_nodes(cond_g)
     b.nodes.extend(first.nodes)
     test = _truth(b, first.env[cond_g.outputs[0]], cond_g.outputs[0])
-    # the body: ONNX gives (iteration, test, *loop vars); captures are read by name
+    # the body: ONNX gives (iteration, test, *loop vars); captures are read by name;
+    # a filled TensorArray is no loop variable: what each iteration writes is a scan output
     it_name, test_in = b.model.fresh("iteration"), b.model.fresh("test_in")
-    carried = [b.model.fresh("carried") for _ in range(k)]
+    carried = [b.model.fresh("carried") if i in kept else "" for i in range(k)]
     body = Builder(b.model, {**b.env, **dict(zip(body_g.inputs, carried + captures))})
+    body.skip = {id(w) for w in fills.values()}   # (on top of what lower_nodes adds)
     body.lower_nodes(body_g)
-    new = [body.env[t] for t in body_g.outputs]
+    new = [body.env[t] if i in kept else "" for i, t in enumerate(body_g.outputs)]
     nxt = Builder(b.model, {**body.env, **dict(zip(cond_g.inputs, new + captures))})
     nxt.lower_nodes(cond_g)
     body.nodes.extend(nxt.nodes)
     test_out = _truth(body, nxt.env[cond_g.outputs[0]], cond_g.outputs[0])
+    scans = []
+    for j, write in fills.items():
+        v = write.inputs[2]
+        dtype = b.model.handle_dtypes.get(node.outputs[j]) or v.dtype
+        scans.append((v, body.emit("Identity", [body.cast(body.value(v), v.dtype, dtype)],
+                                   base="scan"), dtype))
     outs_names = [body.emit("Identity", [test_out], base="test_out")] + \
-        [body.emit("Identity", [n], base="next") for n in new]
+        [body.emit("Identity", [new[i]], base="next") for i in kept]
     inputs = [helper.make_tensor_value_info(it_name, onnx_dtype(np.int64), []),
               helper.make_tensor_value_info(test_in, onnx_dtype(bool), [])] + \
-        [value_info(b.model, t, n) for t, n in zip(body_g.inputs[:k], carried)]
+        [value_info(b.model, body_g.inputs[i], carried[i]) for i in kept]
     outputs = [helper.make_tensor_value_info(outs_names[0], onnx_dtype(bool), [])] + \
-        [value_info(b.model, t, n) for t, n in zip(body_g.outputs, outs_names[1:])]
+        [value_info(b.model, body_g.outputs[i], n) for i, n in zip(kept, outs_names[1:])] + \
+        [helper.make_tensor_value_info(name, onnx_dtype(dtype), None)
+         for _, name, dtype in scans]
     graph = helper.make_graph(body.nodes, b.model.fresh("loop_body"), inputs, outputs)
     limit = node.attrs.get("maximum_iterations")
     if limit is None:
@@ -192,8 +299,16 @@ def _while(b, node, ins):
         trip = b.const(np.int64(limit))
     else:
         raise Unsupported(node, "a maximum_iterations that is not a number")
-    outs = b.emit("Loop", [trip, test] + loop_vars, n_out=k, base="loop", body=graph)
-    return [outs] if k == 1 else outs
+    n_out = len(kept) + len(fills)
+    outs = b.emit("Loop", [trip, test] + [loop_vars[i] for i in kept], n_out=n_out,
+                  base="loop", body=graph)
+    outs = [outs] if n_out == 1 else list(outs)
+    result = [None] * k
+    for i, name in zip(kept + list(fills), outs):
+        result[i] = name
+    for j in fills:
+        b.model.stacked.add(node.outputs[j])
+    return result
 
 
 _CONTROL = {"cond": _cond, "while_loop": _while}

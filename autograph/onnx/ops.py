@@ -422,6 +422,8 @@ def _ta_read(b, node, ins):
 
 @rule("ta_stack")
 def _ta_stack(b, node, ins):
+    if node.inputs[0] in b.model.stacked:      # a loop's scan output: stacked already
+        return b.emit("Identity", ins)
     return b.emit("ConcatFromSequence", [ins[0]], axis=0, new_axis=1)
 
 

@@ -10,5 +10,5 @@ from benchmarks.cases import (cliffs, collatz, datasets, dynamic_rnn, first_call
 
 def all_cases(quick=False):
     return (per_call.CASES + first_call.CASES + fresh_process.CASES + collatz.CASES
-            + range_loop.CASES + dynamic_rnn.CASES + python_heavy.CASES + cliffs.CASES
-            + scaling.cases(quick) + datasets.CASES + onnx_export.CASES + rnn_grad.CASES)
+            + range_loop.CASES + dynamic_rnn.CASES + python_heavy.CASES + scaling.cases(quick)
+            + datasets.CASES + onnx_export.CASES + rnn_grad.CASES + cliffs.CASES)

@@ -184,15 +184,15 @@ def _build_matmul(quick):
 
 
 CASES = [
-    Case("8a_unroll_range_break", "range(x.shape[0]) + tensor break, 100k steps, first call",
+    Case("12a_unroll_range_break", "range(x.shape[0]) + tensor break, 100k steps, first call",
          _build_unroll, goals=[Goal("<= 50 ms", "autograph", max_ns=50e6)]),
-    Case("8b_search_break", "search loop with break, n = 1e6, steady state", _build_search,
+    Case("12b_search_break", "search loop with break, n = 1e6, steady state", _build_search,
          goals=[Goal("<= 1.5x plain Python", "autograph", "numpy_hand", max_ratio=1.5)]),
-    Case("8c_structured_args", "5 arrays + a dict of 2, per call", _build_structured,
+    Case("12c_structured_args", "5 arrays + a dict of 2, per call", _build_structured,
          goals=[Goal("<= 2x the flat call", "autograph", "autograph_flat", max_ratio=2.0),
                 Goal("below jax.jit", "autograph", "jax", max_ratio=1.0)]),
-    Case("8d_static_rnn", "seed RNN over a static range, 32x100x256", _build_rnn,
+    Case("12d_static_rnn", "seed RNN over a static range, 32x100x256", _build_rnn,
          goals=[Goal("<= 1.05x hand-written", "autograph", "numpy_hand", max_ratio=1.05)]),
-    Case("8e_matmul_steps", "10 unrolled steps of tanh(x @ w), 1000x1000", _build_matmul,
+    Case("12e_matmul_steps", "10 unrolled steps of tanh(x @ w), 1000x1000", _build_matmul,
          goals=[Goal("<= 1.05x hand-written", "autograph", "numpy_hand", max_ratio=1.05)]),
 ]

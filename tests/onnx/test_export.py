@@ -197,3 +197,48 @@ def test_untraced_function_says_what_to_do():
 
     with pytest.raises(ValueError, match="get_concrete_function"):
         ag.onnx.export(f)
+
+
+def _op_types(graph):
+    for node in graph.node:
+        yield node.op_type
+        for attr in node.attribute:
+            if attr.g is not None and attr.g.node:
+                yield from _op_types(attr.g)
+
+
+def test_an_in_order_fill_becomes_a_loop_scan_output():
+    rng = np.random.default_rng(0)
+    args = rng.normal(size=(7, 2, 4)), rng.normal(size=(4, 4)) * 0.5, np.zeros((2, 4))
+    rnn(*args)
+    ops = set(_op_types(ag.onnx.export(rnn).graph))
+    assert "Loop" in ops and not any(op.startswith("Sequence") for op in ops), ops
+    check(rnn, *args)
+
+
+@ag.function
+def fill_then_read(x, n):
+    ta = ag.TensorArray(np.float64, size=n)
+    for i in ag.range(n):
+        ta = ta.write(i, x * i)
+    return ta.read(n - 1) + ta.stack()[0]
+
+
+@ag.function
+def conditional_writes(x, n):
+    ta = ag.TensorArray(np.float64, size=n)
+    for i in ag.range(n):
+        if np.sum(x) > i:
+            ta = ta.write(i, x + i)
+        else:
+            ta = ta.write(i, x - i)
+    return ta.stack()
+
+
+@pytest.mark.parametrize("fn", [fill_then_read, conditional_writes])
+def test_other_tensor_arrays_stay_sequences(fn):
+    x = np.array([0.5, 1.5])
+    fn(x, np.int64(4))
+    ops = set(_op_types(ag.onnx.export(fn).graph))
+    assert "SequenceInsert" in ops
+    check(fn, x, np.int64(4))
