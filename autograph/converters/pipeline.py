@@ -57,8 +57,10 @@ _ONLY_FOR = {declarations.transform: (gast.Global, gast.Nonlocal), asserts.trans
 def convert(node, ctx):
     """Run every pass over `node` (a gast FunctionDef or Lambda) and return it. A pass that
     only rewrites a kind of statement the function does not have is not run at all."""
-    base.skip_generators(node)
     kinds = base.statement_kinds(node)
+    if (gast.FunctionDef in kinds or gast.AsyncFunctionDef in kinds) and (
+            base.may_contain(ctx, "yield") or base.may_contain(ctx, "await")):
+        base.skip_generators(node)   # only nested generator functions are marked
     for transform in PIPELINE:
         needed = _ONLY_FOR.get(transform)
         if needed is None or (any(k in kinds for k in needed) if isinstance(needed, tuple)

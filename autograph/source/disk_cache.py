@@ -19,7 +19,7 @@ everything the conversion read:
   the passes resolve calls through them (a call of a NumPy function is left as it is).
 
 Where: `$AUTOGRAPH_CACHE_DIR`, else the user cache directory (`$XDG_CACHE_HOME/autograph`
-or `~/.cache/autograph`; `%LOCALAPPDATA%\\autograph` on Windows). `AUTOGRAPH_CACHE_DIR=off`
+or `~/.cache/autograph`; `%LOCALAPPDATA%\\autograph` on Windows). `AUTOGRAPH_CACHE=0`, `AUTOGRAPH_CACHE_DIR=off`
 or `ag.config.set_disk_cache(False)` turns it off. Lambdas and functions without a source
 file are not cached. A file that cannot be read or written is ignored (the conversion runs
 as before).
@@ -27,7 +27,6 @@ as before).
 
 import atexit
 import builtins
-import hashlib
 import json
 import linecache
 import os
@@ -44,6 +43,8 @@ def directory():
     """The cache directory, or None when the cache is off."""
     if not config.disk_cache_enabled():
         return None
+    if os.environ.get("AUTOGRAPH_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
+        return None
     path = os.environ.get("AUTOGRAPH_CACHE_DIR")
     if path is not None:
         return None if path.strip().lower() in ("", "0", "off", "none") else path
@@ -52,6 +53,18 @@ def directory():
     else:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "autograph")
+
+
+def _sha256():
+    """A new SHA-256 hash from CPython's own small module (_sha2 from 3.12, _sha256
+    before): importing hashlib loads OpenSSL, which costs a first call more than the key."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            return __import__(name).sha256()
+        except ImportError:
+            pass
+    import hashlib
+    return hashlib.sha256()
 
 
 def key(fn):
@@ -64,7 +77,7 @@ def key(fn):
     lines = linecache.getlines(filename, fn.__globals__)
     if not lines:
         return None
-    h = hashlib.sha256()
+    h = _sha256()
     parts = [str(FORMAT), _autograph_fingerprint(), sys.version, filename, str(code.co_firstlineno),
              fn.__qualname__, ",".join(code.co_freevars), str(code.co_flags)]
     for part in parts:

@@ -126,3 +126,11 @@ def test_unreadable_or_foreign_files_are_ignored(tmp_path, cache_dir):
     path.write_text(json.dumps({"format": 999}))
     assert ag.function(_module(tmp_path).collatz)(np.int64(27)) == 111
     assert api._by_code is not None
+
+
+def test_autograph_cache_0_turns_it_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("AUTOGRAPH_CACHE", "0")
+    assert disk_cache.directory() is None
+    monkeypatch.setenv("AUTOGRAPH_CACHE", "1")
+    assert disk_cache.directory() == str(tmp_path)
