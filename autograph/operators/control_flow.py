@@ -516,13 +516,19 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test, places), n)
 
 
+# A Python range loop with a tensor break/return unrolls (exactly as Python runs it, one
+# nested cond per iteration) while at most this many iterations are left; longer ones stage
+# the rest as one while_loop, so a loop over x.shape[0] cannot unroll into a huge graph.
+STAGE_RANGES_LONGER_THAN = 8
+
+
 def _py_for(iterable, body, state, n, names, extra_test, places=()):
     watch = unroll.Watch()
     for k, item in enumerate(iterable):
         if extra_test is not None:
             go = extra_test(*state)
             if is_tensor(go):
-                if isinstance(iterable, range) and len(iterable) - k > 1:
+                if isinstance(iterable, range) and len(iterable) - k > STAGE_RANGES_LONGER_THAN:
                     # A break (or return) under a tensor condition in a loop over a Python
                     # range: the rest of the range is one graph loop with a counter (unrolled,
                     # every iteration would be a nested `cond`: quadratic, with no end)
@@ -548,11 +554,17 @@ def _stage_rest_of_range(rng, k, body, state, names, extra_test, places):
     """The iterations k, k+1, ... of the Python range `rng` as one staged loop, whose
     counter is the loop's item; the final state, or None when the body cannot take a tensor
     item (it indexes a Python list with it, or makes a shape from it): then the caller
-    unrolls, as before."""
+    unrolls, as before.
+
+    A refusal (StagingError: the body changes a Python list, say) is raised, not answered
+    by unrolling: the attempt has already run the body once, and Python state it changed
+    (a closure's cell, a list) cannot be put back, so unrolling after it could read a
+    value from the abandoned loop body. Short ranges never get here (see
+    STAGE_RANGES_LONGER_THAN), so code that unrolled before still does."""
     rest = StagedIterable(rng[k], rng.stop, rng.step, _same)
     try:
         return _as_tuple(for_stmt(rest, body, state, names, extra_test, places), len(names))
-    except (TypeError, IndexError, errors.StagingError):
+    except (TypeError, IndexError):
         return None
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from autograph import errors
 from autograph.operators import unroll
 from autograph.runtime.devices import get_device
 from autograph.runtime.exec import codegen, optimize
@@ -193,3 +194,33 @@ def test_optimize_and_codegen_work_is_linear():
         work[n] = (w_opt, w_gen)
     for k in range(2):
         assert work[400][k] <= 4.4 * work[100][k], work
+
+
+def closures_over_loop_state(x, n):
+    fs = []
+    a = x * 0
+    for i in range(n):
+        a = a + i
+        fs.append(lambda: a + 4)        # a Python list the loop changes, a closure over `a`
+        if a > x:
+            return a + sum(f() for f in fs)
+    return a + sum(f() for f in fs)
+
+
+@pytest.mark.parametrize("index", [8540, 9515])
+def test_short_ranges_still_unroll_exactly(index):
+    """Generated programs (differential run, seed 0) with a short Python range, a tensor
+    return in it and closures over its variables: they unroll as Python runs them. A
+    staging attempt ran the body once and left body tensors in the closures' cells."""
+    from benchmarks.differential import check as checking
+    from benchmarks.differential.run import program
+    bad = [f for f in checking.check(program(0, index), timeout=20.0) if f[0] != "refusal"]
+    assert not bad, bad
+
+
+def test_a_long_range_whose_body_cannot_be_staged_is_refused_at_its_line():
+    """Staged, the body's closure would keep a tensor of one iteration: a clear error naming
+    the loop's line, never a value."""
+    f = ag.function(closures_over_loop_state)
+    with pytest.raises((errors.StagingError, ValueError), match=r"for i in range\(n\)"):
+        f(np.float64(1.0), 50)
