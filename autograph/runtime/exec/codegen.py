@@ -53,6 +53,7 @@ from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.exec import lifetimes
+from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
@@ -152,6 +153,8 @@ class _Compiler:
         self.preferred = {}        # id(tensor) -> the name its producing node assigns
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
         self.counters = {}         # id(while_loop node) -> its _Counter, decided by a fill
+        self.shapes = ShapeArithmetic(self)
+        self.body_graph = graph    # the graph whose nodes graph_body is emitting
 
     # -- names -------------------------------------------------------------------------------
 
@@ -222,7 +225,7 @@ class _Compiler:
         block's last lines); `env` maps the graph's input tensors to expressions. `block`:
         the lines are a block of their own (`pass` when there are none)."""
         start = len(self.lines)
-        outer_node = self.node
+        outer_node, outer_graph, self.body_graph = self.node, self.body_graph, graph
         releases = None
         if graph is self.graph:   # the function's own straight-line code: drop dead arrays
             releases = lifetimes.Releases(graph, [env[id(t)] for t in graph.inputs],
@@ -252,7 +255,7 @@ class _Compiler:
                 self.fills.pop(id(node))(node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
-        self.node = outer_node
+        self.node, self.body_graph = outer_node, outer_graph
         if then is not None:
             then()
         if block and len(self.lines) == start:
@@ -305,6 +308,10 @@ class _Compiler:
         op = node.op
         if len(node.outputs) != 1 or op in self.device.kernels:
             return None
+        if self.numpy:   # scalar shape arithmetic as Python (codegen_shapes)
+            expr = self.shapes.expression(self.body_graph, node, ins)
+            if expr is not None:
+                return expr
         if op == "getitem":
             return self.subscript(node, ins)
         if node.attrs or primitives.lookup(op).kernel != op:
