@@ -61,7 +61,9 @@ def fast_key(args):
     """The fast paths' key: per argument its type, then dtype and shape for an array or the
     value and None for a Python value. Only keys of arrays and Python primitives are ever
     stored, so other objects (whose key parts mean nothing) simply miss. getattr with a
-    default does not raise internally, so this stays cheap for Python values too."""
+    default does not raise internally, so this stays cheap for Python values too. One
+    NumPy numeric scalar is keyed by its type alone (it fixes dtype and shape; a bare type
+    never equals a tuple key)."""
     if len(args) == 1:
         a = args[0]
         if type(a) in _NUMERIC_SCALARS:   # its type fixes its dtype and shape: the key
