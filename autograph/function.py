@@ -45,7 +45,8 @@ import numpy as np
 from autograph import config, fast_args
 from autograph import trace_type as tt
 from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
-                                         choose_device, fast_key, flat_arrays, user_error)
+                                         choose_device, direct_runner, fast_key, flat_arrays,
+                                         user_error)
 from autograph.errors import ConversionError
 from autograph.log import get_verbosity, log
 from autograph.runtime import devices, formatting, variables
@@ -298,6 +299,8 @@ class Function:
             return
         if positions != list(range(len(given))):   # Python values or reordered keywords
             runner = functools.partial(_select, runner, tuple(positions))
+        else:
+            runner = direct_runner(runner, given)
         if len(self._fast) >= _FAST_PATH_ENTRIES:   # many shapes through one [None] trace:
             self._fast.clear()                       # start over rather than grow forever
         key = fast_key(args) if not kwargs else _kw_key(args, kwargs)

@@ -53,6 +53,7 @@ from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.exec import lifetimes
+from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
@@ -152,6 +153,8 @@ class _Compiler:
         self.preferred = {}        # id(tensor) -> the name its producing node assigns
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
         self.counters = {}         # id(while_loop node) -> its _Counter, decided by a fill
+        self.shapes = ShapeArithmetic(self)
+        self.body_graph = graph    # the graph whose nodes graph_body is emitting
 
     # -- names -------------------------------------------------------------------------------
 
@@ -222,7 +225,7 @@ class _Compiler:
         block's last lines); `env` maps the graph's input tensors to expressions. `block`:
         the lines are a block of their own (`pass` when there are none)."""
         start = len(self.lines)
-        outer_node = self.node
+        outer_node, outer_graph, self.body_graph = self.node, self.body_graph, graph
         releases = None
         if graph is self.graph:   # the function's own straight-line code: drop dead arrays
             releases = lifetimes.Releases(graph, [env[id(t)] for t in graph.inputs],
@@ -252,7 +255,7 @@ class _Compiler:
                 self.fills.pop(id(node))(node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
-        self.node = outer_node
+        self.node, self.body_graph = outer_node, outer_graph
         if then is not None:
             then()
         if block and len(self.lines) == start:
@@ -305,6 +308,10 @@ class _Compiler:
         op = node.op
         if len(node.outputs) != 1 or op in self.device.kernels:
             return None
+        if self.numpy:   # scalar shape arithmetic as Python (codegen_shapes)
+            expr = self.shapes.expression(self.body_graph, node, ins)
+            if expr is not None:
+                return expr
         if op == "getitem":
             return self.subscript(node, ins)
         if node.attrs or primitives.lookup(op).kernel != op:
@@ -612,8 +619,9 @@ class _Counter:
 _TESTS = {"less": (1, 0), "less_equal": (1, 1), "greater": (-1, 0), "greater_equal": (-1, -1)}
 
 
-def _counter_loop(node, consts):
-    """The _Counter of a while_loop node, or None when it is not a counter loop.
+def _counter_loop(node, consts, shortest=_SHORT):
+    """The _Counter of a while_loop node, or None when it is not a counter loop (or one
+    known to run fewer than `shortest` times).
 
     Such a loop runs as `for k in range(start, limit, step)` computed in the counter's
     dtype: the values and the number of iterations are the while loop's whenever the last
@@ -669,7 +677,7 @@ def _counter_loop(node, consts):
         return None
     start_value, limit_value = consts.get(id(node.inputs[k])), _constant_of(node, cg, limit, consts)
     if start_value is not None and limit_value is not None and len(range(
-            int(start_value), int(limit_value) + shift, step_value)) < _SHORT:
+            int(start_value), int(limit_value) + shift, step_value)) < shortest:
         return None
     skip = set()
     if not any(step_node.outputs[0] is t for nd in bg.nodes for t in nd.inputs) and \
@@ -689,10 +697,11 @@ def _negated_flag(graph, tensor):
     return len(readers) == 1 and readers[0][0] is not None and readers[0][0].op == "logical_and"
 
 
-def _fill_plan(graph, new, consts):
+def _fill_plan(graph, new, consts, shortest=_SHORT):
     """How `graph` fills the TensorArray that node `new` (a ta_new) makes, when codegen may
     lower it to a preallocated buffer: (while_loop, ta_write, ta_stack, _Counter, buffer
-    shape, dtype); else None.
+    shape, dtype); else None. `shortest`: the fewest iterations a loop known when
+    compiling must run to count (native code passes 0: it has no per-loop cost to amortise).
 
     The pattern is `ta = TensorArray(dtype, size=N)`, `for i in range(N): ta =
     ta.write(i, value)`, `ta.stack()`: a fixed size N known when compiling; a counter
@@ -700,19 +709,15 @@ def _fill_plan(graph, new, consts):
     once; a write whose index is the counter and whose value's dtype and shape inference
     knows; and no other use of the handle (no read, no second stack, no output). Then the
     buffer is complete after the loop and `stack` is the buffer itself."""
-    if new.attrs.get("dynamic_size", True):
+    fixed = _fixed_size(graph, new, consts)
+    if fixed is None:
         return None
-    consts = dict(consts)
-    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
-                  if nd.op == "Const")
-    size = consts.get(id(new.inputs[0]))
-    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
-        return None
+    size, consts = fixed
     loop, j = _only_reader(graph, new.outputs[0], "while_loop")
     n = 0 if loop is None else len(loop.outputs)
     if loop is None or j >= n or loop.attrs["maximum_iterations"] is not None:
         return None
-    c = _counter_loop(loop, consts)
+    c = _counter_loop(loop, consts, shortest)
     if c is None or c.extra is not None or c.step != 1 or c.shift != 0:
         return None
     cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
@@ -730,6 +735,20 @@ def _fill_plan(graph, new, consts):
     if stack is None or stack.attrs["dtype"] != value.dtype:
         return None
     return loop, write, stack, c, (int(size),) + tuple(value.shape), value.dtype
+
+
+def _fixed_size(graph, new, consts):
+    """(size, `consts` plus `graph`'s constants) for a ta_new node `new` of a fixed integer
+    size known when compiling; else None."""
+    if new.attrs.get("dynamic_size", True):
+        return None
+    consts = dict(consts)
+    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
+                  if nd.op == "Const")
+    size = consts.get(id(new.inputs[0]))
+    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
+        return None
+    return int(size), consts
 
 
 def _readers(graph, tensor):
