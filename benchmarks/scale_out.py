@@ -40,7 +40,7 @@ def busy_fn():
 
     @ag.function
     def busy(x):
-        for _ in ag.range(200):
+        for _ in ag.range(400):
             x = np.sin(x) * 1.0001 + 0.001
         return x
     return busy
@@ -72,7 +72,7 @@ def main(argv=None):
                      t_ours, t_ours / t_theirs, "<= 1.1x"))
     busy = busy_fn()
     times = {}
-    y_len, y_chunks = (20_000, 16) if args.quick else (200_000, 32)
+    y_len, y_chunks = (20_000, 16) if args.quick else (800_000, 16)
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                           dashboard_address=None, silence_logs=40) as cluster, Client(cluster):
