@@ -18,6 +18,7 @@ run on any device, and differentiated again (its stack reads have rules of their
 import numpy as np
 
 from autograph.autodiff import stacks
+from autograph.autodiff.accumulate import accumulate
 from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
                                           differentiable_dtype, HANDLE)
 from autograph.runtime.ir import primitives
@@ -275,12 +276,12 @@ def while_vjp(cts, node):
         outs = [jm1]
         for k, ph in zip(lv, ct_phs):
             outs.append(_fit(body_cts.get(id(bg.inputs[k])), ph))
-        for c, ph in zip(cap_active, acc_phs):
+        for c, ph in zip(cap_active, acc_phs):   # (rows of scatters added in place)
             ct = body_cts.get(id(bg.inputs[c]))
-            outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph))
+            outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph) if ph.dtype == HANDLE
+                        else accumulate(ph, ct, _fit))
         for v, ph in zip(var_ids, var_phs):
-            ct = sub.var_cts.get(v)
-            outs.append(ph if ct is None else _fit(np.add(ph, ct), ph))
+            outs.append(accumulate(ph, sub.var_cts.get(v), _fit))
         outs += [h for _, h in saved]
     lv_phs += [h for _, h in saved]
     bb.inputs = lv_phs + [inner for _, inner in bb.captures.values()]

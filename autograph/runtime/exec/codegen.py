@@ -53,6 +53,7 @@ from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.devices import get_device
+from autograph.runtime.exec import loop_inplace
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
@@ -379,6 +380,7 @@ class _Compiler:
             env[id(t)] = name
         outer = node.inputs[:len(ins)]
         self.assign(depth, loop_vars, ins[:n])
+        loop_inplace.emit_loop(self, node, loop_vars, depth)   # accumulators updated in place
         if limit is None:
             counter = self.counters.pop(id(node), None) or _counter_loop(node, self.consts)
             used_after = counter is not None and _uses(graph, node.outputs[counter.k])

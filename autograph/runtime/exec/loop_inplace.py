@@ -1,0 +1,107 @@
+"""In-place updates of a loop's accumulators in generated code (codegen).
+
+Graphs are functional: `ufunc_at(x, rows, index)` and `setitem(x, v, index)` make a new
+array, so their kernels copy `x` first. For a while_loop variable that the body only
+updates (`acc = ufunc_at(acc, rows, t)`: the backward loop's accumulator of a captured
+array read by index, autodiff/accumulate.py), that copy is the whole cost of a step, and
+makes the loop quadratic. The copy is needed only when something else may still read the
+old value, and for such a loop variable nothing can:
+
+- the body's placeholder of loop variable k has one consumer: the first update's `x`;
+- each update's output has one consumer: the next update's `x`, or, for the last one,
+  the body's output k (and no other output);
+- the condition graph does not read the variable, and its static shape has at least one
+  dimension (0-d values may be immutable NumPy scalars in generated code).
+
+Then the chain owns its buffer from one iteration to the next, provided the buffer is the
+loop's own: codegen copies the variable's initial value once when the loop starts (it may
+be the caller's array or a constant of the graph), and the updates write in place. The
+loop's result is that buffer, which nothing else holds. The interpreter (the reference)
+keeps the copying kernels.
+"""
+
+from autograph.runtime.numpy.updates import _key
+
+_UPDATES = ("ufunc_at", "setitem")
+
+
+def _ufunc_at_into(xp, x, v, *dynamic, index, ufunc):
+    key = _key(index, dynamic)
+    if ufunc == "add" and not any(item[0] == "t" for item in index):
+        x[key] += v        # a basic index selects each element once: what add.at does, faster
+    else:
+        getattr(xp, ufunc).at(x, key, v)
+    return x
+
+
+def _setitem_into(xp, x, v, *dynamic, index):
+    x[_key(index, dynamic)] = v
+    return x
+
+
+KERNELS = {"ufunc_at": _ufunc_at_into, "setitem": _setitem_into}
+
+
+def _copy(xp, x):
+    return xp.asarray(x, copy=True)
+
+
+def plan(loop, overridden=()):
+    """{loop variable index k: [the update nodes of its chain, in order]} for the loop
+    variables of while_loop node `loop` that may be updated in place (see the module
+    docstring). `overridden`: ops whose kernel the device replaces (left alone)."""
+    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
+    n = len(loop.outputs)
+    readers = {}                              # id(tensor) -> [(node or None, position)]
+    for nd in bg.nodes:
+        for p, t in enumerate(nd.inputs):
+            readers.setdefault(id(t), []).append((nd, p))
+    for k, t in enumerate(bg.outputs):
+        readers.setdefault(id(t), []).append((None, k))
+    cond_reads = {id(t) for nd in cg.nodes for t in nd.inputs} | {id(t) for t in cg.outputs}
+    chains = {}
+    for k in range(n):
+        ph = bg.inputs[k]
+        if ph.shape is None or len(ph.shape) == 0 or id(cg.inputs[k]) in cond_reads:
+            continue
+        chain, t = [], ph
+        while True:
+            found = readers.get(id(t), [])
+            if len(found) != 1:
+                break
+            nd, p = found[0]
+            if nd is None:
+                if p == k and chain:
+                    chains[k] = chain
+                break
+            if nd.op not in _UPDATES or nd.op in overridden or p != 0 or \
+                    len(nd.outputs) != 1 or nd.outputs[0].dtype != ph.dtype:
+                break
+            chain.append(nd)
+            t = nd.outputs[0]
+    return chains
+
+
+def emit_loop(compiler, loop, loop_vars, depth):
+    """Before `loop`'s code: copy the initial values of the loop variables updated in
+    place, and register their update nodes to be emitted with the in-place kernels (the
+    compiler's `fills`: id(node) -> emitter)."""
+    chains = plan(loop, compiler.device.kernels)
+    if not chains:
+        return
+    copy = compiler.bind("copy_loop_value", _copy)
+    for k, chain in chains.items():
+        compiler.emit(depth, f"{loop_vars[k]} = {copy}(xp, {loop_vars[k]})")
+        for nd in chain:
+            compiler.fills[id(nd)] = _emitter(compiler)
+
+
+def _emitter(compiler):
+    def emit(node, ins, env, depth):
+        fn = compiler.bind(f"k_{node.op}_into", KERNELS[node.op])
+        args = ["xp"] + list(ins)
+        for key, value in node.attrs.items():
+            args.append(f"{key}={compiler.bind(f'{node.name}_{key}', value)}")
+        out = compiler.outputs(node, env)[0]
+        compiler.emit(depth, f"{out} = {fn}({', '.join(args)})")
+    return emit
