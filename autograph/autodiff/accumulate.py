@@ -6,14 +6,19 @@ embedding table `E[ids]`) gets, per backward iteration, the cotangent of that re
 `index_get`, ... in runtime/numpy). Adding that to the loop's running total costs a
 full-size array per iteration, so the backward loop would be quadratic in the trip count.
 
-`accumulate(acc, ct)` instead looks through the cotangent's sum (`add` nodes that
-`add_cts` staged) for such scatters and adds their *rows* into the accumulator with
+`accumulate(acc, ct)` instead looks through the cotangent's sum (`add` nodes and
+`ufunc_at` chains that `add_cts` staged) for such scatters and adds their *rows* into the accumulator with
 `ufunc_at(acc, rows, index, ufunc="add")`, whose value is the same (the scatters select
 each element once, or add repeats as `np.add.at` does). The graph stays functional: a
 second differentiation sees `ufunc_at`, which has its own rule. The executors may update
 the accumulator in place, because it is a loop variable whose old value nothing else
 reads (runtime/exec/inplace.py proves that for codegen), so a step writes one row. The
 scatters and adds the rewrite bypasses are dead and dropped by the optimiser.
+
+`add(a, b)` (what `transform.add_cts` uses for arrays) does the same for two cotangents
+of one value outside loops, e.g. a Python loop that tracing unrolls: the rows of one are
+added into the other, a chain of `ufunc_at`s that codegen runs in place
+(runtime/exec/loop_inplace.py), instead of one full-size sum per read.
 """
 
 import numpy as np
@@ -29,42 +34,53 @@ def _same(t, like):
 
 
 def _terms(ct, like):
-    """The summands of cotangent `ct` (a tree of `add` nodes of same-shaped values)."""
+    """The summands of cotangent `ct` of a value shaped like `like`: ("rows", rows, dynamic
+    inputs, index) for rows added at an index, ("dense", tensor) for the others. Looks
+    through `add` nodes, `ufunc_at` adds and `setitem`s into zeros (what `add_cts` and the
+    rules of indexing stage)."""
     node = ct.node
-    if node.op == "add" and len(node.inputs) == 2 and _same(ct, like) and \
-            all(_same(t, like) for t in node.inputs):
+    if not _same(ct, like):
+        return [("dense", ct)]
+    if node.op == "add" and len(node.inputs) == 2 and all(_same(t, like) for t in node.inputs):
         return _terms(node.inputs[0], like) + _terms(node.inputs[1], like)
-    return [ct]
+    if node.op == "zeros":
+        return []
+    rows = node.inputs[1] if node.op in _SCATTERS else None
+    if rows is None or rows.dtype != like.dtype or \
+            (node.op == "ufunc_at" and node.attrs.get("ufunc") != "add"):
+        return [("dense", ct)]
+    base = node.inputs[0]
+    if node.op == "setitem" and base.node.op != "zeros":
+        return [("dense", ct)]       # (an overwrite: not a sum)
+    return _terms(base, like) + [("rows", rows, list(node.inputs[2:]), node.attrs["index"])]
 
 
-def scatter_of(t, like):
-    """(rows, dynamic index inputs, index attrs) when `t` is rows written into zeros of
-    `like`'s shape (`setitem` or `ufunc_at` add on a `zeros` node), else None."""
-    node = t.node
-    if node.op not in _SCATTERS or not _same(t, like):
-        return None
-    if node.op == "ufunc_at" and node.attrs.get("ufunc") != "add":
-        return None
-    base, rows = node.inputs[0], node.inputs[1]
-    if base.node.op != "zeros" or rows.dtype != like.dtype:
-        return None
-    return rows, list(node.inputs[2:]), node.attrs["index"]
-
-
-def accumulate(acc, ct, fit):
-    """acc + ct, staged so that scatters in `ct` add only their rows into `acc` (dense
-    terms first, so the row updates form one chain ending at the loop's output). `fit(ct,
-    like)` casts or broadcasts a dense term to the accumulator's dtype and shape."""
+def accumulate(acc, ct, fit=None):
+    """acc + ct, staged so that rows that `ct` adds at an index are added into `acc` alone
+    (`ufunc_at`), dense terms first, so that the row updates form one chain ending at the
+    result. `fit(ct, like)` casts or broadcasts a dense term to acc's dtype and shape."""
     if ct is None:
         return acc
+    fit = fit or (lambda t, like: t)
     terms = _terms(ct, acc)
-    scatters = [s for s in (scatter_of(t, acc) for t in terms) if s is not None]
-    if not scatters:
+    if not any(term[0] == "rows" for term in terms):
         return fit(np.add(acc, ct), acc)
     out = acc
-    for t in terms:
-        if scatter_of(t, acc) is None:
-            out = np.add(out, fit(t, acc))
-    for rows, dynamic, index in scatters:
-        out = bind1("ufunc_at", [out, rows] + dynamic, {"index": index, "ufunc": "add"})
+    for term in terms:
+        if term[0] == "dense":
+            out = np.add(out, fit(term[1], acc))
+    for term in terms:
+        if term[0] == "rows":
+            _, rows, dynamic, index = term
+            out = bind1("ufunc_at", [out, rows] + dynamic, {"index": index, "ufunc": "add"})
     return out
+
+
+def add(a, b):
+    """a + b for two cotangents of one value, rows at an index added by `ufunc_at` into
+    the other (a chain that codegen updates in place: an unrolled loop reading `xs[t]`)."""
+    if any(term[0] == "rows" for term in _terms(b, a)):
+        return accumulate(a, b)
+    if any(term[0] == "rows" for term in _terms(a, b)):
+        return accumulate(b, a)
+    return np.add(a, b)

@@ -19,6 +19,13 @@ def rnn(W, xs, h0):
     return np.sum(h)
 
 
+def unrolled(W, xs, h0):            # a Python loop over a static length: unrolled by tracing
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(h @ W + xs[t])
+    return np.sum(h)
+
+
 def two_reads(W, xs, h0):          # two rows of xs per step: a sum of two scatters
     h = h0
     for t in ag.range(1, xs.shape[0]):
@@ -44,7 +51,7 @@ def _fd(fn, x, d, eps=1e-5):
     return (fn(x + eps * d) - fn(x - eps * d)) / (2 * eps)
 
 
-@pytest.mark.parametrize("f", [rnn, two_reads])
+@pytest.mark.parametrize("f", [rnn, two_reads, unrolled])
 def test_first_and_second_order_against_finite_differences(f):
     W, xs, h0 = _data(7)
     rng = np.random.default_rng(1)
@@ -79,14 +86,14 @@ def test_indexed_variable_in_a_loop():
     np.testing.assert_allclose(step(W, h0), expected, rtol=1e-12)
 
 
-def _gradient_graph(n):
+def _gradient_graph(n, f=rnn):
     W, xs, h0 = _data(n)
 
     @ag.function
     def step(W, xs, h0):
         with ag.GradientTape() as tape:
             tape.watch(xs)
-            value = rnn(W, xs, h0)
+            value = f(W, xs, h0)
         return tape.gradient(value, xs)
     return step.get_concrete_function(W, xs, h0)._graph_to_run(), (W, xs, h0)
 
@@ -111,9 +118,9 @@ def test_codegen_updates_in_place_and_agrees_with_the_interpreter():
     np.testing.assert_array_equal(again[0], fast[0])
 
 
-def _full_size_arrays(n, monkeypatch):
+def _full_size_arrays(n, monkeypatch, f=rnn):
     """How many arrays of xs's size the kernels make while computing the gradient."""
-    graph, args = _gradient_graph(n)
+    graph, args = _gradient_graph(n, f)
     size, made = args[1].size, [0]
 
     def counting(kernel):
@@ -135,7 +142,19 @@ def _full_size_arrays(n, monkeypatch):
     return made[0]
 
 
-def test_full_size_arrays_do_not_grow_with_the_trip_count(monkeypatch):
-    short = _full_size_arrays(5, monkeypatch)
-    long = _full_size_arrays(40, monkeypatch)
-    assert short == long <= 2     # the accumulator's copy (and none per step)
+@pytest.mark.parametrize("f", [rnn, unrolled])
+def test_full_size_arrays_do_not_grow_with_the_trip_count(monkeypatch, f):
+    short = _full_size_arrays(5, monkeypatch, f)
+    long = _full_size_arrays(40, monkeypatch, f)
+    assert short == long <= 2     # the accumulator (or zeros) made once, none per step
+
+
+def test_unrolled_reads_are_one_chain_of_row_updates_in_place():
+    graph, args = _gradient_graph(6, unrolled)
+    updates = loop_inplace.straight_line(graph)
+    # six rows: the first copies the zeros (a constant once folded), the rest write in place
+    assert len(updates) >= 5 and {nd.op for nd in updates} <= {"ufunc_at", "setitem"}
+    assert not any(nd.op == "add" and nd.outputs[0].shape == args[1].shape
+                   for nd in graph.nodes)
+    fast = codegen.compile_graph(graph)(*args)
+    np.testing.assert_allclose(fast[0], interpreter.run(graph, list(args))[0], rtol=1e-13)

@@ -135,3 +135,20 @@ def test_a_gradients_backward_loop_does_not_transpose_every_step():
     np.testing.assert_allclose(codegen.compile_graph(opt)(*args)[0],
                                interpreter.run(raw, list(args))[0], rtol=1e-13)
     assert len(optimize.optimize(raw).nodes) == len(opt.nodes)
+
+
+def limited(W, v, m):               # maximum_iterations given as a tensor: the last input
+    out = ag.while_loop(lambda s: np.sum(s) < 1e9, lambda s: [s + np.transpose(W) @ v], [v],
+                        maximum_iterations=m)
+    return out[0] if isinstance(out, (list, tuple)) else out
+
+
+@pytest.mark.parametrize("m", [3, 0])
+def test_a_tensor_maximum_iterations_stays_the_last_input(m):
+    raw, opt = _agree(limited, W, V, np.int64(m), eager=False)
+    loop = next(nd for nd in opt.nodes if nd.op == "while_loop")
+    assert loop.attrs["maximum_iterations"] == "input"
+    assert loop.inputs[-1].dtype == np.int64
+    assert "permute_dims" not in _body_ops(opt)[0]
+    expected = V + m * (W.T @ V)
+    np.testing.assert_allclose(codegen.compile_graph(opt)(W, V, np.int64(m))[0], expected)

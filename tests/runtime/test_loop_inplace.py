@@ -92,3 +92,27 @@ def test_no_in_place_update_when_the_old_value_is_read():
         graph = _check(f, np.ones(4), np.int64(3), eager=f is reads_old)
         assert not any(_plans(graph)), f.__name__
         assert "_into" not in codegen.source_of(graph)
+
+
+def straight(n):
+    a = np.zeros(4)
+    a[1] = n
+    a[2] = 2.0 * n
+    return a
+
+
+def straight_view(n):                # b is a view of the zeros in NumPy: they must not change
+    a = np.zeros(4)
+    b = a[0:2]
+    a[1] = n
+    return a, b
+
+
+def test_updates_of_a_new_array_outside_loops():
+    graph = _check(straight, np.float64(3.0))
+    assert len(loop_inplace.straight_line(graph)) >= 1
+    graph = _check(straight_view, np.float64(3.0), eager=False)
+    assert loop_inplace.straight_line(graph) == []
+    a, b = codegen.compile_graph(graph)(np.float64(3.0))
+    np.testing.assert_array_equal(b, [0.0, 0.0])
+    np.testing.assert_array_equal(a, [0.0, 3.0, 0.0, 0.0])

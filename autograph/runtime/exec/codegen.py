@@ -215,6 +215,7 @@ class _Compiler:
         the lines are a block of their own (`pass` when there are none)."""
         start = len(self.lines)
         outer_node = self.node
+        loop_inplace.emit_graph(self, graph)      # updates of new arrays: in place
         for node in graph.nodes:
             op = node.op
             if op == "Placeholder" or node in skip:

@@ -18,6 +18,9 @@ loop's own: codegen copies the variable's initial value once when the loop start
 be the caller's array or a constant of the graph), and the updates write in place. The
 loop's result is that buffer, which nothing else holds. The interpreter (the reference)
 keeps the copying kernels.
+
+The same holds outside loops for an update whose input is a new array nothing else reads
+(`straight_line`): there no copy at all is needed.
 """
 
 from autograph.runtime.numpy.updates import _key
@@ -94,6 +97,43 @@ def emit_loop(compiler, loop, loop_vars, depth):
         compiler.emit(depth, f"{loop_vars[k]} = {copy}(xp, {loop_vars[k]})")
         for nd in chain:
             compiler.fills[id(nd)] = _emitter(compiler)
+
+
+_FRESH = ("zeros", "ones", "full")    # kernels that always return a new array
+
+
+def straight_line(graph, overridden=()):
+    """The update nodes of `graph` (not inside its loops) that may write into their input
+    in place: its `x` is made in this graph by a kernel returning a new array (`zeros`,
+    ..., or an update: a copy, or an update in place of such an array) and read by nothing
+    else, neither a node (nested control flow takes what it reads as inputs) nor an
+    output. A chain `ufunc_at(ufunc_at(zeros, r1), r2) ...` (rows of `xs` that an unrolled
+    loop reads, summed by autodiff/accumulate.py) then writes each row once."""
+    readers = {}
+    for nd in graph.nodes:
+        for t in nd.inputs:
+            readers[id(t)] = readers.get(id(t), 0) + 1
+    for t in graph.outputs:
+        readers[id(t)] = readers.get(id(t), 0) + 1
+    updates = []
+    for nd in graph.nodes:
+        if nd.op not in _UPDATES or nd.op in overridden or not nd.inputs:
+            continue
+        x = nd.inputs[0]
+        if readers.get(id(x)) != 1 or x.shape is None or len(x.shape) == 0 or \
+                any(t is x for t in nd.inputs[1:]) or x.node.graph is not graph or \
+                nd.outputs[0].dtype != x.dtype:
+            continue
+        made_by = x.node.op
+        if made_by in _FRESH or (made_by in _UPDATES and made_by not in overridden):
+            updates.append(nd)
+    return updates
+
+
+def emit_graph(compiler, graph):
+    """Register the in-place emitter for `graph`'s straight-line updates (see above)."""
+    for nd in straight_line(graph, compiler.device.kernels):
+        compiler.fills[id(nd)] = _emitter(compiler)
 
 
 def _emitter(compiler):
