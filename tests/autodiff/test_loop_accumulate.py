@@ -158,3 +158,26 @@ def test_unrolled_reads_are_one_chain_of_row_updates_in_place():
                    for nd in graph.nodes)
     fast = codegen.compile_graph(graph)(*args)
     np.testing.assert_allclose(fast[0], interpreter.run(graph, list(args))[0], rtol=1e-13)
+
+
+def test_a_state_and_its_next_value_share_one_stack():
+    """The rules of h = tanh(h @ W + x_t) read h (for W's cotangent) and tanh(...), the
+    next h: one stack of the N + 1 states, one push per step (and the initial state)."""
+    from benchmarks.cases.rnn_grad import hand_value_and_grad
+    W, xs, h0 = _data(9)
+
+    @ag.function
+    def step(W, xs, h0):
+        with ag.GradientTape() as tape:
+            tape.watch(W)
+            value = rnn(W, xs, h0)
+        return value, tape.gradient(value, W)
+    graph = step.get_concrete_function(W, xs, h0).graph
+    forward = next(nd for nd in graph.nodes if nd.op == "while_loop")
+    body_pushes = [nd for nd in forward.attrs["body_graph"].nodes if nd.op == "ad_stack_push"]
+    assert len(body_pushes) == 1
+    assert sum(nd.op == "ad_stack_new" for nd in graph.walk()) == 1
+    value, g = step(W, xs, h0)
+    hand_value, hand_g = hand_value_and_grad(W, xs, h0)
+    np.testing.assert_allclose(value, hand_value, rtol=1e-13)
+    np.testing.assert_allclose(g, hand_g, rtol=1e-12)
