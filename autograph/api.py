@@ -119,20 +119,42 @@ def _convert_code(fn):
     entry = _by_code.get(fn.__code__)
     if entry is not None:
         return entry
-    from autograph import converters
-    from autograph.source import loader, parser
-    node, text, info = parser.parse_entity(fn)
-    ctx = converters.Context(fn, node, info, source=text)
-    node = converters.convert(node, ctx)
-    new_fn, source, filename = loader.load(node, fn, {"ag__": operators},
-                                           generated=ctx.namer.generated)
-    log.log(1, "converted %s (%s:%s)", fn.__qualname__, info.filename, info.lineno)
+    from autograph.source import disk_cache
+    key = disk_cache.key(fn) if disk_cache.directory() is not None else None
+    record = disk_cache.load(key) if key is not None else None
+    if record is not None:   # converted by an earlier process: no parsing, no passes
+        new_fn, source, filename = _load_record(record, fn)
+        log.log(1, "converted %s (from the disk cache)", fn.__qualname__)
+    else:
+        from autograph import converters
+        from autograph.source import loader, parser
+        node, text, info = parser.parse_entity(fn)
+        ctx = converters.Context(fn, node, info, source=text)
+        node = converters.convert(node, ctx)
+        record = {} if key is not None else None
+        new_fn, source, filename = loader.load(node, fn, {"ag__": operators},
+                                               generated=ctx.namer.generated, record=record)
+        if key is not None:
+            disk_cache.store(key, record)
+        log.log(1, "converted %s (%s:%s)", fn.__qualname__, info.filename, info.lineno)
     log.log(2, "generated code of %s:\n%s", fn.__qualname__, source)
     own = set(fn.__code__.co_freevars)
     code = new_fn.__code__
     cells = {name: cell for name, cell in zip(code.co_freevars, new_fn.__closure__ or ())
              if name not in own}
     return _by_code.setdefault(fn.__code__, _Converted(code, cells, source, filename))
+
+
+def _load_record(record, fn):
+    """(function, source, filename) from a disk-cache record (what loader.load returns)."""
+    from autograph.source import binding, disk_cache
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells["ag__"] = types.CellType(operators)
+    filename = binding._filename_for(fn)
+    new_fn = binding.make_function(record["module_text"], fn, cells, record["inner_name"],
+                                   record["cls"], record["generated"], filename, record["flags"],
+                                   lambda: disk_cache.origin_map(record))
+    return new_fn, record["source_text"], filename
 
 
 def _rebind(entry, fn):

@@ -50,13 +50,24 @@ def _traced_object(key):
     return None
 
 
+# NumPy's numeric scalar types (np.int64, np.float32, np.bool_, ...): each has one dtype
+# (not timedelta64, an integer type whose dtype carries a unit)
+_NUMERIC_SCALARS = frozenset(t for t in np.sctypeDict.values()
+                             if issubclass(t, (np.bool_, np.number))
+                             and not issubclass(t, np.timedelta64))
+
+
 def fast_key(args):
     """The fast paths' key: per argument its type, then dtype and shape for an array or the
     value and None for a Python value. Only keys of arrays and Python primitives are ever
     stored, so other objects (whose key parts mean nothing) simply miss. getattr with a
-    default does not raise internally, so this stays cheap for Python values too."""
+    default does not raise internally, so this stays cheap for Python values too. One
+    NumPy numeric scalar is keyed by its type alone (it fixes dtype and shape; a bare type
+    never equals a tuple key)."""
     if len(args) == 1:
         a = args[0]
+        if type(a) in _NUMERIC_SCALARS:   # its type fixes its dtype and shape: the key
+            return type(a)
         return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))
     if len(args) == 2:
         a, b = args
@@ -288,7 +299,7 @@ class ConcreteFunction:
             # types, dtypes and shapes pass them again, so later calls may skip them
             if len(self._fast) >= _FAST_ENTRIES:
                 self._fast.clear()
-            self._fast[fast_key(args)] = runner
+            self._fast[fast_key(args)] = direct_runner(runner, args)
         return result
 
     def _structured_values(self, args, kwargs):
@@ -407,10 +418,14 @@ class ConcreteFunction:
             else:
                 from autograph.runtime.exec import codegen
                 compiled = codegen.compile_graph(graph, dev)
-            compiled = _fresh_constants(compiled, graph, dev)
-            runner = _make_runner(compiled, self._unpack, dev, outputs_mode, move,
+            fresh = _fresh_constants(compiled, graph, dev)
+            runner = _make_runner(fresh, self._unpack, dev, outputs_mode, move,
                                   self._function_name)
             runner.__device__ = dev
+            direct = getattr(compiled, "__direct__", None)   # native code: see direct_runner
+            if direct is not None and fresh is compiled and not move and \
+                    (outputs_mode != "host" or dev.to_host is None):
+                runner.__direct__ = _direct(direct, self._unpack)
             self._runners[cache_key] = runner
             return runner
 
@@ -511,6 +526,30 @@ def _fresh_constants(compiled, graph, dev):
             outs[i] = xp.asarray(outs[i], copy=True)
         return tuple(outs)
     return run
+
+
+def _direct(make, unpack):
+    """The runner of native code for calls whose scalar arguments are NumPy scalars: the
+    dispatcher called with them as given, the only output returned without a tuple."""
+    if unpack is _first:
+        direct = make(scalars_as_arrays=False, first_only=True)
+    else:
+        run = make(scalars_as_arrays=False, first_only=False)
+
+        def direct(*arrays):
+            return unpack(run(*arrays))
+    direct.__native_direct__ = True   # (tests ask which runner a fast path keeps)
+    return direct
+
+
+def direct_runner(runner, args):
+    """What a call fast path keeps for these NumPy arguments (in placeholder order): the
+    runner's direct form (native code, `_direct`) when no argument is a 0-d array (those
+    go in as `x[()]`), else the runner."""
+    direct = getattr(runner, "__direct__", None)
+    if direct is None or any(type(a) is np.ndarray and a.ndim == 0 for a in args):
+        return runner
+    return direct
 
 
 def _make_runner(compiled, unpack, dev, outputs_mode, move, name):

@@ -11,6 +11,10 @@ a running graph are shown as the user's own lines: a traceback starts at the use
 reads like one of plain Python). The environment variable AUTOGRAPH_TRACEBACK=full (or the
 older AUTOGRAPH_FULL_TRACEBACKS=1) sets it at start-up: for reporting a bug in autograph, or
 for a post-mortem debugger that should see the generated code's real frames.
+
+`set_disk_cache(False)` stops keeping converted source on disk for later processes (see
+autograph.source.disk_cache; the environment variable AUTOGRAPH_CACHE_DIR sets the place,
+or turns it off with `off`).
 """
 
 import os
@@ -41,3 +45,18 @@ def show_internal_frames(show):
 def internal_frames_shown():
     """Whether tracebacks keep autograph's internal frames (see show_internal_frames)."""
     return _show_internal_frames
+
+
+_disk_cache = True
+
+
+def set_disk_cache(enabled):
+    """Keep converted source on disk for later processes (True, the default) or not (False).
+    See autograph.source.disk_cache; AUTOGRAPH_CACHE_DIR=off turns it off too."""
+    global _disk_cache
+    _disk_cache = bool(enabled)
+
+
+def disk_cache_enabled():
+    """Whether conversions are read from and written to the disk cache."""
+    return _disk_cache

@@ -9,30 +9,35 @@ autograph's entry points hide autograph's own frames (autograph.source.origin).
 Kept at the bottom of the package (it imports nothing of autograph): the runtime calls it.
 """
 
+import functools
 import os
 import sys
-import sysconfig
 
 # autograph's own modules live here; tests, examples and user code live elsewhere
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 CODEGEN_PREFIX = "<autograph codegen"   # files of graphs compiled to Python (runtime.codegen)
 
 
-def _library_dirs():
-    dirs = set()
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        path = sysconfig.get_paths().get(key)
-        if path:
-            dirs.add(os.path.realpath(path) + os.sep)
-    return tuple(sorted(dirs))
+@functools.lru_cache(maxsize=None)
+def library_dirs():
+    """The standard library's and installed packages' folders, each ending in a separator:
+    where os.py lives and site's package folders (both known without importing sysconfig
+    and its platform data); sysconfig's paths when Python started without site."""
+    paths = [os.path.dirname(os.__file__)]
+    site = sys.modules.get("site")
+    if site is not None and hasattr(site, "getsitepackages"):
+        paths += site.getsitepackages()
+    else:
+        import sysconfig
+        paths += [sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib",
+                                                          "platlib")]
+    return tuple(sorted({os.path.realpath(p) + os.sep for p in paths if p}))
 
-
-_LIBRARY_DIRS = _library_dirs()
 
 
 def is_library(filename):
     """True for the standard library and installed packages (NumPy, ...)."""
-    return os.path.realpath(filename).startswith(_LIBRARY_DIRS) if filename[:1] != "<" else False
+    return os.path.realpath(filename).startswith(library_dirs()) if filename[:1] != "<" else False
 
 
 def is_package_file(filename):

@@ -42,10 +42,11 @@ import weakref
 
 import numpy as np
 
-from autograph import config
+from autograph import config, fast_args
 from autograph import trace_type as tt
 from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
-                                         choose_device, fast_key, flat_arrays, user_error)
+                                         choose_device, direct_runner, fast_key, flat_arrays,
+                                         user_error)
 from autograph.errors import ConversionError
 from autograph.log import get_verbosity, log
 from autograph.runtime import devices, formatting, variables
@@ -194,8 +195,12 @@ class Function:
         try:
             try:
                 runner = self._fast.get(fast_key(args) if not kwargs else _kw_key(args, kwargs))
-            except TypeError:   # an unhashable argument (a list, a dict): the general path
-                runner = None
+            except TypeError:   # an unhashable argument (a list, a dict): structured key
+                nested = fast_args.key(args, kwargs)
+                runner = None if nested is None else self._fast.get(nested[0])
+                if (runner is not None and not SCOPES.__dict__.get("stack")
+                        and not GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
+                    return runner(*nested[1])
             if (runner is not None and not SCOPES.__dict__.get("stack")
                     and not GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
                 return runner(*args, *kwargs.values()) if kwargs else runner(*args)
@@ -285,7 +290,8 @@ class Function:
                 continue
             i = where.get(name)
             if i is None or not tt.is_array(given[i]) or given[i] is not value:
-                return   # an array default, a structure, an object, a converted value
+                # an array default, a structure, an object, a converted value
+                return self._remember_nested(args, kwargs, flat, runner, on_numpy)
             positions.append(i)
         if len(positions) != len(flat):
             return
@@ -293,12 +299,28 @@ class Function:
             return
         if positions != list(range(len(given))):   # Python values or reordered keywords
             runner = functools.partial(_select, runner, tuple(positions))
+        else:
+            runner = direct_runner(runner, given)
         if len(self._fast) >= _FAST_PATH_ENTRIES:   # many shapes through one [None] trace:
             self._fast.clear()                       # start over rather than grow forever
         key = fast_key(args) if not kwargs else _kw_key(args, kwargs)
         if any(type(v) in _HELD_WEAKLY for v in given):
             key = _weak_parts(key, functools.partial(_forget_fast, weakref.ref(self)))
         self._fast[key] = runner
+
+    def _remember_nested(self, args, kwargs, flat, runner, on_numpy):
+        """The fast path for a call with structures of NumPy arrays (autograph.fast_args):
+        kept when the call's arrays, walked as fast_args walks them, are exactly the arrays
+        the graph was given, in order."""
+        nested = fast_args.key(args, kwargs) if on_numpy else None
+        if nested is None or devices.current_device() is not None:
+            return
+        arrays = nested[1]
+        if len(arrays) != len(flat) or any(a is not b for a, b in zip(arrays, flat)):
+            return
+        if len(self._fast) >= _FAST_PATH_ENTRIES:
+            self._fast.clear()
+        self._fast[nested[0]] = runner
 
     def _bind(self, args, kwargs):
         return self._sig.bind_values(self.__name__, args, kwargs)

@@ -6,11 +6,8 @@ variable AUTOGRAPH_VERBOSITY or `ag.set_verbosity(level)`. Messages go to the st
 `logging` logger named "autograph" (stderr when nothing else is configured).
 """
 
-import logging
 import os
 import sys
-
-logger = logging.getLogger("autograph")
 
 try:
     _verbosity = int(os.environ.get("AUTOGRAPH_VERBOSITY", "0"))
@@ -18,14 +15,26 @@ except ValueError:
     _verbosity = 0
 
 
+def __getattr__(name):
+    if name == "logger":   # imported on first use: a silent process never loads logging
+        return _logger()
+    raise AttributeError(f"module 'autograph.log' has no attribute {name!r}")
+
+
+def _logger():
+    import logging
+    return logging.getLogger("autograph")
+
+
 def set_verbosity(level, alsologtostdout=False):
     """Log conversions and traces from now on (0 silences; higher is chattier)."""
     global _verbosity
     _verbosity = int(level)
     if alsologtostdout:
+        import logging
         handler = logging.StreamHandler(sys.stdout)
         handler.setFormatter(logging.Formatter("autograph: %(message)s"))
-        logger.addHandler(handler)
+        _logger().addHandler(handler)
 
 
 def get_verbosity():
@@ -35,6 +44,8 @@ def get_verbosity():
 def log(level, msg, *args):
     """Log `msg % args` if the verbosity is at least `level` (cheap when it is not)."""
     if _verbosity >= level:
+        import logging
+        logger = _logger()
         if not logger.handlers and not logging.getLogger().handlers:
             handler = logging.StreamHandler(sys.stderr)
             handler.setFormatter(logging.Formatter("autograph: %(message)s"))

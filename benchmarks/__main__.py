@@ -42,6 +42,14 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if "AUTOGRAPH_CACHE_DIR" not in os.environ:
+        # first-call cases convert never-seen functions: their cache entries go to a
+        # folder of this run, not to the user's cache
+        import shutil
+        import tempfile
+        os.environ["AUTOGRAPH_CACHE_DIR"] = tempfile.mkdtemp(prefix="autograph-bench-cache-")
+        import atexit
+        atexit.register(shutil.rmtree, os.environ["AUTOGRAPH_CACHE_DIR"], True)
     if args.no_tf:
         os.environ["AUTOGRAPH_BENCH_NO_TF"] = "1"
     if args.no_jax:

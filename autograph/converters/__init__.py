@@ -21,69 +21,19 @@ whose flags are ordinary variables; expressions are converted last, inside the f
 the control-flow pass made.
 """
 
-from autograph.converters import (asserts, break_statements, call_trees,  # noqa: F401
-                                  conditional_expressions, continue_statements, control_flow,
-                                  declarations, formatting, item_updates, locals_calls,
-                                  logical_expressions, return_statements, variables)
-import gast
+import importlib
 
-from autograph.converters import base
-from autograph.converters.base import Context
+_PIPELINE_NAMES = frozenset(["PIPELINE", "Context", "convert", "_ONLY_FOR", "_expressions"])
 
 
-class _Expressions(conditional_expressions.IfExpConverter, logical_expressions.LogicalConverter):
-    """conditional_expressions and logical_expressions in one walk of the tree: each
-    rewrites its nodes after their children, so the result is what the two passes give
-    one after the other, for half the visits."""
-
-
-def _expressions(node, ctx):
-    """Only the subtrees that hold something to rewrite are visited: a plain walk finds
-    their roots (the outermost IfExp, BoolOp, `not` or chained comparison), which costs a
-    fraction of a transformer's visit of every node."""
-    base.rewrite_outermost(node, _rewrites_expression, _Expressions(ctx).visit)
-    return node
-
-
-def _rewrites_expression(node):
-    cls = node.__class__
-    return (cls is gast.IfExp or cls is gast.BoolOp or
-            (cls is gast.UnaryOp and node.op.__class__ is gast.Not) or
-            (cls is gast.Compare and len(node.ops) > 1))
-
-
-PIPELINE = (
-    declarations.transform,
-    locals_calls.transform,
-    asserts.transform,
-    return_statements.transform,
-    break_statements.transform,
-    continue_statements.transform,
-    item_updates.transform,
-    formatting.transform,
-    call_trees.transform,
-    control_flow.transform,
-    _expressions,   # conditional_expressions + logical_expressions
-)
-
-
-# passes that rewrite one kind of statement and leave a function without it unchanged
-_ONLY_FOR = {declarations.transform: (gast.Global, gast.Nonlocal), asserts.transform: gast.Assert,
-             break_statements.transform: gast.Break, continue_statements.transform: gast.Continue,
-             item_updates.transform: (gast.Assign, gast.AugAssign, gast.Expr)}
-
-
-def convert(node, ctx):
-    """Run every pass over `node` (a gast FunctionDef or Lambda) and return it. A pass that
-    only rewrites a kind of statement the function does not have is not run at all."""
-    base.skip_generators(node)
-    kinds = base.statement_kinds(node)
-    for transform in PIPELINE:
-        needed = _ONLY_FOR.get(transform)
-        if needed is None or (any(k in kinds for k in needed) if isinstance(needed, tuple)
-                              else needed in kinds):
-            node = transform(node, ctx)
-    return node
+def __getattr__(name):
+    """The pipeline's names and the passes, imported when first used (PEP 562)."""
+    if name in _PIPELINE_NAMES:
+        return getattr(importlib.import_module("autograph.converters.pipeline"), name)
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 __all__ = ["PIPELINE", "Context", "convert"]

@@ -34,7 +34,8 @@ class Context:
         self.name = getattr(fn, "__name__", "<function>")
         self.namespace = dict(namespace if namespace is not None else getattr(fn, "__globals__", {}))
         self.closure = _closure_values(fn)
-        self.namer = Namer.for_function(node, self.namespace, extra_reserved=("ag__",))
+        self.namer = Namer.for_function(node, self.namespace, extra_reserved=("ag__",),
+                                        source=source)
 
 
 def may_contain(ctx, text):

@@ -118,11 +118,40 @@ def _print_is_builtin(node, ctx):
     function), in its globals or its closure."""
     if "print" in ctx.namespace:
         return ctx.namespace["print"] is builtins.print
-    if "print" in ctx.closure or "print" in getattr(getattr(ctx.fn, "__code__", None),
-                                                      "co_freevars", ()):
+    code = getattr(ctx.fn, "__code__", None)
+    if "print" in ctx.closure or "print" in getattr(code, "co_freevars", ()):
         return False
-    return not any("print" in _local_names(n) for n in gast.walk(node)
-                   if n.__class__ in (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))
+    bound = _binds(code, "print") if code is not None else None
+    if bound is None:   # no code to read (or too many names): look at the tree
+        bound = any("print" in _local_names(n) for n in gast.walk(node)
+                    if n.__class__ in (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))
+    return not bound
+
+
+_STORE_GLOBAL = __import__("opcode").opmap["STORE_GLOBAL"]
+
+
+def _binds(code, name):
+    """Whether `code` (the function's code object, compiled by Python from the same text)
+    or a function nested in it binds `name`: as a local, a cell, or through `global`.
+    Python's compiler has already found these names, so no tree walk is needed. None
+    when the bytecode cannot tell cheaply (a name index past one byte)."""
+    if name in code.co_varnames or name in code.co_cellvars:
+        return True
+    if name in code.co_names:
+        index = code.co_names.index(name)
+        if index > 255:
+            return None
+        raw = code.co_code
+        if any(raw[i] == _STORE_GLOBAL and raw[i + 1] == index for i in range(0, len(raw), 2)):
+            return True
+    answer = False
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            inner = _binds(const, name)
+            if inner is None or inner:
+                return inner
+    return answer
 
 
 _MAY_FORMAT = re.compile(r"""[fF][rR]?['"]|[rR][fF]['"]|format|%|print""")

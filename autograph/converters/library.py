@@ -9,24 +9,13 @@ The call-tree converter reads this at conversion time, converted_call at run tim
 import functools
 import os
 import sys
-import sysconfig
 import types
+
+from autograph.frames import library_dirs
 
 _LIBRARY_ROOTS = {"numpy", "autograph", "scipy", "cupy", "torch", "jax", "jaxlib",
                   "tensorflow", "pandas", "gast", "array_api_strict", "array_api_compat",
                   "pytest", "_pytest", "hypothesis"}
-
-
-def _library_dirs():
-    dirs = set()
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        path = sysconfig.get_paths().get(key)
-        if path:
-            dirs.add(os.path.realpath(path))
-    return tuple(sorted(dirs))
-
-
-_LIBRARY_DIRS = _library_dirs()
 
 
 @functools.lru_cache(maxsize=4096)   # bounded: exec'd code may invent module names
@@ -43,7 +32,7 @@ def _module_is_library(module_name):
     if not path:
         return module is not None  # built-in or frozen modules
     path = os.path.realpath(path)
-    return any(path.startswith(d + os.sep) for d in _LIBRARY_DIRS)
+    return path.startswith(library_dirs())
 
 
 def is_library(value):

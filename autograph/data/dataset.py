@@ -17,6 +17,7 @@ from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 
 from autograph.data import host, stages
+from autograph.data import shuffle as shuffling
 
 _INDEXED_SOURCES = ("slices", "tensors", "range")
 _KEEPS_INDEX = ("map", "shuffle", "batch", "take", "skip", "shard", "prefetch")
@@ -96,12 +97,17 @@ class Dataset:
         return Dataset("batch", (int(batch_size), bool(drop_remainder)), ups=(self,))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
-        """A buffered shuffle; with a seed the order is reproducible, each pass of a later
-        repeat() drawing its own order (reshuffle_each_iteration)."""
+        """A buffered shuffle. With `reshuffle_each_iteration` (the default) every new
+        iteration over the dataset (`iter(ds)`, each `for` loop, each run of a traced loop)
+        and every pass of a later repeat() sees a new order; with a seed the k-th iteration's
+        order is the same in every process. Without it, every iteration sees one order."""
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**62))
-        return Dataset("shuffle", (int(buffer_size), bool(reshuffle_each_iteration)),
-                       ups=(self,), own=[np.int64(seed)])
+        handle, counter = shuffling.new_counter()
+        ds = Dataset("shuffle", (int(buffer_size), bool(reshuffle_each_iteration)),
+                     ups=(self,), own=[np.int64(seed), handle])
+        ds._counter = counter   # the dataset keeps its iteration counter alive
+        return ds
 
     def repeat(self, count=None):
         """The dataset `count` times (forever when None)."""
@@ -156,6 +162,8 @@ class Dataset:
         ds = Dataset.__new__(Dataset)
         ds._kind, ds._args, ds._ups, ds._own = self._kind, self._args, ups, own
         ds._structure, ds._fn, ds._spec, ds._handle = self._structure, self._fn, self._spec, None
+        if hasattr(self, "_counter"):   # (a shuffle's counter, while its handle names it)
+            ds._counter = self._counter
         return ds
 
     def __ag_flatten__(self):
@@ -168,9 +176,12 @@ class Dataset:
         ds._handle = next(it, None) if self._handle is not None else None
         return ds
 
-    def _stage(self, leaves, graph):
-        """This pipeline's stages over the given leaf values (an iterator)."""
-        ups = [up._stage(leaves, graph) for up in self._ups]
+    def _stage(self, leaves, graph, iteration=None):
+        """This pipeline's stages over the given leaf values (an iterator). `iteration(handle)`
+        gives a shuffle its iteration number (default: take the counter's next, eagerly or
+        by a graph node)."""
+        iteration = shuffling.iteration if iteration is None else iteration
+        ups = [up._stage(leaves, graph, iteration) for up in self._ups]
         own = [next(leaves) for _ in self._own]
         kind, a = self._kind, self._args
         up = ups[0] if ups else None
@@ -194,10 +205,14 @@ class Dataset:
             return stages.BatchS(up, a[0], a[1], self._ups[0].element_spec)
         if kind == "shuffle":
             if indexed:
-                return stages.ShuffleI(up, a[0], own[0], a[1])
+                k = iteration(own[1]) if a[1] else np.int64(0)
+                return stages.ShuffleI(up, a[0], own[0], a[1], k)
             # (graph=True here only learns the element spec: a host pipeline never runs
             # its stages in a graph, and shuffling keeps the spec)
-            return up if graph else host.ShuffleStream(up, a[0], own[0], a[1])
+            if graph:
+                return up
+            k = iteration(own[1]) if a[1] else np.int64(0)
+            return host.ShuffleStream(up, a[0], own[0], a[1], k)
         if kind in ("take", "skip", "shard"):
             if indexed:
                 cls = {"take": stages.TakeI, "skip": stages.SkipI, "shard": stages.ShardI}[kind]

@@ -68,11 +68,13 @@ def _conform(value, signature):
 class ShuffleStream(Stage):
     """The buffered shuffle of a stream, drawing as shuffle.shuffle_order does."""
 
-    def __init__(self, up, buffer_size, seed, reshuffle):
+    def __init__(self, up, buffer_size, seed, reshuffle, iteration=0):
         self.up, self.buffer_size, self.seed, self.reshuffle = up, buffer_size, seed, reshuffle
+        self.iteration = int(iteration)
 
     def init(self, epoch):
-        draws = shuffling.Draws(int(np.asarray(self.seed)), epoch if self.reshuffle else 0)
+        draws = shuffling.Draws(int(np.asarray(self.seed)), epoch if self.reshuffle else 0,
+                                self.iteration)
         return _Box(up=self.up.init(epoch), buf=None, draws=draws, pulled=False, value=None)
 
     def _pull(self, box):

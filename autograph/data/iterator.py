@@ -6,6 +6,10 @@ arrays it is a tuple of NumPy arrays (cursors, shuffle permutations, batch buffe
 anything. A position that holds live host state (a generator, a streaming shuffle, a
 prefetch thread) cannot be written down; its state is the number of elements consumed,
 and restoring replays that many from a fresh iterator (the generator must be repeatable).
+
+Starting an iterator takes the next iteration number of every reshuffling shuffle in the
+pipeline (autograph.data.shuffle); the state records them, so a restored iterator continues
+the same orders (restoring does not take new numbers: the counters move only on `iter()`).
 """
 
 import numpy as np
@@ -13,8 +17,9 @@ import numpy as np
 from autograph.runtime.ir import nest
 
 from autograph.data import host
+from autograph.data import shuffle as shuffling
 
-_VERSION = 1
+_VERSION = 2
 
 
 class Iterator:
@@ -24,8 +29,19 @@ class Iterator:
         self._dataset = dataset
         self._start()
 
-    def _start(self):
-        self._stage = self._dataset._stage(iter(self._dataset._leaves()), graph=False)
+    def _start(self, iterations=None):
+        """A fresh position; `iterations`: the shuffles' iteration numbers to reuse (else
+        each shuffle takes its counter's next)."""
+        replay = None if iterations is None else iter(iterations)
+        taken = []
+
+        def iteration(handle):
+            k = shuffling.next_iteration(handle) if replay is None else np.int64(next(replay))
+            taken.append(int(k))
+            return k
+        self._iterations = taken
+        self._stage = self._dataset._stage(iter(self._dataset._leaves()), graph=False,
+                                           iteration=iteration)
         self._ps = self._stage.init(np.int64(0))
         self._consumed = 0
         self._done = False
@@ -70,14 +86,14 @@ class Iterator:
             position = [{"dtype": np.asarray(x).dtype.str, "shape": list(np.shape(x)),
                          "data": np.asarray(x).ravel().tolist()} for x in leaves]
         return {"version": _VERSION, "consumed": self._consumed, "done": self._done,
-                "position": position}
+                "iterations": list(self._iterations), "position": position}
 
     def set_state(self, state):
         """Continue from a state that get_state() gave (in this process or another)."""
         if state.get("version") != _VERSION:
             raise ValueError(f"unknown iterator state version {state.get('version')!r}")
         self.close()
-        self._start()
+        self._start(state.get("iterations", []))
         position = state.get("position")
         template = nest.flatten(self._ps)
         if position is not None and len(position) == len(template) and all(

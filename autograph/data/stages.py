@@ -190,16 +190,18 @@ class MapI(Indexed):
 
 
 class ShuffleI(Indexed):
-    """The permutation of the whole epoch lives in the position: one node per epoch."""
+    """The permutation of the whole epoch lives in the position: one node per epoch.
+    `iteration` is this iteration's number (autograph.data.shuffle's counter)."""
 
-    def __init__(self, up, buffer_size, seed, reshuffle):
+    def __init__(self, up, buffer_size, seed, reshuffle, iteration):
         self.up, self.buffer_size, self.seed, self.reshuffle = up, buffer_size, seed, reshuffle
+        self.iteration = iteration
         self.gatherable = self.sliceable = up.gatherable
 
     def istate(self, epoch):
         ist = tuple(self.up.istate(epoch))
         perm = shuffling.order(self.up.length(ist), self.buffer_size, self.seed,
-                               epoch if self.reshuffle else 0)
+                               epoch if self.reshuffle else 0, self.iteration)
         return ist + (perm,)
 
     def length(self, ist):

@@ -30,7 +30,16 @@ from autograph import errors
 from autograph.operators import py_builtins
 from autograph.operators.location import where
 from autograph.runtime.numpy import packing
-from autograph.runtime.numpy import random as _random
+
+
+def _random():
+    """autograph.runtime.numpy.random once the user's code has imported numpy.random (no
+    generator or np.random function exists before that): a process that draws no random
+    numbers never imports NumPy's random machinery."""
+    if "numpy.random" not in sys.modules:
+        return None
+    from autograph.runtime.numpy import random
+    return random
 
 _handler = None
 
@@ -68,16 +77,18 @@ def converted_call(f, *args, **kwargs):
         op = _BUILTIN_OPERATORS.get(f)
         if op is not None:
             return op(*args, **kwargs)
-    elif kind is types.MethodType and isinstance(f.__self__, _random.SOURCES):
+    elif kind is types.MethodType and _random() is not None and \
+            isinstance(f.__self__, _random().SOURCES):
         # rng.normal(...), np.random.random(...): a draw on every run, not once while tracing
-        return _random.call(f, args, kwargs)
+        return _random().call(f, args, kwargs)
     elif kind is functools.partial:   # functools.partial(range, 1)
         op = _builtin_operator(f.func)
         if op is not None:
             return op(*f.args, *args, **{**f.keywords, **kwargs})
     if packing.is_numpy_callable(f):
-        if f in _random.MODULE_FUNCTIONS:
-            return _random.call(f, args, kwargs)
+        rnd = _random()
+        if rnd is not None and f in rnd.MODULE_FUNCTIONS:
+            return rnd.call(f, args, kwargs)
         return packing.call(f, args, kwargs)
     if _handler is None:
         import autograph.api  # noqa: F401  (registers the handler)

@@ -21,7 +21,7 @@ is the statement staged, as one `cond` or `while_loop` node of the graph being t
 import numpy as np
 
 from autograph import errors
-from autograph.operators import calls
+from autograph.operators import calls, unroll
 from autograph.operators.iterables import StagedIterable
 from autograph.operators.location import where
 from autograph.operators.places import get_all, put_all
@@ -342,6 +342,7 @@ def while_stmt(test, body, state=(), names=(), places=(), test_writes=False, in_
     assigns variables too (a walrus) and returns `(condition, state after the test)`."""
     n = len(names)
     state = tuple(state)
+    watch = unroll.Watch()
     while True:
         cond = test(*state)
         if test_writes:
@@ -358,8 +359,10 @@ def while_stmt(test, body, state=(), names=(), places=(), test_writes=False, in_
                 return _result(out[1:], n)
             return _result(_staged_while_stmt(test, body, state, tuple(names), places), n)
         if not cond:
+            watch.done()
             return _result(state, n)
         state = _as_tuple(body(*state), n)
+        watch.step()
 
 
 def _staged_while_stmt(test, body, state, names, places, tracked=False):
@@ -513,20 +516,60 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test, places), n)
 
 
+# A Python range loop with a tensor break/return unrolls (exactly as Python runs it, one
+# nested cond per iteration) while at most this many iterations are left; longer ones stage
+# the rest as one while_loop, so a loop over x.shape[0] cannot unroll into a huge graph.
+STAGE_RANGES_LONGER_THAN = 8
+
+
 def _py_for(iterable, body, state, n, names, extra_test, places=()):
-    for item in iterable:
+    watch = unroll.Watch()
+    for k, item in enumerate(iterable):
         if extra_test is not None:
             go = extra_test(*state)
             if is_tensor(go):
-                # A break under a tensor condition: the iterations left are unrolled, each
-                # running only where the loop has not broken yet.
+                if isinstance(iterable, range) and len(iterable) - k > STAGE_RANGES_LONGER_THAN:
+                    # A break (or return) under a tensor condition in a loop over a Python
+                    # range: the rest of the range is one graph loop with a counter (unrolled,
+                    # every iteration would be a nested `cond`: quadratic, with no end)
+                    staged = _stage_rest_of_range(iterable, k, body, state, names, extra_test,
+                                                  places)
+                    if staged is not None:
+                        return staged
+                # The iterations left are unrolled, each running only where the loop has
+                # not broken yet.
                 state = _as_tuple(if_stmt(go, _bind_item(body, item, n), _identity(n), state, names,
                                           places), n)
+                watch.step()
                 continue
             if not go:
                 break
         state = _as_tuple(body(item, *state), n)
+        watch.step()
+    watch.done()
     return state
+
+
+def _stage_rest_of_range(rng, k, body, state, names, extra_test, places):
+    """The iterations k, k+1, ... of the Python range `rng` as one staged loop, whose
+    counter is the loop's item; the final state, or None when the body cannot take a tensor
+    item (it indexes a Python list with it, or makes a shape from it): then the caller
+    unrolls, as before.
+
+    A refusal (StagingError: the body changes a Python list, say) is raised, not answered
+    by unrolling: the attempt has already run the body once, and Python state it changed
+    (a closure's cell, a list) cannot be put back, so unrolling after it could read a
+    value from the abandoned loop body. Short ranges never get here (see
+    STAGE_RANGES_LONGER_THAN), so code that unrolled before still does."""
+    rest = StagedIterable(rng[k], rng.stop, rng.step, _same)
+    try:
+        return _as_tuple(for_stmt(rest, body, state, names, extra_test, places), len(names))
+    except (TypeError, IndexError):
+        return None
+
+
+def _same(i):
+    return i
 
 
 def _bind_item(body, item, n):

@@ -18,8 +18,8 @@ warns once per line when an argument is a tensor or a staged string: `ag.print` 
 """
 
 import builtins
+import functools
 import re
-import string
 
 import numpy as np
 
@@ -27,7 +27,13 @@ from autograph.operators.location import warn_once, where
 from autograph.runtime.formatting import PLAIN, Field, StagedString, holds_staged, lift
 from autograph.runtime.ir.tensor import SymbolicTensorError, Tensor
 
-_formatter = string.Formatter()
+
+@functools.lru_cache(maxsize=None)
+def _formatter():
+    """string.Formatter, imported when a format string meets a tensor (string's import
+    compiles a regex: most first calls format nothing)."""
+    import string
+    return string.Formatter()
 
 
 def _any_staged(args, kwargs):
@@ -71,7 +77,7 @@ def _format_parts(template, args, kwargs, tensors, auto, depth):
     if depth < 0:
         raise ValueError("Max string recursion exceeded")
     parts = []
-    for literal, name, spec, conversion in _formatter.parse(template):
+    for literal, name, spec, conversion in _formatter().parse(template):
         if literal:
             parts.append(literal)
         if name is None:
@@ -87,13 +93,13 @@ def _format_parts(template, args, kwargs, tensors, auto, depth):
                 raise ValueError("cannot switch from automatic field numbering to manual "
                                  "field specification")
             auto[0] = -1
-        value, _ = _formatter.get_field(name, args, kwargs)
+        value, _ = _formatter().get_field(name, args, kwargs)
         spec_tensors = []   # (rendered after the value's: lifted after them)
         spec_parts = _format_parts(spec, args, kwargs, spec_tensors, auto, depth - 1) \
             if spec else ()
         spec_staged = any(type(p) is not str for p in spec_parts)
         if not holds_staged(value) and not spec_staged:
-            parts.append(format(_formatter.convert_field(value, conversion), "".join(spec_parts)))
+            parts.append(format(_formatter().convert_field(value, conversion), "".join(spec_parts)))
             continue
         _check_format(value, conversion, spec_parts)
         slot = lift(value, tensors)
@@ -113,8 +119,8 @@ def _check_format(value, conversion, spec_parts):
 
 # -- % ----------------------------------------------------------------------------------------
 
-_PERCENT = re.compile(r"%(?:\((?P<key>[^()]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?"
-                      r"(?:\.(?P<prec>\*|\d*))?[hlL]?(?P<type>[diouxXeEfFgGcrsa%])")
+_PERCENT = (r"%(?:\((?P<key>[^()]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?"
+            r"(?:\.(?P<prec>\*|\d*))?[hlL]?(?P<type>[diouxXeEfFgGcrsa%])")   # re's cache compiles it
 
 
 def str_mod(template, values):
@@ -128,7 +134,7 @@ def str_mod(template, values):
         positional = [values]
         mapping = values if hasattr(type(values), "__getitem__") else None
     tensors, parts, pos, last = [], [], 0, 0
-    for m in _PERCENT.finditer(template):
+    for m in re.finditer(_PERCENT, template):
         parts.append(template[last:m.start()])
         last = m.end()
         if m["type"] == "%":

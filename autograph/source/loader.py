@@ -25,15 +25,9 @@ node's anno.Basic.ORIGIN; it is registered with autograph.source.origin.
 """
 
 import ast
-import functools
-import inspect
-import itertools
-import os
 import re
 import textwrap
-import threading
 import types
-import weakref
 
 import gast
 
@@ -41,25 +35,9 @@ from autograph import errors
 from autograph.source import anno, traversal
 from autograph.source import origin
 from autograph.source import parser
-
-_FACTORY = "__autograph_factory"
-_counter = itertools.count(1)
-_names_lock = threading.RLock()   # reentrant: _forget runs from GC callbacks
-_used_filenames = set()
-
-
-def _short_path(path):
-    return _short_path_from(path, os.getcwd())
-
-
-@functools.lru_cache(maxsize=256)
-def _short_path_from(path, cwd):
-    try:
-        rel = os.path.relpath(path, cwd)
-    except ValueError:  # another drive on Windows
-        return path
-    return path if rel.startswith(".." + os.sep + "..") else rel
-
+from autograph.source.binding import (_FACTORY, _filename_for, _find_code,  # noqa: F401
+                                      _forget, _names_lock, _requalify, _short_path,
+                                      _used_filenames, make_function)
 
 _OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
@@ -69,23 +47,6 @@ def _indent(text, prefix="    "):
     if any(c in text for c in _OTHER_LINE_BREAKS):  # str.splitlines breaks there too
         return textwrap.indent(text, prefix)
     return "\n".join([prefix + line if line.strip() else line for line in text.split("\n")])
-
-
-def _filename_for(fn):
-    code = fn.__code__
-    base = f"<autograph: {fn.__qualname__} at {_short_path(code.co_filename)}:{code.co_firstlineno}"
-    with _names_lock:
-        name = base + ">"
-        while name in _used_filenames:
-            name = f"{base} #{next(_counter)}>"
-        _used_filenames.add(name)
-    return name
-
-
-def _forget(filename):
-    origin.unregister(filename)
-    with _names_lock:
-        _used_filenames.discard(filename)
 
 
 def _twins(converted, reparsed):
@@ -167,52 +128,14 @@ def _mangling_class(fn, node, source_text):
     return None
 
 
-def _find_code(code, name):
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType) and const.co_name == name:
-            return const
-    raise AssertionError(f"no code object {name!r} in {code.co_name}")
-
-
-def _requalify(code, old, new, generated):
-    """`code` with the qualified names of the functions and classes nested in it as Python
-    gave them in the original: under `new` (the user's `Outer.make`) instead of `old` (what
-    compiling inside the factory gave), without the `if_true.<locals>` of generated
-    functions (`generated`: their names) a def or class was moved into."""
-    consts = list(code.co_consts)
-    changed = False
-    for i, const in enumerate(consts):
-        if isinstance(const, types.CodeType):
-            fixed = _requalify(const, old, new, generated)
-            if fixed is not const:
-                consts[i], changed = fixed, True
-    qualname = code.co_qualname
-    if qualname == old or qualname.startswith(old + "."):
-        parts = qualname[len(old):].split(".")[1:]
-        kept = []
-        for part in parts:
-            if part == "<locals>" and kept and kept[-1] in generated:
-                kept.pop()
-                continue
-            kept.append(part)
-        qualname = ".".join([new] + kept)
-    if qualname != code.co_qualname and not code.co_flags & inspect.CO_NEWLOCALS:
-        # a class body: it stores its __qualname__ as a constant
-        consts = [qualname if c == code.co_qualname and isinstance(c, str) else c
-                  for c in consts]
-        changed = True
-    if not changed and qualname == code.co_qualname:
-        return code
-    return code.replace(co_consts=tuple(consts), co_qualname=qualname)
-
-
-def load(node, original_fn, extra=None, name=None, generated=()):
+def load(node, original_fn, extra=None, name=None, generated=(), record=None):
     """Compile converted `node` (gast FunctionDef or Lambda) into a function bound to
     `original_fn`'s globals and closure cells plus `extra` (name -> value or cell).
 
     Returns (new_fn, source_text, filename): source_text is the converted function's own
     text (what to_code shows); filename is where linecache and the origin map have it.
-    A bound method in gives a bound method out.
+    A bound method in gives a bound method out. `record`: a dict that receives what
+    autograph.source.disk_cache needs to make the function again without the tree.
     """
     bound_self = getattr(original_fn, "__self__", None) if isinstance(original_fn, types.MethodType) else None
     fn = original_fn.__func__ if bound_self is not None else original_fn
@@ -252,40 +175,14 @@ def load(node, original_fn, extra=None, name=None, generated=()):
 
     filename = _filename_for(fn)
     flags = fn.__code__.co_flags & parser._FUTURE_MASK
-    try:
-        module_code = compile(module_text, filename, "exec", flags=flags, dont_inherit=True)
-    except SyntaxError as e:
-        raise errors.ConversionError(
-            f"internal: the converted code of {fn.__qualname__} does not compile: {e.msg} "
-            f"(line {e.lineno} of {filename}):\n{module_text}") from e
-    if cls is not None:
-        module_code = _find_code(module_code, cls)
-    factory_code = _find_code(module_code, _FACTORY)
-    inner_code = _find_code(factory_code, inner_name)
-    if hasattr(inner_code, "co_qualname"):   # Python 3.11+
-        inner_code = _requalify(inner_code, inner_code.co_qualname, fn.__qualname__,
-                                frozenset(generated))
-
-    missing = [v for v in inner_code.co_freevars if v not in cells]
-    if missing:
-        raise errors.ConversionError(f"internal: no cell for free variables {missing}")
-    new_fn = types.FunctionType(inner_code, fn.__globals__, fn.__name__, fn.__defaults__,
-                                tuple(cells[v] for v in inner_code.co_freevars))
-    new_fn.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
-    new_fn.__qualname__ = fn.__qualname__
-    new_fn.__doc__ = fn.__doc__
-    new_fn.__module__ = fn.__module__
-    new_fn.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
-    new_fn.__dict__.update({k: v for k, v in fn.__dict__.items()
-                            if k not in ("__wrapped__", "__autograph_converted__")})
-    new_fn.__autograph_original__ = fn
-
+    if record is not None:   # what the disk cache keeps (autograph.source.disk_cache)
+        record.update(module_text=module_text, source_text=source_text, inner_name=inner_name,
+                      cls=cls, generated=sorted(generated), flags=flags,
+                      lines=lambda: build_origin_map(node, module_text))
     # built on first use (most converted functions never raise): the tree is not changed
     # after loading, so the map built later is the same
-    origin.register(filename, module_text, lambda: build_origin_map(node, module_text))
-    # the file's text, origin map (and the tree it is built from) and name live as long as
-    # the generated code does (functions made from it, frames and tracebacks running it)
-    weakref.finalize(inner_code, _forget, filename).atexit = False
+    new_fn = make_function(module_text, fn, cells, inner_name, cls, generated, filename, flags,
+                           lambda: build_origin_map(node, module_text))
     if bound_self is not None:
         new_fn = types.MethodType(new_fn, bound_self)
     return new_fn, source_text, filename

@@ -9,6 +9,7 @@ and hands out new names that collide with none of them nor with each other:
 """
 
 import builtins
+import re
 
 import gast
 
@@ -31,6 +32,7 @@ def identifiers(node):
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 class Namer:
@@ -45,10 +47,15 @@ class Namer:
         self._next_suffix = {}   # base -> the first suffix not known to be taken
 
     @classmethod
-    def for_function(cls, node, global_namespace=None, extra_reserved=()):
+    def for_function(cls, node, global_namespace=None, extra_reserved=(), source=None):
         """A Namer that avoids the names of `node` (a gast tree), the keys of the global
-        namespace the function runs in, builtins, and `extra_reserved`."""
-        reserved = identifiers(node)
+        namespace the function runs in, builtins, and `extra_reserved`. With `source`, the
+        text `node` was parsed from, every word of the text is avoided instead: a superset
+        of the tree's identifiers, found without walking the tree."""
+        if source is not None and source.isascii():   # (non-ASCII names: NFKC-normalized)
+            reserved = set(_WORD.findall(source))
+        else:
+            reserved = identifiers(node)
         reserved.update(extra_reserved)
         reserved_in = [_BUILTIN_NAMES]
         if global_namespace:

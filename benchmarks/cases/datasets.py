@@ -2,7 +2,8 @@
 
 8: a whole SGD training epoch over an array-backed `ag.data.Dataset` (shuffled, batched)
 inside one ag.function, against a hand-written NumPy loop over the same batches in the same
-order (the permutation comes from the same shuffle routine, computed by both every epoch);
+order (the permutation comes from the same shuffle routine, computed by both every epoch,
+each call a new epoch: the dataset reshuffles on each iteration);
 8b: the same without shuffle, so that the loop's own per-batch cost shows. 9: a generator that takes
 1 ms per element feeding a 1 ms step, without prefetch (`numpy_eager`) and with `prefetch(2)` (`autograph`): the
 background thread overlaps the two, so an epoch should take about half the time."""
@@ -35,11 +36,14 @@ def build_training(quick):
     from autograph.data.shuffle import shuffle_order
     x, y, w0 = _data(quick)
     batch = 256
-    ds = ag.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), seed=1).batch(batch)
 
-    def hand():
+    def make():   # each contender its own dataset: its k-th call is the dataset's k-th epoch
+        return ag.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), seed=1).batch(batch)
+    calls = iter(range(1 << 62))
+
+    def hand():   # a new permutation each call, as the dataset reshuffles each iteration
         w = w0
-        order = shuffle_order(len(x), len(x), 1, 0)
+        order = shuffle_order(len(x), len(x), 1, 0, next(calls))
         for lo in range(0, len(x), batch):
             idx = order[lo:lo + batch]
             xb, yb = x[idx], y[idx]
@@ -48,9 +52,9 @@ def build_training(quick):
         return w
 
     contenders = [
-        Contender("numpy_eager", lambda: functools.partial(train, ds, w0)),
+        Contender("numpy_eager", lambda: functools.partial(train, make(), w0)),
         Contender("numpy_hand", lambda: hand),
-        Contender("autograph", lambda: functools.partial(ag.function(train), ds, w0)),
+        Contender("autograph", lambda: functools.partial(ag.function(train), make(), w0)),
     ]
     return {"n": len(x), "batch": batch}, contenders
 

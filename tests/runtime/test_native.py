@@ -339,3 +339,53 @@ def test_edge_arithmetic_matches_numpy():
                  (np.int64(-7), np.int64(2), np.float64(-1.5), np.float64(2.0)),
                  (np.int64(123456), np.int64(-5), np.float64(np.inf), np.float64(-0.0))]:
         assert same(nat(*args), ref(*args)), args
+
+
+def _collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def _two_outputs(x, s):
+    return x * s, s % 3
+
+
+@pytest.mark.parametrize("fn, make_args", [
+    (_collatz, lambda: (np.int64(27),)),
+    (_collatz, lambda: (np.array(27),)),   # a 0-d array: the general runner
+    (_two_outputs, lambda: (np.arange(4.0), np.float64(7.0))),
+    (_two_outputs, lambda: (np.arange(4.0), np.int32(-7))),
+])
+def test_call_fast_path_calls_native_code_directly(fn, make_args):
+    """The second call of the same types takes the fast path; with NumPy scalars (no 0-d
+    arrays) its entry is the direct runner (the dispatcher called with the arguments as
+    given). Results equal the eager function's and the general path's, types included."""
+    f = ag.function(fn, jit_compile=True)
+    args = make_args()
+    first = f(*args)                     # general path, remembers the fast entry
+    runner = next(iter(f._fast.values()))
+    scalars_only = not any(type(a) is np.ndarray and a.ndim == 0 for a in args)
+    assert hasattr(runner, "__native_direct__") == scalars_only
+    second = f(*args)
+    assert same(second, first) and same(second, ag.function(fn)(*args))
+    c = f.get_concrete_function(*args)
+    assert same(c(*args), first) and same(c(*args), first)   # its own fast path too
+
+
+def test_integer_division_by_a_constant_is_an_operator_with_numpy_results():
+    """`x % c` / `x // c` lower to Python's operators for a constant divisor other than 0
+    and -1 (cheap machine division); results equal NumPy's for every sign and the extremes."""
+    def f(x):
+        return x % np.int32(-3), x // np.int32(-3), x % np.int32(2), x // np.int32(0), \
+            x % np.int32(-1)
+    g = ag.function(f, jit_compile=True)
+    src = native.source_of(g.get_concrete_function(np.int32(1))._graph_to_run())
+    assert "% np.int32(-3)" in src and "// np.int32(-3)" in src and "% np.int32(2)" in src
+    assert "np.floor_divide" in src and "np.remainder" in src   # the divisors 0 and -1
+    info = np.iinfo(np.int32)
+    for x in (-7, -1, 0, 1, 7, info.min, info.max):
+        with np.errstate(all="ignore"):
+            assert same(g(np.int32(x)), f(np.int32(x))), x

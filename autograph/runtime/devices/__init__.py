@@ -23,7 +23,6 @@ devices holds an array). The Device record and the errors live in base.py.
 """
 
 import contextlib
-import difflib
 import importlib
 import threading
 from dataclasses import dataclass
@@ -117,6 +116,7 @@ def _did_you_mean(name):
     if name.lower() in _GPU_SPELLINGS:
         return " (a GPU is 'cuda' or 'cuda:N' here)"
     known = [row.name for row in list_devices()]
+    import difflib
     close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

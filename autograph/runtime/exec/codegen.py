@@ -52,13 +52,15 @@ from autograph import errors
 from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
+from autograph.runtime.exec import lifetimes
+from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
 from autograph.runtime.exec import loop_inplace
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
 _RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
-             "ag_error_at"}
+             "ag_error_at", "ag_false", "ag_true"}
 _LITERALS = (int, float, bool, str, type(None))
 
 # primitives that are Python operators on every array API array (same function, same dtypes)
@@ -141,7 +143,10 @@ class _Compiler:
         self.made_by = []          # per line: (node name, op, node origin) of the node it runs
         self.node = None           # ... of the node being emitted
         self.used = set(_RESERVED)
-        self.namespace = {"xp": device.xp, "to_host": device.to_host}
+        self.next_suffix = {}      # base -> the suffix `fresh` tries next for it
+        self.probes = 0            # names `fresh` found taken (work, counted for tests)
+        self.namespace = {"xp": device.xp, "to_host": device.to_host,
+                          "ag_false": np.False_, "ag_true": np.True_}
         self.kernels = {}          # op -> (global name, takes_xp)
         self.on_host = device.name == "cpu"
         self.numpy = device.xp is np
@@ -149,6 +154,8 @@ class _Compiler:
         self.preferred = {}        # id(tensor) -> the name its producing node assigns
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
         self.counters = {}         # id(while_loop node) -> its _Counter, decided by a fill
+        self.shapes = ShapeArithmetic(self)
+        self.body_graph = graph    # the graph whose nodes graph_body is emitting
 
     # -- names -------------------------------------------------------------------------------
 
@@ -163,9 +170,13 @@ class _Compiler:
                 base = "_" + base
         if keyword.iskeyword(base):
             base += "_"
-        name, i = base, 1
+        # numbering resumes where the last name made from `base` stopped: restarting from
+        # 1 every time made a graph of n nodes of one kind cost n**2 probes
+        name, i = base, self.next_suffix.get(base, 1)
         while name in self.used:
+            self.probes += 1
             name, i = f"{base}_{i}", i + 1
+        self.next_suffix[base] = i
         self.used.add(name)
         return name
 
@@ -206,6 +217,7 @@ class _Compiler:
         fn.__source__ = source
         fn.__device__ = self.device
         fn.__graph__ = weakref.ref(g)
+        fn.__name_probes__ = self.probes
         weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
         return fn
 
@@ -214,10 +226,18 @@ class _Compiler:
         block's last lines); `env` maps the graph's input tensors to expressions. `block`:
         the lines are a block of their own (`pass` when there are none)."""
         start = len(self.lines)
-        outer_node = self.node
+        outer_node, outer_graph, self.body_graph = self.node, self.body_graph, graph
+        releases = None
+        if graph is self.graph:   # the function's own straight-line code: drop dead arrays
+            releases = lifetimes.Releases(graph, [env[id(t)] for t in graph.inputs],
+                                          self.namespace)
         loop_inplace.emit_graph(self, graph)      # updates of new arrays: in place
-        for node in graph.nodes:
+        for p, node in enumerate(graph.nodes):
             op = node.op
+            if releases is not None and p:
+                dead = releases.after(p - 1, graph.nodes[p - 1], env)
+                if dead:
+                    self.emit(depth, f"del {', '.join(dead)}")
             if op == "Placeholder" or node in skip:
                 continue
             self.node = (node.name, op, node.origin)
@@ -237,7 +257,7 @@ class _Compiler:
                 self.fills.pop(id(node))(node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
-        self.node = outer_node
+        self.node, self.body_graph = outer_node, outer_graph
         if then is not None:
             then()
         if block and len(self.lines) == start:
@@ -290,6 +310,10 @@ class _Compiler:
         op = node.op
         if len(node.outputs) != 1 or op in self.device.kernels:
             return None
+        if self.numpy:   # scalar shape arithmetic as Python (codegen_shapes)
+            expr = self.shapes.expression(self.body_graph, node, ins)
+            if expr is not None:
+                return expr
         if op == "getitem":
             return self.subscript(node, ins)
         if node.attrs or primitives.lookup(op).kernel != op:
@@ -297,6 +321,11 @@ class _Compiler:
         if len(ins) == 2 and op in _BINARY:
             return f"{ins[0]} {_BINARY[op]} {ins[1]}"
         if len(ins) == 1 and op in _UNARY:
+            if self.numpy and _UNARY[op] == "~" and node.inputs[0].dtype == np.bool_ \
+                    and node.inputs[0].shape == ():
+                # `not` of a flag (break_, do_return): `~` on a NumPy bool scalar is a ufunc
+                # call (~2 us), a conditional expression ~40 ns, with the same bool_ result
+                return f"ag_false if {ins[0]} else ag_true"
             return f"{_UNARY[op]}{ins[0]}"
         return None
 
@@ -439,9 +468,14 @@ class _Compiler:
         else:
             self.emit(depth, f"for {var} in counter_values({args}):")
         if c.extra is not None:
+            extra, negate = c.extra, "not "
+            if self.numpy and _negated_flag(cg, extra):
+                # `not break_` read only here: `if break_: break` (one test, no negation)
+                extra, negate = extra.node.inputs[0], ""
             self.graph_body(cg, inner, depth + 1, block=False,
-                            skip={nd for nd in cg.nodes if nd not in c.per_iteration})
-            self.emit(depth + 1, f"if not {self.truth(inner[id(c.extra)])}:")
+                            skip={nd for nd in cg.nodes if nd not in c.per_iteration
+                                  or (not negate and nd is c.extra.node)})
+            self.emit(depth + 1, f"if {negate}{self.truth(inner[id(extra)])}:")
             self.emit(depth + 2, "break")
             self.need_truth()
         inner = self.enter(bg, outer, loop_vars + captured)
@@ -479,7 +513,11 @@ class _Compiler:
         output; any other one calls the ta_new kernel."""
         plan = _fill_plan(graph, node, self.consts) if self.numpy else None
         if plan is None:
-            self.call(node, ins, env, depth)
+            chain = lifetimes.chain_plan(graph, node, self.consts) if self.numpy else None
+            if chain is None:
+                self.call(node, ins, env, depth)
+            else:
+                self.fill_chain(node, env, depth, *chain)
             return
         loop, write, stack, counter, shape, dtype = plan
         name = self.outputs(node, env)[0]
@@ -488,6 +526,20 @@ class _Compiler:
         self.counters[id(loop)] = counter
         self.fills[id(write)] = self.fill_write
         self.fills[id(stack)] = self.fill_stack
+
+    def fill_chain(self, node, env, depth, writes, stack, shape, dtype, indices):
+        """A TensorArray written at constant indices in straight-line code (an unrolled
+        loop; see lifetimes.chain_plan): a preallocated buffer, `buf[3] = value`."""
+        name = self.outputs(node, env)[0]
+        dtype = self.bind(f"{node.name}_dtype", dtype)
+        self.emit(depth, f"{name} = xp.empty({shape!r}, {dtype})")
+        for write, index in zip(writes, indices):
+            self.fills[id(write)] = lambda nd, ins, env_, d, k=index: self.fill_at(nd, ins, env_, d, k)
+        self.fills[id(stack)] = self.fill_stack
+
+    def fill_at(self, node, ins, env, depth, index):
+        self.emit(depth, f"{ins[0]}[{index}] = {ins[2]}")
+        env[id(node.outputs[0])] = ins[0]
 
     def fill_write(self, node, ins, env, depth):
         self.preferred.pop(id(node.outputs[0]), None)
@@ -570,8 +622,9 @@ class _Counter:
 _TESTS = {"less": (1, 0), "less_equal": (1, 1), "greater": (-1, 0), "greater_equal": (-1, -1)}
 
 
-def _counter_loop(node, consts):
-    """The _Counter of a while_loop node, or None when it is not a counter loop.
+def _counter_loop(node, consts, shortest=_SHORT):
+    """The _Counter of a while_loop node, or None when it is not a counter loop (or one
+    known to run fewer than `shortest` times).
 
     Such a loop runs as `for k in range(start, limit, step)` computed in the counter's
     dtype: the values and the number of iterations are the while loop's whenever the last
@@ -627,7 +680,7 @@ def _counter_loop(node, consts):
         return None
     start_value, limit_value = consts.get(id(node.inputs[k])), _constant_of(node, cg, limit, consts)
     if start_value is not None and limit_value is not None and len(range(
-            int(start_value), int(limit_value) + shift, step_value)) < _SHORT:
+            int(start_value), int(limit_value) + shift, step_value)) < shortest:
         return None
     skip = set()
     if not any(step_node.outputs[0] is t for nd in bg.nodes for t in nd.inputs) and \
@@ -637,10 +690,21 @@ def _counter_loop(node, consts):
                     per_iteration)
 
 
-def _fill_plan(graph, new, consts):
+def _negated_flag(graph, tensor):
+    """True when `tensor` is `not flag` of a bool scalar that nothing else in `graph` reads
+    but the loop's test node (a converted `break`'s extra test)."""
+    node = tensor.node
+    if node.op != "logical_not" or node.inputs[0].shape != () or node.inputs[0].dtype != np.bool_:
+        return False
+    readers = _readers(graph, tensor)
+    return len(readers) == 1 and readers[0][0] is not None and readers[0][0].op == "logical_and"
+
+
+def _fill_plan(graph, new, consts, shortest=_SHORT):
     """How `graph` fills the TensorArray that node `new` (a ta_new) makes, when codegen may
     lower it to a preallocated buffer: (while_loop, ta_write, ta_stack, _Counter, buffer
-    shape, dtype); else None.
+    shape, dtype); else None. `shortest`: the fewest iterations a loop known when
+    compiling must run to count (native code passes 0: it has no per-loop cost to amortise).
 
     The pattern is `ta = TensorArray(dtype, size=N)`, `for i in range(N): ta =
     ta.write(i, value)`, `ta.stack()`: a fixed size N known when compiling; a counter
@@ -648,19 +712,15 @@ def _fill_plan(graph, new, consts):
     once; a write whose index is the counter and whose value's dtype and shape inference
     knows; and no other use of the handle (no read, no second stack, no output). Then the
     buffer is complete after the loop and `stack` is the buffer itself."""
-    if new.attrs.get("dynamic_size", True):
+    fixed = _fixed_size(graph, new, consts)
+    if fixed is None:
         return None
-    consts = dict(consts)
-    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
-                  if nd.op == "Const")
-    size = consts.get(id(new.inputs[0]))
-    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
-        return None
+    size, consts = fixed
     loop, j = _only_reader(graph, new.outputs[0], "while_loop")
     n = 0 if loop is None else len(loop.outputs)
     if loop is None or j >= n or loop.attrs["maximum_iterations"] is not None:
         return None
-    c = _counter_loop(loop, consts)
+    c = _counter_loop(loop, consts, shortest)
     if c is None or c.extra is not None or c.step != 1 or c.shift != 0:
         return None
     cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
@@ -678,6 +738,20 @@ def _fill_plan(graph, new, consts):
     if stack is None or stack.attrs["dtype"] != value.dtype:
         return None
     return loop, write, stack, c, (int(size),) + tuple(value.shape), value.dtype
+
+
+def _fixed_size(graph, new, consts):
+    """(size, `consts` plus `graph`'s constants) for a ta_new node `new` of a fixed integer
+    size known when compiling; else None."""
+    if new.attrs.get("dynamic_size", True):
+        return None
+    consts = dict(consts)
+    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
+                  if nd.op == "Const")
+    size = consts.get(id(new.inputs[0]))
+    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
+        return None
+    return int(size), consts
 
 
 def _readers(graph, tensor):

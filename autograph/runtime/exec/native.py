@@ -17,6 +17,7 @@ first call of each argument type compiles (or loads from the disk cache) and log
 at verbosity 1; `stats()` counts compilations and cache hits (tests read it).
 """
 
+import functools
 import hashlib
 import os
 import sys
@@ -142,10 +143,38 @@ class _Runner:
         self.source, self.function_name = source, function_name
 
     def make(self):
+        """`run(*arrays) -> tuple of outputs`, plus on it `__direct__(scalars_as_arrays,
+        first_only)`: the same run specialized for a call fast path (see `direct`)."""
+        ns = {"native": None, "np": np}
+        run = self._python(ns, scalars_as_arrays=True, first_only=False)
+        dispatcher = self.dispatcher
+
+        def first_call(*args):
+            # the first call compiles (or loads from the disk cache), timed and logged;
+            # later calls go straight to the dispatcher (Numba compiles other types itself)
+            self.compile_for(args)
+            ns["native"] = dispatcher
+            return dispatcher(*args)
+        ns["native"] = first_call
+        run.__source__ = self.source
+        run.__native__ = dispatcher
+        run.__direct__ = functools.partial(self.direct, ns)
+        return run
+
+    def direct(self, ns, scalars_as_arrays, first_only):
+        """`run` for a call fast path that knows its argument types: scalar inputs given as
+        NumPy scalars need no `x[()]` (scalars_as_arrays=False: every scalar input is one),
+        and a caller that wants the only output gets it without a tuple (first_only). The
+        dispatcher is called with the arguments as given; Numba checks their types."""
+        if first_only and len(self.graph.outputs) != 1:
+            raise ValueError("first_only needs a graph with one output")
+        return self._python(ns, scalars_as_arrays, first_only)
+
+    def _python(self, ns, scalars_as_arrays, first_only):
         g, low = self.graph, self.lowering
-        ns = {"native": self.dispatcher, "np": np}
         params = [f"a{i}" for i in range(len(g.inputs))]
-        args = [f"{p}[()]" if t.shape == () else p for p, t in zip(params, g.inputs)]
+        args = [f"{p}[()]" if t.shape == () and scalars_as_arrays else p
+                for p, t in zip(params, g.inputs)]
         for i, (_, value) in enumerate(low.const_args):
             ns[f"c{i}"] = value[()] if value.ndim == 0 else np.array(value)
             args.append(f"c{i}")
@@ -160,8 +189,10 @@ class _Runner:
                 shape = attrs.get("shape")
                 args.append(f"v{i}._value[()]" if shape == () else f"v{i}._value")
         lines.append(f"    r = native({', '.join(args)})")
-        if low.single:
-            lines.append("    r = (r,)" if not g.outputs or g.outputs[0].shape != () else "")
+        shape0 = g.outputs[0].shape if g.outputs else None   # None: a Variable's value
+        bare = first_only and low.single and shape0 != ()
+        if low.single and not bare and shape0 != ():
+            lines.append("    r = (r,)")
         outs = []
         for i, t in enumerate(g.outputs):
             if t.shape == ():
@@ -179,21 +210,13 @@ class _Runner:
                 lines.append(f"    v{j}._value = vd{j}.type(r[{k + n}])")
             else:
                 lines.append(f"    v{j}._value = r[{k + n}]")
-        lines.append(f"    return ({''.join(o + ', ' for o in outs).rstrip()})")
-        exec(compile("\n".join(lines) + "\n", f"<autograph native {g.name}>", "exec"), ns)
-        dispatcher = self.dispatcher
-
-        def first_call(*args):
-            # the first call compiles (or loads from the disk cache), timed and logged;
-            # later calls go straight to the dispatcher (Numba compiles other types itself)
-            self.compile_for(args)
-            ns["native"] = dispatcher
-            return dispatcher(*args)
-        ns["native"] = first_call
-        run = ns["run"]
-        run.__source__ = self.source
-        run.__native__ = dispatcher
-        return run
+        if first_only:
+            lines.append("    return r" if bare else f"    return {outs[0]}")
+        else:
+            lines.append(f"    return ({''.join(o + ', ' for o in outs).rstrip()})")
+        local = {}   # the function's globals are `ns`, shared by every variant
+        exec(compile("\n".join(lines) + "\n", f"<autograph native {g.name}>", "exec"), ns, local)
+        return local["run"]
 
     def compile_for(self, args):
         """Compile (or load) the dispatcher for these arguments, timing it."""

@@ -8,65 +8,26 @@ patterns qualify: a counter loop from 0 to the fixed size writing at the counter
 unrolled Python `for`, `chain_plan`).
 """
 
-import numpy as np
+from autograph.runtime.exec.codegen import _fill_plan, _fixed_size, _readers
 
-from autograph.runtime.exec.codegen import (_constant_of, _counter_loop, _only_reader,
-                                            _readers, _uses)
 
 def fill_plan(graph, new, consts):
-    """(while_loop, ta_write, ta_stack, None, buffer shape, dtype) when the TensorArray
+    """(while_loop, ta_write, ta_stack, _Counter, buffer shape, dtype) when the TensorArray
     that ta_new `new` makes is filled by a counter loop from 0 to its fixed size, one
     write per element at the counter, then stacked once and not otherwise used (so an
     uninitialised buffer is complete after the loop); else None. Codegen's rule without
     its minimum loop length (a native loop has no per-iteration cost to amortise)."""
-    if new.attrs.get("dynamic_size", True):
-        return None
-    consts = dict(consts)
-    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
-                  if nd.op == "Const")
-    size = consts.get(id(new.inputs[0]))
-    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
-        return None
-    loop, j = _only_reader(graph, new.outputs[0], "while_loop")
-    n = 0 if loop is None else len(loop.outputs)
-    if loop is None or j >= n or loop.attrs["maximum_iterations"] is not None:
-        return None
-    # (the loop's initial values left out: codegen's short-loop rule reads them)
-    c = _counter_loop(loop, {k: v for k, v in consts.items()
-                             if all(id(t) != k for t in loop.inputs[:n])})
-    if c is None or c.extra is not None or c.step != 1 or c.shift != 0:
-        return None
-    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
-    start, limit = consts.get(id(loop.inputs[c.k])), _constant_of(loop, cg, c.limit, consts)
-    if start is None or limit is None or int(start) != 0 or int(limit) != int(size):
-        return None
-    write, p = _only_reader(bg, bg.inputs[j], "ta_write")
-    if write is None or p != 0 or _uses(cg, cg.inputs[j]) or \
-            write.inputs[1] is not bg.inputs[c.k] or \
-            _readers(bg, write.outputs[0]) != [(None, j)]:
-        return None
-    value = write.inputs[2]
-    if value.shape is None or None in value.shape or value.dtype.kind not in "biufc":
-        return None
-    stack, _ = _only_reader(graph, loop.outputs[j], "ta_stack")
-    if stack is None or stack.attrs["dtype"] != value.dtype:
-        return None
-    return loop, write, stack, None, (int(size),) + tuple(value.shape), value.dtype
+    return _fill_plan(graph, new, consts, shortest=0)
 
 
 def chain_plan(graph, new, consts):
     """The plan (see fill_plan) of a TensorArray of a fixed size written at constant
     indices, each element once, by a chain of writes in `graph` itself (what an unrolled
     `for i in range(5): ta = ta.write(i, v)` stages), then stacked once; else None."""
-    if new.attrs.get("dynamic_size", True):
+    fixed = _fixed_size(graph, new, consts)
+    if fixed is None:
         return None
-    consts = dict(consts)
-    consts.update((id(nd.outputs[0]), nd.attrs["value"]) for nd in graph.nodes
-                  if nd.op == "Const")
-    size = consts.get(id(new.inputs[0]))
-    if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
-        return None
-    size, writes, written, handle, value = int(size), [], set(), new.outputs[0], None
+    (size, consts), writes, written, handle, value = fixed, [], set(), new.outputs[0], None
     while True:
         readers = _readers(graph, handle)
         if len(readers) != 1 or readers[0][0] is None or readers[0][1] != 0:

@@ -7,6 +7,7 @@ same values. It copies the graph node by node (program order), and while copying
   when the result is large, and never an effectful node);
 - reuses an earlier node with the same op, the same inputs and equal attrs (CSE), and an
   earlier read of the same Variable when nothing could have written it in between;
+- drops casts to the dtype a value already has (they change only the weak-type mark);
 - replaces a `cond` whose condition is a constant by the branch it would take, and drops
   the outputs of a `cond` that nothing uses, and loop variables that nothing needs;
 - optimises the branch and body graphs of control-flow nodes the same way, and moves the
@@ -97,6 +98,10 @@ class _Rewriter:
     def copy_node(self, node, op, ins, new, seen, effects, effectful):
         """The outputs of `node` (not control flow) in `new`: folded, merged or copied."""
         attrs = node.attrs
+        if op == "astype" and ins[0].dtype == node.outputs[0].dtype:
+            # a cast that changes only weakness (a Python `True` flag read by `not`):
+            # weakness types the trace, the values are the same, so no kernel runs
+            return [ins[0]]
         if effectful:
             key = None
             if op == "read_variable":   # two reads with no write between: one read

@@ -73,6 +73,13 @@ def lookup(name):
     try:
         return PRIMITIVES[name]
     except KeyError:
+        pass
+    # the NumPy surface registers its families' primitives when first used: a graph read
+    # back (a saved model) or a gradient rule may name one before any was
+    import autograph.runtime.numpy.dispatch  # noqa: F401
+    try:
+        return PRIMITIVES[name]
+    except KeyError:
         raise NotImplementedError(f"autograph has no primitive named {name!r}") from None
 
 

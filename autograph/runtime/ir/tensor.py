@@ -19,17 +19,24 @@ import numpy as np
 from autograph.runtime.ir import nest
 
 
-class _LazyOps:
-    """Stands for autograph.runtime.numpy.dispatch until first use: that module builds on
-    primitives and graph, which import this one, so it cannot be imported at the top."""
+class _Lazy:
+    """Stands for a module of the NumPy surface until first use (it builds on primitives
+    and graph, which import this one, so it cannot be imported at the top); then the
+    module replaces it under its global name. Python's operators need only the
+    elementwise family (`_ew`); NumPy's dispatch (`_ops`, autograph.runtime.numpy.dispatch)
+    loads every family, which a first call that uses none of them does not pay for."""
+
+    def __init__(self, global_name, module):
+        self._global, self._module = global_name, module
 
     def __getattr__(self, name):
-        global _ops
-        _ops = importlib.import_module("autograph.runtime.numpy.dispatch")
-        return getattr(_ops, name)
+        module = importlib.import_module(self._module)
+        globals()[self._global] = module
+        return getattr(module, name)
 
 
-_ops = _LazyOps()
+_ops = _Lazy("_ops", "autograph.runtime.numpy.dispatch")
+_ew = _Lazy("_ew", "autograph.runtime.numpy.elementwise")
 
 # right-hand operands a Tensor operator accepts; anything else gets NotImplemented, so
 # that Python falls back (`t == None` is False, `t + "a"` a TypeError from Python)
@@ -40,19 +47,19 @@ def _binary(ufunc, name):
     def op(self, other):
         if not isinstance(other, _ACCEPTED):
             return NotImplemented
-        return _ops.ufunc(ufunc, self, other)
+        return _ew.ufunc(ufunc, self, other)
 
     def rop(self, other):
         if not isinstance(other, _ACCEPTED):
             return NotImplemented
-        return _ops.ufunc(ufunc, other, self)
+        return _ew.ufunc(ufunc, other, self)
     op.__name__, rop.__name__ = f"__{name}__", f"__r{name}__"
     return op, rop
 
 
 def _unary(ufunc, name):
     def op(self):
-        return _ops.ufunc(ufunc, self)
+        return _ew.ufunc(ufunc, self)
     op.__name__ = f"__{name}__"
     return op
 
@@ -192,7 +199,7 @@ class Tensor:
 
     def __pow__(self, other):
         if type(other) is int and other == 2:   # like ndarray: x ** 2 is np.square(x)
-            return _ops.ufunc(np.square, self)
+            return _ew.ufunc(np.square, self)
         return self._pow(other)
     __matmul__, __rmatmul__ = _binary(np.matmul, "matmul")
     __and__, __rand__ = _binary(np.bitwise_and, "and")

@@ -111,6 +111,8 @@ def _take_infer(x, i, *, axis):
 
 
 def _take_kernel(xp, x, i, *, axis):
+    if xp is np:   # NumPy takes negative and n-d indices itself (a dataset batch's gather)
+        return np.take(x, i, axis=axis)
     flat = xp.reshape(i, (-1,))
     flat = xp.where(flat < 0, flat + x.shape[axis], flat)   # NumPy's negative indices
     out = xp.take(x, flat, axis=axis)

@@ -1,0 +1,59 @@
+"""A warning for Python loops that unroll into large graphs while tracing.
+
+A Python loop (over a list, a Python `range`, or a `while` whose condition stays a Python
+value) runs while tracing, and every iteration stages its operations again: 100,000
+iterations make a graph of 100,000 copies of the body. That is what the user wrote, and
+often intended (a small static loop), but past `LIMIT` iterations that stage nodes it is
+rarely intended and always slow, so it warns once per user line, naming the line and the
+number of nodes the loop added. The cure is a loop the graph runs: iterate over
+`ag.range(n)` or a tensor, or make the condition a tensor.
+"""
+
+import warnings
+
+from autograph.operators.location import user_location
+
+LIMIT = 1000
+
+_warned = set()
+
+
+class UnrollWarning(UserWarning):
+    """A Python loop unrolled more than `LIMIT` iterations into the graph being traced."""
+
+
+class Watch:
+    """Counts the iterations of one Python loop; cheap when nothing is being traced."""
+
+    __slots__ = ("steps", "graph", "nodes")
+
+    def __init__(self):
+        from autograph.runtime.ir.graph import get_default_graph
+        self.steps = 0
+        self.graph = get_default_graph()
+        self.nodes = len(self.graph.nodes) if self.graph is not None else 0
+
+    def step(self):
+        self.steps += 1
+
+    def done(self):
+        if self.steps > LIMIT and self.graph is not None:
+            added = len(self.graph.nodes) - self.nodes
+            if added > 0:
+                _warn(self.steps, added)
+
+
+def _warn(steps, added):
+    loc = user_location()
+    key = (loc.filename, loc.lineno) if loc is not None else None
+    if key in _warned:
+        return
+    _warned.add(key)
+    message = (f"A Python loop ran {steps:,} iterations while tracing and unrolled into "
+               f"{added:,} graph nodes: each iteration is staged again, which makes the trace "
+               f"and the graph slow. To run the loop in the graph, iterate over ag.range(n) "
+               f"(or a tensor), or make its condition a tensor.")
+    if loc is None:
+        warnings.warn(message, UnrollWarning, stacklevel=4)
+    else:
+        warnings.warn_explicit(message, UnrollWarning, loc.filename, loc.lineno)

@@ -1,0 +1,136 @@
+"""The disk cache of converted source: a second process (here: a new code object from the
+same file, with the in-memory caches bypassed) loads the conversion without parsing or
+running a pass, and gets the same function, source and error locations."""
+
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import api, config
+from autograph.converters import pipeline
+from autograph.source import disk_cache
+
+MODULE = '''
+import numpy as np
+
+SCALE = 3
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+def scaled(x):
+    if np.sum(x) > 0:
+        x = x * SCALE
+    else:
+        x = x[10]          # fails when traced with a short x
+    return x
+'''
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(folder))
+    return folder
+
+
+def _module(tmp_path, text=MODULE, name="cached_mod"):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)   # a new code object every time: the memory caches miss
+    return mod
+
+
+def _no_passes(monkeypatch):
+    def refuse(node, ctx):
+        raise AssertionError("converted again instead of loading from the disk cache")
+    monkeypatch.setattr(pipeline, "convert", refuse)
+
+
+def test_second_conversion_loads_from_disk(tmp_path, cache_dir, monkeypatch):
+    first = _module(tmp_path)
+    code_first = ag.to_code(first.collatz)
+    assert ag.function(first.collatz)(np.int64(27)) == 111
+    disk_cache.flush()    # (records are written at exit, or in batches)
+    files = list(cache_dir.rglob("*.json"))
+    assert len(files) == 1
+    record = json.loads(files[0].read_text())
+    assert record["source_text"] == code_first and "ag__.while_stmt" in record["module_text"]
+
+    _no_passes(monkeypatch)
+    second = _module(tmp_path)
+    assert second.collatz.__code__ is not first.collatz.__code__
+    assert ag.to_code(second.collatz) == code_first
+    assert ag.function(second.collatz)(np.int64(27)) == 111
+    assert ag.function(second.collatz)(np.int64(6)) == 8
+
+
+def test_errors_from_cached_code_name_the_users_line(tmp_path, cache_dir, monkeypatch):
+    x = -np.ones(3)
+    with pytest.raises(Exception) as first:
+        ag.function(_module(tmp_path).scaled)(x)
+    disk_cache.flush()
+    _no_passes(monkeypatch)
+    with pytest.raises(Exception) as second:
+        ag.function(_module(tmp_path).scaled)(x)
+    assert type(first.value) is type(second.value)
+    assert str(first.value) == str(second.value)
+    shown = "".join(traceback.format_exception(second.value))
+    assert "cached_mod.py" in shown and "x = x[10]" in shown, shown
+    np.testing.assert_allclose(ag.function(_module(tmp_path).scaled)(np.ones(12)), 3 * np.ones(12))
+
+
+def test_key_changes_with_the_file_and_with_what_names_stand_for(tmp_path, cache_dir):
+    mod = _module(tmp_path)
+    k = disk_cache.key(mod.collatz)
+    assert k == disk_cache.key(_module(tmp_path).collatz)
+    assert k != disk_cache.key(_module(tmp_path, MODULE + "\n# edited\n").collatz)
+    other = _module(tmp_path)
+    other.np = sys                          # `np` now names another module
+    assert disk_cache.key(other.scaled) != disk_cache.key(_module(tmp_path).scaled)
+    assert disk_cache.key(lambda x: x) is None
+
+
+def test_off_by_config_or_environment(tmp_path, cache_dir, monkeypatch):
+    config.set_disk_cache(False)
+    try:
+        ag.to_code(_module(tmp_path).collatz)
+    finally:
+        config.set_disk_cache(True)
+    assert not cache_dir.exists()
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", "off")
+    assert disk_cache.directory() is None
+    ag.to_code(_module(tmp_path).collatz)
+    assert not cache_dir.exists()
+
+
+def test_unreadable_or_foreign_files_are_ignored(tmp_path, cache_dir):
+    mod = _module(tmp_path)
+    k = disk_cache.key(mod.collatz)
+    path = cache_dir / k[:2] / f"{k}.json"
+    os.makedirs(path.parent)
+    path.write_text("{not json")
+    assert ag.function(mod.collatz)(np.int64(27)) == 111
+    path.write_text(json.dumps({"format": 999}))
+    assert ag.function(_module(tmp_path).collatz)(np.int64(27)) == 111
+    assert api._by_code is not None
+
+
+def test_autograph_cache_0_turns_it_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("AUTOGRAPH_CACHE", "0")
+    assert disk_cache.directory() is None
+    monkeypatch.setenv("AUTOGRAPH_CACHE", "1")
+    assert disk_cache.directory() == str(tmp_path)
