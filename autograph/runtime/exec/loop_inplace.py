@@ -23,9 +23,14 @@ The same holds outside loops for an update whose input is a new array nothing el
 (`straight_line`): there no copy at all is needed.
 """
 
-from autograph.runtime.numpy.updates import _key
-
 _UPDATES = ("ufunc_at", "setitem")
+
+
+def _key(index, dynamic):
+    """The index as the array library reads it (updates.py's; imported on first use, so
+    that compiling code without updates loads no more of the NumPy surface)."""
+    from autograph.runtime.numpy.updates import _key as key
+    return key(index, dynamic)
 
 
 def _ufunc_at_into(xp, x, v, *dynamic, index, ufunc):
