@@ -18,6 +18,7 @@ run on any device, and differentiated again (its stack reads have rules of their
 import numpy as np
 
 from autograph.autodiff import stacks
+from autograph.autodiff.accumulate import accumulate
 from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
                                           differentiable_dtype, HANDLE)
 from autograph.runtime.ir import primitives
@@ -32,7 +33,8 @@ class _Record:
 
     def __init__(self):
         self.count = None       # loop-variable index of the trip counter
-        self.saved = {}         # id(body tensor) -> loop-variable index of its stack
+        self.saved = {}         # id(body tensor), or ("state", k) -> loop-variable index
+                                # of its stack
 
 
 def _record(body):
@@ -207,6 +209,63 @@ def _ensure_stack(loop, rec, t, bound):
     return k
 
 
+def _ensure_state_stack(loop, rec, k, bound):
+    """The stack of loop variable k's successive values: its initial value at 0 (pushed
+    before the loop), the body's output for it at i + 1 in iteration i. One stack serves
+    a rule reading the variable (at j) and one reading its next value (at j + 1): an RNN's
+    `h` and `tanh(...)` are the same arrays, pushed once."""
+    key = ("state", k)
+    idx = rec.saved.get(key)
+    if idx is None:
+        graph = loop.graph
+        before = len(graph.nodes)
+        with graph.as_default():
+            capacity = [] if bound is None else [np.add(bound, np.int64(1))]
+            new = primitives.bind1("ad_stack_new", capacity)
+            new = primitives.bind1("ad_stack_push", [new, primitives.const(np.int64(0)),
+                                                     loop.inputs[k]])
+        for made in graph.nodes[before:]:
+            _insert_before(graph, loop, made)
+        count = rec.count
+
+        def push(h):
+            bg = loop.attrs["body_graph"]
+            return primitives.bind1("ad_stack_push", [h, bg.outputs[count], bg.outputs[k]])
+        idx = rec.saved[key] = _add_loop_var(loop, new, push, f"states_{k}")
+    return idx
+
+
+def _single_states(saved, state_reads, bg, jm1):
+    """A loop variable whose value only, or next value only, the rules read needs no
+    state stack (and no push before the loop): an ordinary stack of that tensor holds the
+    same, read at j - 1."""
+    out = []
+    for key, h in saved:
+        if isinstance(key, tuple):
+            k = key[1]
+            offsets = {o for o, _ in state_reads[k]}
+            if offsets == {0}:
+                key = bg.inputs[k]
+            elif offsets == {1}:
+                key = bg.outputs[k]
+                for _, get in state_reads[k]:
+                    get.inputs = (h, jm1)
+        out.append((key, h))
+    return out
+
+
+def _state_of(bg, n_lv, t):
+    """(k, offset) when `t` is loop variable k (offset 0) or the body's next value for it
+    (offset 1) and k is an array loop variable; else None."""
+    k = pos(bg.inputs[:n_lv], t)
+    if k < 0:
+        k = pos(bg.outputs[:n_lv], t)
+        if k < 0:
+            return None
+        return (k, 1) if t.dtype != HANDLE else None
+    return (k, 0) if t.dtype != HANDLE else None
+
+
 def while_vjp(cts, node):
     loop, outer_resolve, ctx = node.node, node.resolve, node.ad
     cur = get_default_graph()
@@ -230,7 +289,9 @@ def while_vjp(cts, node):
     var_ids = sorted({id(n.attrs["variable"]()) for n in bg.walk() if ctx.watches(n)})
 
     bb = Graph(cur.unique_name("while_grad_body"), parent=cur, origin=bg.origin)
-    saved, lv_phs = [], []        # [(forward tensor, handle placeholder)]
+    saved, lv_phs = [], []        # [(forward tensor or ("state", k), handle placeholder)]
+    states = {}                   # k -> the handle placeholder of loop variable k's stack
+    state_reads = {}              # k -> [(offset, the ad_stack_get node)]
     with bb.as_default():
         j = bb.placeholder("j", INT, ())
         ct_phs = [bb.placeholder(f"ct_{k}", loop.outputs[k].dtype, loop.outputs[k].shape)
@@ -254,6 +315,16 @@ def while_vjp(cts, node):
                     out = bb.capture(outer_resolve(loop.inputs[pos(bg.inputs, t)]))
                 elif t.node.op == "Const":
                     out = primitives.const(t.node.attrs["value"], t.weak)
+                elif _state_of(bg, n_lv, t) is not None:
+                    k, offset = _state_of(bg, n_lv, t)
+                    h = states.get(k)
+                    if h is None:
+                        h = states[k] = bb.placeholder(f"states_{k}", HANDLE, ())
+                        bb.inputs.pop()
+                        saved.append((("state", k), h))
+                    out = primitives.bind1("ad_stack_get", [h, j if offset else jm1],
+                                           {"dtype": t.dtype, "shape": t.shape})
+                    state_reads.setdefault(k, []).append((offset, out.node))
                 else:
                     h = bb.placeholder(f"stack_{t.node.name}", HANDLE, ())
                     bb.inputs.pop()
@@ -275,13 +346,14 @@ def while_vjp(cts, node):
         outs = [jm1]
         for k, ph in zip(lv, ct_phs):
             outs.append(_fit(body_cts.get(id(bg.inputs[k])), ph))
-        for c, ph in zip(cap_active, acc_phs):
+        for c, ph in zip(cap_active, acc_phs):   # (rows of scatters added in place)
             ct = body_cts.get(id(bg.inputs[c]))
-            outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph))
+            outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph) if ph.dtype == HANDLE
+                        else accumulate(ph, ct, _fit))
         for v, ph in zip(var_ids, var_phs):
-            ct = sub.var_cts.get(v)
-            outs.append(ph if ct is None else _fit(np.add(ph, ct), ph))
+            outs.append(accumulate(ph, sub.var_cts.get(v), _fit))
         outs += [h for _, h in saved]
+    saved = _single_states(saved, state_reads, bg, jm1)
     lv_phs += [h for _, h in saved]
     bb.inputs = lv_phs + [inner for _, inner in bb.captures.values()]
     bb.outputs = [bb.capture(t) for t in outs]
@@ -290,9 +362,10 @@ def while_vjp(cts, node):
     rec = _record(bg)
     count = _ensure_counter(loop, rec)
     bound = None
-    if any(id(t) not in rec.saved for t, _ in saved):
+    if any((t if isinstance(t, tuple) else id(t)) not in rec.saved for t, _ in saved):
         bound = _trip_bound(loop)
-    stack_ks = [_ensure_stack(loop, rec, t, bound) for t, _ in saved]
+    stack_ks = [_ensure_state_stack(loop, rec, t[1], bound) if isinstance(t, tuple)
+                else _ensure_stack(loop, rec, t, bound) for t, _ in saved]
 
     cgb = Graph(cur.unique_name("while_grad_cond"), parent=cur)
     with cgb.as_default():

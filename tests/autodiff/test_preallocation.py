@@ -76,7 +76,9 @@ def _countdown(x, n):
 
 @pytest.mark.parametrize("f, trips", [(_range_loop, 40), (_range_step, 13),
                                       (_range_break, 40), (_counter_loop, 40),
-                                      (_countdown, 40)],
+                                      # the rules read y and tanh(y * x), its next value:
+                                      # one stack of the 41 states y0 ... y40
+                                      (_countdown, 41)],
                          ids=lambda v: getattr(v, "__name__", str(v)))
 def test_known_trip_count_preallocates(counted, f, trips):
     x, n = np.array([0.3, 0.2]), np.int64(40)

@@ -55,6 +55,7 @@ from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.exec import lifetimes
 from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
+from autograph.runtime.exec import loop_inplace
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
@@ -230,6 +231,7 @@ class _Compiler:
         if graph is self.graph:   # the function's own straight-line code: drop dead arrays
             releases = lifetimes.Releases(graph, [env[id(t)] for t in graph.inputs],
                                           self.namespace)
+        loop_inplace.emit_graph(self, graph)      # updates of new arrays: in place
         for p, node in enumerate(graph.nodes):
             op = node.op
             if releases is not None and p:
@@ -408,6 +410,7 @@ class _Compiler:
             env[id(t)] = name
         outer = node.inputs[:len(ins)]
         self.assign(depth, loop_vars, ins[:n])
+        loop_inplace.emit_loop(self, node, loop_vars, depth)   # accumulators updated in place
         if limit is None:
             counter = self.counters.pop(id(node), None) or _counter_loop(node, self.consts)
             used_after = counter is not None and _uses(graph, node.outputs[counter.k])

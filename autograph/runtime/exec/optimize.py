@@ -10,7 +10,8 @@ same values. It copies the graph node by node (program order), and while copying
 - drops casts to the dtype a value already has (they change only the weak-type mark);
 - replaces a `cond` whose condition is a constant by the branch it would take, and drops
   the outputs of a `cond` that nothing uses, and loop variables that nothing needs;
-- optimises the branch and body graphs of control-flow nodes the same way.
+- optimises the branch and body graphs of control-flow nodes the same way, and moves the
+  loop-invariant work of a while_loop body before the loop (hoist.py).
 
 Then it drops nodes nothing needs (dead-node elimination). Effectful nodes (print, variable
 assignments, TensorArray writes, and control flow containing them) are never folded,
@@ -21,7 +22,7 @@ liberty taken is merging repeated reads between two possible writes.)
 
 import numpy as np
 
-from autograph.runtime.exec import interpreter
+from autograph.runtime.exec import hoist, interpreter
 from autograph.runtime.control_flow import CONTROL_FLOW_OPS, is_effectful
 from autograph.runtime.devices import get_device
 from autograph.runtime.ir.graph import Graph
@@ -60,6 +61,7 @@ class _Rewriter:
         if drop_inputs:
             dropped = {id(t.node) for k, t in enumerate(new.inputs) if k in drop_inputs}
             new.inputs = [t for k, t in enumerate(new.inputs) if k not in drop_inputs]
+        hoist.hoist_invariants(new)     # loop-invariant code motion (its loops' bodies)
         _eliminate_dead(new, effects)
         if drop_inputs:
             assert not any(id(nd) in dropped for nd in new.nodes), "a dropped input is still used"
