@@ -20,7 +20,7 @@ def _import_cupy():
             import cupy
         except ImportError:
             raise DeviceUnavailable(
-                "CuPy not installed (pip install numpy-autograph[cuda])") from None
+                "CuPy not installed (pip install -e '.[cuda]' from a clone)") from None
         except Exception as e:  # CuPy present but broken (driver, CUDA runtime)
             raise DeviceUnavailable(f"CuPy failed to import: {type(e).__name__}: {e}") from None
         _cupy = cupy

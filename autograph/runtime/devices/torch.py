@@ -13,7 +13,7 @@ def _import():
         import torch
     except ImportError:
         raise DeviceUnavailable(
-            "PyTorch not installed (pip install numpy-autograph[torch])") from None
+            "PyTorch not installed (pip install -e '.[torch]' from a clone)") from None
     try:
         from array_api_compat import torch as xp
     except ImportError:

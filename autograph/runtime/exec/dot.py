@@ -33,7 +33,7 @@ FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "d
 _INSTALL_HINT = (
     "Install Graphviz (it provides `dot`): `sudo apt-get install graphviz` on Debian/Ubuntu, "
     "`brew install graphviz` on macOS, `conda install graphviz` with conda, or see "
-    "https://graphviz.org/download/ ; optionally also `pip install 'numpy-autograph[graph]'` "
+    "https://graphviz.org/download/ ; optionally also `pip install -e '.[graph]'` from a clone "
     "for the graphviz Python package. Or write DOT text instead (a .dot or .gv file, "
     "Graph.to_dot()) and render it elsewhere.")
 
