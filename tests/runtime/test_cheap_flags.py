@@ -108,3 +108,18 @@ def test_break_flag_of_a_counter_loop_is_tested_directly():
     lines = [line.strip() for line in source.splitlines()]
     assert "if break_:" in lines, source
     assert not any("ag_true" in line for line in lines), source
+
+
+@pytest.mark.parametrize("fn", [search_range, first_over])
+def test_a_counter_read_as_a_value_only_in_a_branch_iterates_python_ints(fn):
+    """The counter indexes every step and is a value only where the loop finds: Python
+    ints index (no NumPy integer per step), and the NumPy value is made in that branch."""
+    x = np.linspace(-2.0, 6.0, 200)
+    source = _source(ag.function(fn), x, np.float64(1.0))
+    assert "in range(" in source and "counter_values(" not in source, source
+    assert ".type(" in source, source
+    f = ag.function(fn)
+    for target in (-3.0, 1.0, x[57], 5.99):
+        got = f(x, np.float64(target))
+        assert np.asarray(got).item() == fn(x, target)
+        assert np.asarray(got).dtype == np.int64

@@ -150,6 +150,7 @@ class _Compiler:
         self.kernels = {}          # op -> (global name, takes_xp)
         self.on_host = device.name == "cpu"
         self.numpy = device.xp is np
+        self.int_counters = {}   # "counter_dtype.type(t)" -> "t": see counter_loop
         self.consts = {}           # id(tensor) -> its constant value (NumPy), where known
         self.preferred = {}        # id(tensor) -> the name its producing node assigns
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
@@ -245,6 +246,8 @@ class _Compiler:
                 self.const(node, env)
                 continue
             ins = [env[id(t)] for t in node.inputs]
+            if self.int_counters:
+                ins = self.as_index(node, ins)
             if op == "Identity":
                 env[id(node.outputs[0])] = ins[0]
             elif op == "cond":
@@ -461,8 +464,12 @@ class _Compiler:
             start = self.fresh(f"{var}_start")
             self.emit(depth, f"{start} = {var}")
         args = f"{start}, {limit}, {c.step}, {dtype}" + (f", {c.shift}" if c.shift else "")
-        if self.numpy and self.index_only(bg, c):
-            # Python ints index as NumPy integers do, and ~2x faster (no values to make)
+        mixed = False
+        if self.numpy and (self.index_only(bg, c) or self.values_only_in_branches(bg, c)):
+            # Python ints index as NumPy integers do, and ~2x faster (no values to make);
+            # a counter also read otherwise becomes a NumPy integer only where it is read
+            # so (`found = counter_dtype(t)` in the branch that finds: no cost per step)
+            mixed = not self.index_only(bg, c)
             stop = f"int({limit}) {'+' if c.shift > 0 else '-'} 1" if c.shift else limit
             self.emit(depth, f"for {var} in range({start}, {stop}, {c.step}):")
         else:
@@ -479,6 +486,10 @@ class _Compiler:
             self.emit(depth + 2, "break")
             self.need_truth()
         inner = self.enter(bg, outer, loop_vars + captured)
+        if mixed:
+            value = f"{dtype}.type({var})"
+            inner[id(bg.inputs[c.k])] = value
+            self.int_counters[value] = var
         self.prefer_loop_var_names(bg, loop_vars, exclude=c.k)
         others = [k for k in range(len(loop_vars)) if k != c.k]
         self.graph_body(bg, inner, depth + 1, skip=c.skip, then=lambda: self.assign(
@@ -495,17 +506,42 @@ class _Compiler:
         ph = bg.inputs[c.k]
         if any(t is ph for t in bg.outputs):
             return False
-        subscript = "getitem" not in self.device.kernels
+        for nd in bg.nodes:
+            for p, t in enumerate(nd.inputs):
+                if t is ph and nd not in c.skip and not self.index_use(nd, p):
+                    return False
+        return True
+
+    def values_only_in_branches(self, bg, c):
+        """Whether the body reads counter `c` as an index, and otherwise only inside the
+        branches of an `if` (a cond's captured input): then Python ints index, and the
+        NumPy value is made only when such a branch runs (a search loop's `found = t`)."""
+        ph = bg.inputs[c.k]
+        if any(t is ph for t in bg.outputs):
+            return False
+        indexed = False
         for nd in bg.nodes:
             for p, t in enumerate(nd.inputs):
                 if t is not ph or nd in c.skip:
                     continue
-                if p == 1 and nd.op in ("ta_write", "ta_read"):
-                    continue
-                if p >= 1 and nd.op == "getitem" and subscript and _plain_index(nd):
-                    continue
-                return False
-        return True
+                if self.index_use(nd, p):
+                    indexed = True
+                elif not (nd.op == "cond" and p >= 1):
+                    return False
+        return indexed
+
+    def index_use(self, node, p):
+        """Whether input p of `node` is read as an index (a Python int serves as well)."""
+        if p == 1 and node.op in ("ta_write", "ta_read"):
+            return True
+        return p >= 1 and node.op == "getitem" and "getitem" not in self.device.kernels \
+            and _plain_index(node)
+
+    def as_index(self, node, ins):
+        """`ins` with a counter's NumPy value replaced by its Python int where `node` reads
+        it as an index (see counter_loop: a counter also read otherwise)."""
+        return [self.int_counters.get(name, name) if self.index_use(node, p) else name
+                for p, name in enumerate(ins)]
 
     def ta_new(self, node, ins, env, depth, graph):
         """A TensorArray that a counter loop fills (see _fill_plan) becomes a preallocated
