@@ -29,7 +29,7 @@ import numpy as np
 from autograph import distribute
 
 
-def _block_task(payload, *blocks, follow=(), n_arrays=1):
+def _block_task(payload, *blocks, follow=()):
     out = distribute.run_packed(payload, *blocks)
     if isinstance(out, (tuple, list)):
         out = out[0]
@@ -111,13 +111,9 @@ def map_blocks(fn, *arrays, chunks=None, drop_axis=None, new_axis=None, **kwargs
     ndim = len(shape) if shape is not None else ref.ndim
     token = dask.base.tokenize(payload)
     packed = dask.delayed(payload, pure=True, name=f"autograph-graph-{token}")
-    return da.map_blocks(_block_task, packed, *arrays, follow=follow, n_arrays=len(arrays),
+    return da.map_blocks(_block_task, packed, *arrays, follow=follow,
                          dtype=dtype, chunks=chunks, drop_axis=drop_axis, new_axis=new_axis,
                          meta=np.empty((0,) * ndim, dtype), name=f"autograph-{concrete.name}")
-
-
-def _grad_task(payload, params_flat, *blocks):
-    return distribute.run_packed(payload, params_flat, *blocks)
 
 
 def grad_sum(loss_fn, params, *arrays):
@@ -142,7 +138,7 @@ def grad_sum(loss_fn, params, *arrays):
     packed = dask.delayed(payload, pure=True, name=f"autograph-graph-{token}")
     delayed_params = dask.delayed(params, pure=True)
     block_lists = [a.to_delayed().ravel() for a in arrays]
-    parts = [dask.delayed(_grad_task, pure=True)(packed, delayed_params, *blocks)
+    parts = [dask.delayed(distribute.run_packed, pure=True)(packed, delayed_params, *blocks)
              for blocks in zip(*block_lists)]
     total = _tree(parts)
     value, grads = dask.compute(total)[0]

@@ -69,24 +69,10 @@ def loaded(payload):
 def run_packed(payload, *arrays):
     """The worker task: run the packed function on NumPy arrays."""
     _COUNTS["calls"] += 1
-    out = loaded(payload)(*arrays)
-    return out
+    return loaded(payload)(*arrays)
 
 
 def stats():
     """{'loads': functions loaded in this process, 'calls': blocks run} (for tests and
     for users checking that a job compiled once per worker, not once per chunk)."""
     return dict(_COUNTS)
-
-
-def tree_sum(values):
-    """Sum a list of (nests of) arrays pairwise, as a balanced tree."""
-    from autograph.runtime.ir import nest
-    values = list(values)
-    while len(values) > 1:
-        nxt = [nest.map_structure(np.add, values[i], values[i + 1])
-               for i in range(0, len(values) - 1, 2)]
-        if len(values) % 2:
-            nxt.append(values[-1])
-        values = nxt
-    return values[0]

@@ -43,21 +43,12 @@ def batch_specs(dataset):
             for k, v in sample.items()}
 
 
-def map_batches(fn, dataset, batch_size="default", concurrency=None, **kwargs):
+def map_batches(fn, dataset, batch_size="default", concurrency=(1, 2), **kwargs):
     """`fn(batch)` on every NumPy batch of `dataset` (a ray.data.Dataset), returning a new
-    Dataset. `kwargs` are Python values passed to `fn` when tracing."""
+    Dataset, run by a pool of `concurrency` worker actors (Ray's `(min, max)` or a count).
+    `kwargs` are Python values passed to `fn` when tracing."""
     concrete = distribute.concrete_for(fn, [batch_specs(dataset)], kwargs)
     payload = distribute.pack(concrete)
-    options = {} if concurrency is None else {"concurrency": concurrency}
-    if concurrency is None:
-        options["concurrency"] = 1 if _ray_version() < (2, 9) else (1, 2)
     return dataset.map_batches(BatchRunner, fn_constructor_args=(payload,),
-                               batch_format="numpy", batch_size=batch_size, **options)
-
-
-def _ray_version():
-    import ray
-    try:
-        return tuple(int(p) for p in ray.__version__.split(".")[:2])
-    except ValueError:
-        return (99, 0)
+                               batch_format="numpy", batch_size=batch_size,
+                               concurrency=concurrency)

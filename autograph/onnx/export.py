@@ -1,7 +1,5 @@
 """`export`: pick the concrete function, lower its graph, write the model file."""
 
-import numpy as np
-
 from autograph.errors import describe_origin
 from autograph.onnx import lower
 
@@ -75,4 +73,4 @@ def _version():
         return "0"
 
 
-__all__ = ["export", "to_model", "ExportError", "np"]
+__all__ = ["export", "to_model", "ExportError"]

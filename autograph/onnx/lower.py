@@ -94,10 +94,9 @@ class Builder:
         return outs[0] if n_out == 1 else outs
 
     def const(self, value, dtype=None):
-        from onnx import numpy_helper
+        from onnx import helper, numpy_helper
         array = np.asarray(value, dtype=dtype)
         name = self.model.fresh("const")
-        from onnx import helper
         self.nodes.append(helper.make_node(
             "Constant", [], [name], value=numpy_helper.from_array(array, name)))
         return name

@@ -49,13 +49,10 @@ for _name, _op in _UNARY.items():
 
 @rule("isinf")
 def _isinf(b, node, ins):
-    if node.inputs[0].dtype.kind != "f":
-        return b.emit("Equal", [ins[0], ins[0]]) and _false_like(b, node, ins[0])
+    if node.inputs[0].dtype.kind != "f":     # integers and bools are never infinite
+        x = ins[0]
+        return b.emit("Not", [b.emit("Equal", [x, x])])
     return b.emit("IsInf", ins)
-
-
-def _false_like(b, node, x):
-    return b.emit("Not", [b.emit("Equal", [x, x])])
 
 
 @rule("isfinite")
@@ -399,7 +396,6 @@ def _ta_write(b, node, ins):
     v = b.cast(v, node.inputs[2].dtype, b.model.handle_dtypes.get(node.inputs[0]))
     length = b.emit("SequenceLength", [seq])
     inside = b.emit("Less", [i, length])
-    elem = node.inputs[2]
     from autograph.onnx.lower import value_info
     out_t = node.outputs[0]
     then_out, else_out = b.model.fresh("replaced"), b.model.fresh("appended")
@@ -411,7 +407,6 @@ def _ta_write(b, node, ins):
     else_g = helper.make_graph(
         [helper.make_node("SequenceInsert", [seq, v, i], [else_out])],
         b.model.fresh("append"), [], [value_info(b.model, out_t, else_out)])
-    del elem
     return b.emit("If", [inside], then_branch=then_g, else_branch=else_g, base="ta")
 
 
