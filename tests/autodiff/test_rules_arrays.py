@@ -41,7 +41,18 @@ def test_reductions_unknown_lengths(name):
 
 def test_prod_with_zeros():
     x = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 4.0]])
-    check_vjp(lambda a: np.prod(a, axis=1), x)   # (cumprod's rule divides: first order)
+    check_vjp(lambda a: np.prod(a, axis=1), x)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cumprod_with_zeros(seed):
+    # zeros first, in the middle, repeated and last along the axis: no division by them
+    x = np.random.default_rng(seed).standard_normal((4, 5))
+    x[np.random.default_rng(seed + 10).random((4, 5)) < 0.35] = 0.0
+    x[0, 0], x[1, 4], x[2, 1:3] = 0.0, 0.0, 0.0
+    weights = np.arange(1.0, 6.0)
+    check_vjp(lambda a: np.cumprod(a, axis=1) * weights, x, order=2)
+    check_vjp(lambda a: np.cumprod(a) ** 2, x)
 
 
 SHAPES = {

@@ -338,17 +338,44 @@ def _cumsum_vjp(cts, node):
 
 
 def _cumprod_vjp(cts, node):
-    """d y_j / d x_i = y_j / x_i for j >= i: a reversed cumulative sum of ct * y, over x.
-    (Exact for inputs without zeros; a zero gives NaN cotangents, as in TensorFlow.)"""
+    """d y_j / d x_i = prod_{k <= j, k != i} x_k for j >= i, without dividing by x (exact,
+    to any order, where x holds zeros): the cotangent is L_i * R_i, with L the exclusive
+    cumulative product and R_i = ct_i + x_{i+1} R_{i+1} a reversed linear recurrence,
+    scanned in log2(n) doubling steps (an unknown length falls back to dividing by x)."""
     from autograph.runtime.numpy.adjoint import cast_like, differentiable, ins
+    from autograph.runtime.numpy.joins import concatenate
     x, axis = ins(node)[0], node.attrs["axis"]
     if not differentiable(x):
         return [None]
-    gy = ufunc(np.multiply, cts[0], node.outputs[0])
-    flipped = bind1("flip", (gy,), {"axis": (axis,)})
-    total = bind1("cumulative_sum", (flipped,), {"axis": axis, "dtype": gy.dtype})
-    return [cast_like(ufunc(np.divide, bind1("flip", (total,), {"axis": (axis,)}), x.value),
-                      x)]
+    xv, ct, n = x.value, cts[0], x.shape[axis]
+
+    def flip(t):
+        return bind1("flip", (t,), {"axis": (axis,)})
+
+    if n is None:
+        gy = ufunc(np.multiply, ct, node.outputs[0])
+        total = bind1("cumulative_sum", (flip(gy),), {"axis": axis, "dtype": gy.dtype})
+        return [cast_like(ufunc(np.divide, flip(total), xv), x)]
+    if n == 0:
+        return [cast_like(ct, x)]
+    head, tail = _along(xv, axis, slice(0, 1)), _along(xv, axis, slice(None, -1))
+    one = ufunc(np.add, ufunc(np.multiply, getitem(xv, head), 0), 1)
+    exclusive = concatenate([one, getitem(node.outputs[0], tail)], axis=axis)
+    # S = flip(R): S_m = b_m + a_m S_{m-1}, b = flip(ct), a_m = x_{n-m} (a_0 unused)
+    b = flip(ct)
+    a = concatenate([one, getitem(flip(xv), tail)], axis=axis)
+    shift = 1
+    while shift < n:   # after the step, each S_m has folded in the 2*shift terms up to m
+        early, late = _along(xv, axis, slice(0, n - shift)), _along(xv, axis, slice(shift, n))
+        keep = _along(xv, axis, slice(0, shift))
+        a_late = getitem(a, late)
+        b = concatenate([getitem(b, keep), ufunc(np.add, getitem(b, late),
+                                                 ufunc(np.multiply, a_late, getitem(b, early)))],
+                        axis=axis)
+        a = concatenate([getitem(a, keep), ufunc(np.multiply, a_late, getitem(a, early))],
+                        axis=axis)
+        shift *= 2
+    return [cast_like(ufunc(np.multiply, exclusive, flip(b)), x)]
 
 
 defvjp("sum", _sum_vjp)
