@@ -445,7 +445,7 @@ def _instructions(code):
     """The operations of `code` and their arguments, without what depends on how the
     module around it was compiled rather than on the function's text: a method call on
     an imported module is `LOAD_ATTR` there and `LOAD_METHOD` elsewhere, which moves the
-    jump offsets."""
+    jump offsets; the NULL a call needs is pushed by its own op or by LOAD_GLOBAL."""
     import dis
 
     def arg(i):
@@ -454,7 +454,8 @@ def _instructions(code):
         if isinstance(i.argval, types.CodeType):   # compared on their own, lines aside
             return ("code", i.argval.co_name)
         return i.argval
-    return [(_AS_ATTR.get(i.opname, i.opname), arg(i)) for i in dis.get_instructions(code)]
+    return [(_AS_ATTR.get(i.opname, i.opname), arg(i)) for i in dis.get_instructions(code)
+            if i.opname != "PUSH_NULL"]
 
 
 def _bytecode_is_current(fn):
