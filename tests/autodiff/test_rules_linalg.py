@@ -28,6 +28,14 @@ CASES = {
     "eigvalsh": (lambda s: np.linalg.eigvalsh(s), S, 1),
     "svdvals": (lambda r: np.linalg.svd(r, compute_uv=False), R, 1),
     "svd_s": (lambda r: np.linalg.svd(r)[1] * W, R, 1),
+    # singular vectors: losses that do not change when a pair (u_i, v_i) flips sign
+    "svd_polar": (lambda r: np.linalg.svd(r, full_matrices=False)[0]
+                  @ np.linalg.svd(r, full_matrices=False)[2] * W, R, 2),
+    "svd_vectors": (lambda r: np.linalg.svd(r, full_matrices=False)[0] ** 2 * W
+                    + np.sum(np.linalg.svd(r, full_matrices=False)[2] ** 2 * R[:3], 0), R, 1),
+    "svd_wide": (lambda r: np.linalg.svd(r.T, full_matrices=False)[2] ** 2, R, 1),
+    "svd_batched_square": (lambda a: np.linalg.svd(a)[0] ** 2 + np.linalg.svd(a)[2] ** 4
+                           + np.linalg.svd(a)[1][..., None], A, 1),
     "norm_nuc": (lambda r: np.linalg.norm(r, "nuc"), R, 1),
     "pinv": (lambda r: np.linalg.pinv(r), R, 2),
     "pinv_wide": (lambda r: np.linalg.pinv(r.T) ** 2, R, 1),
@@ -57,9 +65,9 @@ def test_complex_inverse_is_holomorphic():
 
 
 @pytest.mark.parametrize("f, what", [
-    (lambda a: np.linalg.qr(a[:2])[1], "qr"), (lambda a: np.linalg.svd(a)[0], "svd"),
+    (lambda a: np.linalg.qr(a[:2])[1], "qr"), (lambda a: np.linalg.svd(a[:2])[2], "svd"),
     (lambda a: np.linalg.cholesky(a * (1 + 0j)), "cholesky"),
-], ids=["qr_wide", "svd_u", "complex_cholesky"])
+], ids=["qr_wide", "svd_wide_full_vh", "complex_cholesky"])
 def test_unsupported_rules_say_so(f, what):
     with pytest.raises(NotImplementedError, match=f"numpy.linalg.{what}"):
         check_vjp(f, S[0])

@@ -704,20 +704,55 @@ def _svdvals_vjp(cts, node):
 
 
 def _svd_vjp(cts, node):
+    """The thin SVD A = U S Vh (distinct nonzero singular values), V = Vh^T:
+    U (F o (U^T gU - gU^T U) S + S F o (V^T gV - gV^T V) + diag(gs)) Vh
+    + (I - U U^T) gU S^-1 Vh + U S^-1 gVh (I - V Vh), F_ij = 1 / (s_j^2 - s_i^2) off the
+    diagonal. With full_matrices=True only the first k = min(m, n) singular vectors are
+    unique, so a non-square matrix differentiates through them alone."""
     _real_only(node, "svd")
     gu, gs, gvh = cts
-    if gu is not None or gvh is not None:
-        raise NotImplementedError("autograph differentiates numpy.linalg.svd through its "
-                                  "singular values only (use compute_uv=False, or svdvals)")
-    u, _, vh = node.outputs
+    u, s, vh = node.outputs
     if node.attrs["full_matrices"]:
-        k = node.outputs[1].shape[-1]
-        if k is None:
+        m, n = getattr(node, "node", node).inputs[0].shape[-2:]
+        if m is None or n is None:
             raise NotImplementedError("the gradient of numpy.linalg.svd(full_matrices=True) "
                                       "needs the matrix shape known while tracing")
+        k = min(m, n)
+        extra = [g for g, size in ((gu, m), (gvh, n)) if g is not None and size > k]
+        if extra:
+            raise NotImplementedError(
+                "autograph differentiates numpy.linalg.svd(full_matrices=True) of a "
+                "non-square matrix through its singular values only: the extra singular "
+                "vectors are not unique. Use full_matrices=False")
         u = getitem(u, (Ellipsis, slice(None), slice(0, k)))
         vh = getitem(vh, (Ellipsis, slice(0, k), slice(None)))
-    return [u @ ufunc(np.multiply, expand_dims(gs, -1), vh)]
+    if gu is None and gvh is None:
+        return [u @ ufunc(np.multiply, expand_dims(gs, -1), vh)]
+    s2 = ufunc(np.multiply, s, s)
+    diff = ufunc(np.subtract, expand_dims(s2, -2), expand_dims(s2, -1))
+    eye = _eye_like(diff)
+    inner = 0.0 if gs is None else ufunc(np.multiply, expand_dims(gs, -2), eye)
+    f = ufunc(np.divide, ufunc(np.subtract, 1.0, eye), ufunc(np.add, diff, eye))
+    row, col = expand_dims(s, -1), expand_dims(s, -2)   # S @ X scales rows, X @ S columns
+    out = None
+    if gu is not None:
+        ut_gu = _mT(u) @ gu
+        j = ufunc(np.multiply, f, ufunc(np.subtract, ut_gu, _mT(ut_gu)))
+        inner = ufunc(np.add, inner, ufunc(np.multiply, j, col))
+        # (I - U U^T) gU S^-1 Vh
+        rest = ufunc(np.subtract, gu, u @ ut_gu)
+        out = ufunc(np.divide, rest, col) @ vh
+    if gvh is not None:
+        v, gv = _mT(vh), _mT(gvh)
+        vt_gv = vh @ gv
+        k_ = ufunc(np.multiply, f, ufunc(np.subtract, vt_gv, _mT(vt_gv)))
+        inner = ufunc(np.add, inner, ufunc(np.multiply, row, k_))
+        # U S^-1 gVh (I - V Vh)
+        rest = ufunc(np.subtract, gvh, _mT(vt_gv) @ vh)
+        term = u @ ufunc(np.divide, rest, row)
+        out = term if out is None else ufunc(np.add, out, term)
+    core = u @ inner @ vh
+    return [ufunc(np.add, core, out)]
 
 
 def _eye(n, dtype):
