@@ -322,3 +322,21 @@ def test_draws_on_the_strict_array_api_device(mode):
     graph, _ = trace(ag.to_graph(lambda: draw_t.integers(0, 9, size=4, dtype=np.int32)))
     (got,) = run(graph, [], mode, device="strict")
     assert_equal_draws(strict.to_host(got), draw_e.integers(0, 9, size=4, dtype=np.int32))
+
+
+def seeded_draws(seed, scale):
+    rng = np.random.default_rng(seed)
+    return rng.normal(0.0, scale, size=3) + rng.integers(0, 5, size=3)
+
+
+@pytest.mark.parametrize("mode", ["interpreter", "codegen"])
+def test_tensor_seed_and_scalar_parameters_on_the_strict_device(mode):
+    # a 0-d tensor reaches NumPy's random API as the scalar the CPU gives, not a 0-d
+    # array (np.random.default_rng refuses one)
+    pytest.importorskip("array_api_strict")
+    from autograph.runtime.devices import get_device
+    strict = get_device("strict")
+    graph, _ = trace(ag.to_graph(seeded_draws), np.int64(4), np.float64(2.0))
+    for seed, scale in ((4, 2.0), (11, 0.5)):
+        (got,) = run(graph, [np.int64(seed), np.float64(scale)], mode, device="strict")
+        np.testing.assert_array_equal(strict.to_host(got), seeded_draws(seed, scale))

@@ -63,12 +63,14 @@ _SLOT = _Slot()
 # -- the kernels --------------------------------------------------------------------------------
 
 def _host(value):
-    """A device array (or NumPy value) as NumPy: the generator draws on the host."""
+    """A device array (or NumPy value) as NumPy: the generator draws on the host. NumPy's
+    random API takes scalars where it refuses 0-d arrays (default_rng(np.array(3)))."""
     if isinstance(value, (np.ndarray, np.generic)):
         return value
     from autograph.runtime.devices import device_of
     device = device_of(value)
-    return np.asarray(value) if device is None else device.to_host(value)
+    out = np.asarray(value) if device is None else np.asarray(device.to_host(value))
+    return out[()] if out.ndim == 0 else out   # a 0-d value as the NumPy scalar the CPU gives
 
 
 def _fill(template, arrays):
