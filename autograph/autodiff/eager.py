@@ -7,16 +7,24 @@ graph therefore has a value: `bool`, `float`, `int`, `np.asarray` give it, Pytho
 flow on it works, and NumPy calls on it after the block compute plain arrays. Assignments
 to Variables happen when they are staged, as eagerly.
 
-`gradient` stages the reverse-mode transform into the same live graph (so its nodes are
-evaluated too) and returns NumPy values: the numbers are those of a traced function,
-node for node, which is what keeps `run_functions_eagerly(True)` training steps equal to
-traced ones.
+`gradient` stages the reverse-mode transform into the same live graph and returns NumPy
+values: the numbers are those of a traced function, node for node, which is what keeps
+`run_functions_eagerly(True)` training steps equal to traced ones. The transform's nodes
+are evaluated on demand, when `gradient` reads its results, not as they are staged: the
+rules of indexed reads stage full-size scatters that accumulation then bypasses (see
+autodiff/accumulate.py), and those are never computed. An update (`ufunc_at`, `setitem`)
+of an array that only the transform made, and that only it reads, writes into that array,
+as codegen does: a Python loop reading `xs[t]` costs one row per read, not one array.
+The transform's nodes are pure, so a value an update wrote over is recomputed if a node
+added later (a nested tape's) reads it.
 """
 
 import numpy as np
 
+from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.devices import get_device
 from autograph.runtime.exec import interpreter
+from autograph.runtime.exec.loop_inplace import KERNELS as INPLACE_KERNELS
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.graph import Graph
 from autograph.runtime.ir.tensor import Tensor
@@ -29,34 +37,77 @@ class LiveGraph(Graph):
         super().__init__(name)
         self.values = {}
         self.device = get_device(None)
+        self._uses = {}           # id(tensor) -> how many nodes read it
+        self._deferred = None     # while `gradient` stages: the nodes it made, not yet run
 
     def add_node(self, op, inputs=(), attrs=None, specs=(), name=None, origin=None):
         node = super().add_node(op, inputs, attrs, specs, name, origin)
-        self._evaluate(node)
+        self._added(node)
         return node
 
     def _append(self, op, inputs, attrs, specs, name, origin=None):
         node = super()._append(op, inputs, attrs, specs, name, origin)
-        self._evaluate(node)
+        self._added(node)
         return node
+
+    def _added(self, node):
+        for t in node.inputs:
+            self._uses[id(t)] = self._uses.get(id(t), 0) + 1
+        if self._deferred is not None and not is_effectful(node):
+            self._deferred.add(id(node))
+        else:
+            self._demand(node)
 
     def _evaluate(self, node):
         if node.op == "Placeholder":
             return
         values = [self.values[id(t)] for t in node.inputs]
-        outs = interpreter._eval(node, values, self.device)
+        kernel = INPLACE_KERNELS.get(node.op)
+        if kernel is not None and self._owned(node.inputs[0]):
+            outs = [kernel(self.device.xp, *values, **node.attrs)]
+            # the old value is gone: a reader added later (a nested tape) recomputes it
+            del self.values[id(node.inputs[0])]
+        else:
+            outs = interpreter._eval(node, values, self.device)
         for t, v in zip(node.outputs, outs):
             self.values[id(t)] = v
+
+    def _owned(self, t):
+        """Whether an update may write into t's value: the transform made it fresh (zeros
+        or an update of its own) and nothing but this update reads it."""
+        value = self.values[id(t)]
+        return (self._deferred is not None and id(t.node) in self._deferred
+                and t.node.op in ("zeros", "ufunc_at", "setitem")
+                and self._uses.get(id(t)) == 1 and self.device.xp is np
+                and isinstance(value, np.ndarray) and value.flags.writeable)
+
+    def _demand(self, node):
+        """Run `node` after whatever it reads that has not run yet (no recursion: a long
+        chain of updates is as deep as the loop that made it)."""
+        stack = [node]
+        while stack:
+            top = stack[-1]
+            waiting = [t.node for t in top.inputs
+                       if id(t) not in self.values and t.node.op != "Placeholder"]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            if top.outputs and id(top.outputs[0]) in self.values:
+                continue   # (reached twice)
+            self._evaluate(top)
+
+    def live_value(self, t):
+        if id(t) not in self.values:
+            self._demand(t.node)
+        value = self.values[id(t)]
+        return self.device.to_host(value) if not isinstance(value, np.ndarray) else value
 
     def source(self, array):
         """A placeholder holding `array`: a watched NumPy value."""
         t = self.placeholder("watched", array.dtype, array.shape)
         self.values[id(t)] = array
         return t
-
-    def live_value(self, t):
-        value = self.values[id(t)]
-        return self.device.to_host(value) if not isinstance(value, np.ndarray) else value
 
     def gradient(self, tape, targets, sources, flat_sources, grad_ys, unconnected):
         from autograph.runtime.variables import Variable
@@ -66,12 +117,17 @@ class LiveGraph(Graph):
                 flat.append(x)
             else:   # an array that was never watched through the tape: no gradient
                 flat.append(None)
-        with self.as_default():
-            grads = tape._staged(targets, [x if x is not None else np.float64(0)
-                                           for x in flat], grad_ys, unconnected)
+        outer, self._deferred = self._deferred, set()
+        try:
+            with self.as_default():
+                grads = tape._staged(targets, [x if x is not None else np.float64(0)
+                                               for x in flat], grad_ys, unconnected)
+            values = [None if g is None else np.asarray(self.live_value(g)) for g in grads]
+        finally:
+            self._deferred = outer if outer is None else outer | self._deferred
         out = []
-        for orig, x, g in zip(flat_sources, flat, grads):
+        for orig, x, g, value in zip(flat_sources, flat, grads, values):
             if x is None:
                 g = None if unconnected == "none" else np.zeros_like(np.asarray(orig, float))
-            out.append(None if g is None else np.asarray(self.live_value(g)))
+            out.append(None if g is None else value)
         return nest.pack_sequence_as(sources, out)
