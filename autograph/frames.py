@@ -45,11 +45,21 @@ def is_package_file(filename):
     return filename[:1] != "<" and os.path.abspath(filename).startswith(PACKAGE_DIR + os.sep)
 
 
+_internal_converted = set()   # converted code of autograph's own functions (ag.grad's wrapper)
+
+
+def mark_internal(filename):
+    """Converted code named `filename` is autograph's own (a wrapper that ag.function
+    converts so that it converts the user's function it calls): not the user's place."""
+    _internal_converted.add(filename)
+    _user_files.pop(filename, None)
+
+
 def _is_user(filename):
     if filename.startswith(CODEGEN_PREFIX):
         return False
     if filename[:1] == "<":      # converted code ("<autograph: f at ...>"), <stdin>, <string>
-        return True
+        return filename not in _internal_converted
     return not is_package_file(filename) and not is_library(filename)
 
 

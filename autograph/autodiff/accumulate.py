@@ -23,6 +23,7 @@ added into the other, a chain of `ufunc_at`s that codegen runs in place
 
 import numpy as np
 
+from autograph.runtime.ir.graph import staged_for
 from autograph.runtime.ir.primitives import bind1
 
 _SCATTERS = ("setitem", "ufunc_at")
@@ -35,7 +36,7 @@ def _same(t, like):
 
 def _terms(ct, like):
     """The summands of cotangent `ct` of a value shaped like `like`: ("rows", rows, dynamic
-    inputs, index) for rows added at an index, ("dense", tensor) for the others. Looks
+    inputs, index, origin) for rows added at an index, ("dense", tensor) for the others. Looks
     through `add` nodes, `ufunc_at` adds and `setitem`s into zeros (what `add_cts` and the
     rules of indexing stage)."""
     node = ct.node
@@ -52,7 +53,8 @@ def _terms(ct, like):
     base = node.inputs[0]
     if node.op == "setitem" and base.node.op != "zeros":
         return [("dense", ct)]       # (an overwrite: not a sum)
-    return _terms(base, like) + [("rows", rows, list(node.inputs[2:]), node.attrs["index"])]
+    return _terms(base, like) + [("rows", rows, list(node.inputs[2:]), node.attrs["index"],
+                                  node.origin)]
 
 
 def accumulate(acc, ct, fit=None):
@@ -71,8 +73,10 @@ def accumulate(acc, ct, fit=None):
             out = np.add(out, fit(term[1], acc))
     for term in terms:
         if term[0] == "rows":
-            _, rows, dynamic, index = term
-            out = bind1("ufunc_at", [out, rows] + dynamic, {"index": index, "ufunc": "add"})
+            _, rows, dynamic, index, origin = term
+            with staged_for(origin):   # the read's line, where the scatter came from
+                out = bind1("ufunc_at", [out, rows] + dynamic,
+                            {"index": index, "ufunc": "add"})
     return out
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.runtime.ir import primitives
-from autograph.runtime.ir.graph import Graph, get_default_graph
+from autograph.runtime.ir.graph import Graph, get_default_graph, staged_for
 from autograph.runtime.ir.tensor import Tensor
 
 HANDLE = np.dtype(object)
@@ -192,14 +192,15 @@ def backprop(nodes, cts, active, ctx, resolve=identity_resolve):
             raise no_rule_error(node)
         inputs = node.inputs    # (a control-flow rule may add loop variables to the node)
         needs = [id(t) in active for t in inputs]
-        in_cts = prim.vjp(outs, NodeView(node, resolve, ctx, needs))
-        if len(in_cts) != len(inputs):
-            raise RuntimeError(f"the gradient rule of {node.op!r} returned {len(in_cts)} "
-                               f"cotangents for {len(inputs)} inputs")
-        for t, c in zip(inputs, in_cts):
-            if c is None or id(t) not in active:
-                continue
-            cts[id(t)] = add_cts(cts.get(id(t)), c)
+        with staged_for(node.origin):   # the rule's nodes are the user's line's
+            in_cts = prim.vjp(outs, NodeView(node, resolve, ctx, needs))
+            if len(in_cts) != len(inputs):
+                raise RuntimeError(f"the gradient rule of {node.op!r} returned "
+                                   f"{len(in_cts)} cotangents for {len(inputs)} inputs")
+            for t, c in zip(inputs, in_cts):
+                if c is None or id(t) not in active:
+                    continue
+                cts[id(t)] = add_cts(cts.get(id(t)), c)
     return cts
 
 

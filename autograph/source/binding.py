@@ -15,7 +15,7 @@ import threading
 import types
 import weakref
 
-from autograph import errors
+from autograph import errors, frames
 from autograph.source import origin
 
 _FACTORY = "__autograph_factory"
@@ -45,11 +45,14 @@ def _filename_for(fn):
         while name in _used_filenames:
             name = f"{base} #{next(_counter)}>"
         _used_filenames.add(name)
+    if frames.is_package_file(code.co_filename):
+        frames.mark_internal(name)
     return name
 
 
 def _forget(filename):
     origin.unregister(filename)
+    frames._internal_converted.discard(filename)
     with _names_lock:
         _used_filenames.discard(filename)
 

@@ -69,3 +69,14 @@ def test_second_order(f):
     # (TF's unconnected gradients); the traced one is zeros
     eager = outer.gradient(gd, x, unconnected_gradients="zero")
     np.testing.assert_allclose(eager, hvp, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("f", ALL, ids=lambda f: f.__name__)
+def test_backward_nodes_name_the_users_lines(f):
+    # a rule's nodes carry the forward operation's origin, so an error in the backward
+    # graph (jit_compile=True refusing an op, a shape error) names the user's line, not
+    # autograph's own code (ag.grad's converted wrapper used to count as the user's)
+    concrete = ag.function(ag.grad(f)).get_concrete_function(*_args(f))
+    files = {node.origin[0] for node in concrete.graph.walk() if node.origin is not None}
+    assert files and all("autograph/" not in name or "tests/" in name for name in files), files
+    assert any(name.endswith("samples.py") for name in files)

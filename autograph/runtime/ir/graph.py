@@ -80,10 +80,33 @@ def _stack():
 
 def _origin():
     """The user's place making a node, while tracing (None otherwise: the optimiser's and
-    other late rewrites pass the origin of the node they stand for)."""
-    if not _state.__dict__.get("stack"):
+    other late rewrites pass the origin of the node they stand for); inside
+    `staged_for(origin)`, that origin."""
+    state = _state.__dict__
+    if not state.get("stack"):
         return None
-    return user_position(3)
+    fixed = state.get("origin")
+    return fixed if fixed is not None else user_position(3)
+
+
+class staged_for:
+    """`with staged_for(node.origin):` the nodes made inside are the user's line `origin`
+    (a gradient rule's nodes are the forward operation's, so errors name the user's line
+    rather than the rule's or the API's)."""
+
+    __slots__ = ("origin", "outer")
+
+    def __init__(self, origin):
+        self.origin = origin
+
+    def __enter__(self):
+        self.outer = _state.__dict__.get("origin")
+        if self.origin is not None:
+            _state.origin = self.origin
+
+    def __exit__(self, *exc):
+        _state.origin = self.outer
+        return False
 
 
 def get_default_graph():
