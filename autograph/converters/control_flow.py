@@ -459,6 +459,9 @@ class _ControlFlow(Transformer):
             return out
         out = self._call(out, state, places, "ag__.if_stmt(test, t, f{state})", node, shared,
                          shared_places, test=moved(node.test), t=t_name, f=f_name)
+        if anno.getanno(node, Conv.JUMP_IF, False):   # a loop's own break/continue/return
+            out[-1].value.keywords.append(
+                gast.keyword(arg="jump", value=gast.Constant(value=True, kind=None)))
         self.test_writes = test_writes
         return out + self._unbind(fresh, node)
 

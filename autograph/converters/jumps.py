@@ -9,8 +9,8 @@ stays as the user wrote it.
 
 import gast
 
-from autograph.converters.base import SCOPE_NODES
-from autograph.source import templates
+from autograph.converters.base import SCOPE_NODES, Conv
+from autograph.source import anno, templates
 
 LOOPS = (gast.For, gast.While, gast.AsyncFor)
 
@@ -62,11 +62,20 @@ def has_jump(stmts, kinds, into_loops):
     return False
 
 
-def guard(flag, stmts, origin):
-    """`if not flag: stmts`"""
+def guard(flag, stmts, origin, jump=False):
+    """`if not flag: stmts`. `jump`: the flag is a jump of the loop the guard is in (not
+    a loop's `else:` after it), so the `if` is marked Conv.JUMP_IF."""
     out = templates.replace("if not flag:\n    pass", origin=origin, flag=flag)
     out[0].body = list(stmts)  # moved, not copied
+    if jump:
+        mark_jump(out[0])
     return out
+
+
+def mark_jump(node):
+    """Mark an `if` that a loop's own jump decides (Conv.JUMP_IF)."""
+    if isinstance(node, gast.If):
+        anno.setanno(node, Conv.JUMP_IF, True)
 
 
 def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
@@ -86,7 +95,7 @@ def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
             rest = stmts[i + 1:]
             if rest:
                 out.extend(guard(flag, lower(rest, kinds, replace_jump, flag, into_loops,
-                                             after_loop), origin=rest[0]))
+                                             after_loop), origin=rest[0], jump=True))
             return out
         if isinstance(s, SCOPE_NODES) or not has_jump([s], kinds, into_loops):
             out.append(s)
@@ -97,13 +106,14 @@ def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
         for clause in clauses(s):
             clause.body = (lower(clause.body, kinds, replace_jump, flag, into_loops, after_loop)
                            or _pass())
+        mark_jump(s)   # an `if` holding a jump (`if c: continue` with an `else:`, ...)
         out.append(s)
         if isinstance(s, LOOPS) and after_loop is not None:
             out.extend(after_loop(s))
         rest = stmts[i + 1:]
         if rest:
             out.extend(guard(flag, lower(rest, kinds, replace_jump, flag, into_loops, after_loop),
-                             origin=rest[0]))
+                             origin=rest[0], jump=True))
         return out
     return out
 
