@@ -124,7 +124,6 @@ class _FlagLowering:
         self.ctx = ctx
         self.do_return = ctx.namer.new_symbol("do_return")
         self.retval = ctx.namer.new_symbol("retval_")
-        self.loops = 0   # loop bodies the statements being lowered are in
 
     def _assign(self, stmt):
         value = stmt.value if stmt.value is not None else gast.Constant(value=None, kind=None)
@@ -146,13 +145,10 @@ class _FlagLowering:
             self._lower_children(s)
             if isinstance(s, jumps.LOOPS):
                 self._stop_loop(s)
-            elif self.loops:
-                jumps.mark_jump(s)   # a return here ends the loop too: a jump of it
             out.append(s)
             rest = stmts[i + 1:]
             if rest:
-                out.extend(jumps.guard(self.do_return, self.lower(rest), origin=rest[0],
-                                       jump=self.loops > 0))
+                out.extend(jumps.guard(self.do_return, self.lower(rest), origin=rest[0]))
             return out
         return out
 
@@ -166,12 +162,7 @@ class _FlagLowering:
             if field == "finalbody" and finally_jumps.jumps_out(block):
                 setattr(s, field, self._lower_jumping_finally(block))
                 continue
-            in_loop = field == "body" and isinstance(s, jumps.LOOPS)
-            self.loops += in_loop
-            try:
-                setattr(s, field, self.lower(block) or ([gast.Pass()] if field == "body" else []))
-            finally:
-                self.loops -= in_loop
+            setattr(s, field, self.lower(block) or ([gast.Pass()] if field == "body" else []))
         for clause in jumps.clauses(s):   # except handlers, match cases
             clause.body = self.lower(clause.body) or [gast.Pass()]
             if skips_else is not None:
