@@ -620,19 +620,24 @@ def _py_for_loop(iterable, body, state, n, names, extra_test, places, jumps):
 
 def _stage_rest_of_range(rng, k, body, state, names, extra_test, places):
     """The iterations k, k+1, ... of the Python range `rng` as one staged loop, whose
-    counter is the loop's item; the final state, or None when the body cannot take a tensor
-    item (it indexes a Python list with it, or makes a shape from it): then the caller
-    unrolls, as before.
+    counter is the loop's item; the final state, or None when the graph loop cannot be
+    made: the body cannot take a tensor item (it indexes a Python list with it, or makes a
+    shape from it), or the loop refuses it (StagingError, a TypeError: it changes a Python
+    list made outside the loop, say). The caller then unrolls the iterations left, as
+    Python runs them.
 
-    A refusal (StagingError: the body changes a Python list, say) is raised, not answered
-    by unrolling: the attempt has already run the body once, and Python state it changed
-    (a closure's cell, a list) cannot be put back, so unrolling after it could read a
-    value from the abandoned loop body. Short ranges never get here (see
-    STAGE_RANGES_LONGER_THAN), so code that unrolled before still does."""
+    The attempt has traced the body once by then. Variables are state (the attempt never
+    changes the caller's values); the attributes, items and closure variables the body
+    writes (`places`) are put back as they were, so the unrolled iterations read what
+    Python would (a refused attempt left body tensors there). Changes to Python containers
+    are refused before they happen. What a function the body calls does to Python objects
+    is a side effect of tracing, like a `print`: the attempt is one more trace of it."""
     rest = StagedIterable(rng[k], rng.stop, rng.step, _same)
+    before = get_all(places) if places else ()
     try:
         return _as_tuple(for_stmt(rest, body, state, names, extra_test, places), len(names))
     except (TypeError, IndexError):
+        put_all(places, before)
         return None
 
 
