@@ -152,7 +152,26 @@ def comprehension_reads(x):
     return [k * j for j in range(3)]
 
 
-FUNCTIONS = [if_branch, aug_after_if, aug_in_loop, while_body, walrus_after_break,
+def shared_with_closure(x):      # `t` is a cell: the generated branches share it
+    if x > 4:
+        t = 1
+    if x > 0:
+        t = t * 2 + 1
+    g = lambda: t
+    return g()
+
+
+def user_nonlocal_unbound(x):    # Python: NameError (a free variable), kept as is
+    def inc():
+        nonlocal t
+        t = t + 1
+    if x > 0:
+        t = 0
+    inc()
+    return t
+
+
+FUNCTIONS = [shared_with_closure, user_nonlocal_unbound, if_branch, aug_after_if, aug_in_loop, while_body, walrus_after_break,
              assigned_after_continue, assigned_after_return, assigned_after_raise,
              import_after_break, for_target_after_break, with_and_except_names_after_continue,
              walrus_in_comprehension_after_break, deleted, nested_function_own_dead_local,
