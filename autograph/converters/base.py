@@ -17,6 +17,16 @@ class Conv(anno.NoValue):
     RETURN_IF = ("An `if` at the end of a function whose branches all end in `return`: the "
                  "control-flow converter emits `return ag__.if_stmt(...)` for it, with branch "
                  "functions that return the function's return value.")
+    LOCALS = ("The names a function's own scope binds in the source as written (Python's "
+              "symbol table: statements after a return, break or continue count too, though "
+              "the jump passes drop them as dead). The variables pass reads it: a name bound "
+              "only there is still a local, whose read raises UnboundLocalError.")
+    JUMP_IF = ("An `if` that a loop's own break/continue/return decides: it sets the jump's "
+               "flag, or guards the statements a jump skips. The control-flow converter "
+               "emits `if_stmt(..., jump=True)` for it: when its condition is a tensor, the "
+               "Python loop around it learns that its jumps depend on a tensor (a long "
+               "Python range loop then stages the rest of its range; see "
+               "autograph.operators.control_flow._py_for).")
 
 
 # Nodes that open a new scope: converters that rewrite a function's own statements

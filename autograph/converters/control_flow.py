@@ -145,8 +145,11 @@ def _closure_reads(root):
 def _free_reads_raise_unbound(body, params):
     """In a branch or loop function, `ag__.ld(x)` of a variable the function neither takes
     nor assigns reads a free variable: unbound, it fails with NameError before `ld` runs.
-    Such reads become `ag__.ld(ag__.ldu(lambda: x, 'x'))`, Python's UnboundLocalError."""
-    reads, assigned = [], set(params)
+    Such reads become `ag__.ld(ag__.ldu(lambda: x, 'x'))`, Python's UnboundLocalError.
+    So do reads of a variable the function declares `nonlocal` without taking it (one the
+    generated functions share with a closure): assigned here or not, it is a cell of the
+    user's function, and an empty one fails with NameError too."""
+    reads, assigned, shared = [], set(params), set()
     todo = list(body)
     while todo:
         n = todo.pop()
@@ -156,13 +159,16 @@ def _free_reads_raise_unbound(body, params):
             continue   # (their own reads were handled when they were made)
         if cls is gast.Lambda:
             continue
-        if cls is gast.Name and n.ctx.__class__ is not gast.Load:
+        if cls is gast.Nonlocal:
+            shared.update(n.names)
+        elif cls is gast.Name and n.ctx.__class__ is not gast.Load:
             assigned.add(n.id)
         elif (cls is gast.Call and n.func.__class__ is gast.Attribute and n.func.attr == "ld"
               and n.func.value.__class__ is gast.Name and n.func.value.id == "ag__"
               and len(n.args) == 1 and n.args[0].__class__ is gast.Name):
             reads.append(n)
         todo.extend(children(n))
+    assigned -= shared - set(params)   # (a user's own `nonlocal x`: Python's NameError)
     for call in reads:
         var = call.args[0].id
         if var not in assigned:
@@ -459,6 +465,9 @@ class _ControlFlow(Transformer):
             return out
         out = self._call(out, state, places, "ag__.if_stmt(test, t, f{state})", node, shared,
                          shared_places, test=moved(node.test), t=t_name, f=f_name)
+        if anno.getanno(node, Conv.JUMP_IF, False):   # a loop's own break/continue/return
+            out[-1].value.keywords.append(
+                gast.keyword(arg="jump", value=gast.Constant(value=True, kind=None)))
         self.test_writes = test_writes
         return out + self._unbind(fresh, node)
 

@@ -9,8 +9,8 @@ stays as the user wrote it.
 
 import gast
 
-from autograph.converters.base import SCOPE_NODES
-from autograph.source import templates
+from autograph.converters.base import SCOPE_NODES, Conv
+from autograph.source import anno, templates
 
 LOOPS = (gast.For, gast.While, gast.AsyncFor)
 
@@ -62,17 +62,29 @@ def has_jump(stmts, kinds, into_loops):
     return False
 
 
-def guard(flag, stmts, origin):
-    """`if not flag: stmts`"""
+def guard(flag, stmts, origin, jump=False):
+    """`if not flag: stmts`. `jump`: the flag is a jump of the loop the guard is in (not
+    a loop's `else:` after it), so the `if` is marked Conv.JUMP_IF."""
     out = templates.replace("if not flag:\n    pass", origin=origin, flag=flag)
     out[0].body = list(stmts)  # moved, not copied
+    if jump:
+        mark_jump(out[0])
     return out
 
 
-def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
+def mark_jump(node):
+    """Mark an `if` that a loop's own jump decides (Conv.JUMP_IF)."""
+    if isinstance(node, gast.If):
+        anno.setanno(node, Conv.JUMP_IF, True)
+
+
+def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None, mark=False):
     """Rewrite a block: jumps of `kinds` become `replace_jump(stmt)` (a list), what may run
     after one is guarded by `if not flag`. `after_loop(loop)` may add statements after a
-    nested loop that contained a jump (e.g. `if do_return: break`)."""
+    nested loop that contained a jump (e.g. `if do_return: break`). `mark`: the `if`s that
+    hold a jump and the guards are marked Conv.JUMP_IF (a `continue`'s: the loop has no
+    other way to learn that they depend on a tensor; a break's or return's flag is seen by
+    the loop's extra test)."""
     out = []
     for i, s in enumerate(stmts):
         if isinstance(s, kinds):
@@ -86,24 +98,26 @@ def lower(stmts, kinds, replace_jump, flag, into_loops=False, after_loop=None):
             rest = stmts[i + 1:]
             if rest:
                 out.extend(guard(flag, lower(rest, kinds, replace_jump, flag, into_loops,
-                                             after_loop), origin=rest[0]))
+                                             after_loop, mark), origin=rest[0], jump=mark))
             return out
         if isinstance(s, SCOPE_NODES) or not has_jump([s], kinds, into_loops):
             out.append(s)
             continue
         for field in blocks_of(s, into_loops):
-            new = lower(getattr(s, field), kinds, replace_jump, flag, into_loops, after_loop)
+            new = lower(getattr(s, field), kinds, replace_jump, flag, into_loops, after_loop, mark)
             setattr(s, field, new or (_pass() if field == "body" else []))
         for clause in clauses(s):
-            clause.body = (lower(clause.body, kinds, replace_jump, flag, into_loops, after_loop)
-                           or _pass())
+            clause.body = (lower(clause.body, kinds, replace_jump, flag, into_loops, after_loop,
+                                 mark) or _pass())
+        if mark:
+            mark_jump(s)   # an `if` holding a jump (`if c: continue` with an `else:`, ...)
         out.append(s)
         if isinstance(s, LOOPS) and after_loop is not None:
             out.extend(after_loop(s))
         rest = stmts[i + 1:]
         if rest:
-            out.extend(guard(flag, lower(rest, kinds, replace_jump, flag, into_loops, after_loop),
-                             origin=rest[0]))
+            out.extend(guard(flag, lower(rest, kinds, replace_jump, flag, into_loops, after_loop,
+                                         mark), origin=rest[0], jump=mark))
         return out
     return out
 

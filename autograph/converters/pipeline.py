@@ -61,6 +61,7 @@ def convert(node, ctx):
     if (gast.FunctionDef in kinds or gast.AsyncFunctionDef in kinds) and (
             base.may_contain(ctx, "yield") or base.may_contain(ctx, "await")):
         base.skip_generators(node)   # only nested generator functions are marked
+    variables.record_locals(node)   # before the jump passes drop code after a jump
     for transform in PIPELINE:
         needed = _ONLY_FOR.get(transform)
         if needed is None or (any(k in kinds for k in needed) if isinstance(needed, tuple)

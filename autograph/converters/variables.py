@@ -72,11 +72,55 @@ def lazy_walrus_targets(fn):
     return out
 
 
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+
+
+def record_locals(node):
+    """Annotate every function in `node` (itself included) with the names its own scope
+    binds as written (Conv.LOCALS), before any pass drops code after a jump."""
+    for fn in traversal.walk(node, leaves=False):
+        if isinstance(fn, _FUNCTIONS):
+            anno.setanno(fn, base.Conv.LOCALS, frozenset(_bound_as_written(fn.body)))
+
+
+def _bound_as_written(body):
+    out, todo = set(), list(body)
+    while todo:
+        n = todo.pop()
+        cls = n.__class__
+        if cls in _FUNCTIONS or cls is gast.ClassDef:
+            out.add(n.name)   # (its decorators and defaults are evaluated here: rare binders)
+            continue
+        if cls is gast.Lambda:
+            continue
+        if cls is gast.Name:
+            if n.ctx.__class__ is not gast.Load:
+                out.add(n.id)
+            continue
+        if cls in _COMPREHENSIONS:   # its targets are its own; a `:=` in it binds here
+            out.update(w.target.id for w in traversal.walk(n, leaves=False)
+                       if w.__class__ is gast.NamedExpr and w.target.__class__ is gast.Name)
+            continue
+        if cls is gast.alias:
+            if n.name != "*":
+                out.add(n.asname or n.name.split(".")[0])
+            continue
+        for field in ("name", "rest"):   # match patterns: `case [x, *rest]`, `case {**rest}`
+            value = getattr(n, field, None) if cls.__name__.startswith("Match") else None
+            if isinstance(value, str):
+                out.add(value)
+        todo.extend(traversal.children(n))
+    return out
+
+
 def _locals(fn):
-    """The function's own variables: what it binds, less its global/nonlocal names."""
+    """The function's own variables: what it binds (as written: Conv.LOCALS), less its
+    global/nonlocal names."""
     body = anno.getanno(fn, Static.BODY_SCOPE, None)
     args = anno.getanno(fn, Static.ARGS_SCOPE, None)
     names = _simple(body.bound if body is not None else ()) | _simple(args.bound if args else ())
+    names |= anno.getanno(fn, base.Conv.LOCALS, frozenset())
     declared = {n for s in traversal.statements(fn.body, stop=SCOPE_NODES)
                 if isinstance(s, (gast.Global, gast.Nonlocal)) for n in s.names}
     return names - declared

@@ -128,14 +128,17 @@ def _refuse_in_try(statement):
         f"outside the function, or make the condition a Python value.")
 
 
-def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False):
+def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False, jump=False):
     """`if cond:` with branch functions taking and returning the state variables.
 
     With `names` empty the branches return whatever they return (e.g. the function's return
     value when both branches end in `return`), and so does if_stmt. `places`: the
     attributes and items the branches write (autograph.operators.places); only a staged
-    `if` needs them."""
+    `if` needs them. `jump`: the `if` sets or tests the flag of a break, continue or return
+    of the loop it is in (see _LoopJumps)."""
     if is_tensor(cond):
+        if jump:
+            _LoopJumps.depends_on_tensor()
         if in_try:
             _refuse_in_try("if")
         state, names = tuple(state), tuple(names)
@@ -340,6 +343,11 @@ def while_stmt(test, body, state=(), names=(), places=(), test_writes=False, in_
     Runs as a Python loop while the test gives Python values; from the first time it gives a
     tensor, the rest of the loop is staged as one while_loop node. `test_writes`: the test
     assigns variables too (a walrus) and returns `(condition, state after the test)`."""
+    with _LoopJumps(None):   # its jumps are its own, not those of a Python loop around it
+        return _while_stmt(test, body, tuple(state), names, places, test_writes, in_try)
+
+
+def _while_stmt(test, body, state, names, places, test_writes, in_try):
     n = len(names)
     state = tuple(state)
     watch = unroll.Watch()
@@ -426,13 +434,17 @@ def _check_structures(before, after, names, what):
                 f"collect values in a loop use ag.TensorArray (ta = ta.write(i, value)).")
 
 
-@calls.guards("loop")   # Python lists changed in the body are refused (they would change once)
 def _staged_while(test, body, state, names, what="`while` loop"):
     """Stage a while loop; returns the final state tuple.
-
     A variable the body gives its first value (TensorFlow allows it too) enters the loop as
     a placeholder of the type the body gives it, learned from a trace of the body; the
     loop carries a flag that it ran, and the graph checks it after the loop."""
+    with _LoopJumps(None):   # the body's jumps are this loop's, not a Python loop's around
+        return _staged_while_guarded(test, body, state, names, what)
+
+
+@calls.guards("loop")   # Python lists changed in the body are refused (they would change once)
+def _staged_while_guarded(test, body, state, names, what):
     first = _first_assigned(state, names)
     if first:
         return _staged_while_first(test, body, state, names, what, first)
@@ -516,6 +528,45 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test, places), n)
 
 
+import threading  # (here, not at the top: only _LoopJumps needs it)  # noqa: E402
+
+
+class _LoopJumps:
+    """Whether a jump (break, continue, return) of the Python loop running now depends on
+    a tensor: a jump's `if` (Conv.JUMP_IF: the one that sets its flag, or one that guards
+    the statements it skips) met a tensor condition.
+
+    A break or return is seen anyway, by the loop's extra test; a `continue` has only its
+    `if`s to tell (its flag lives within one iteration). Each Python loop opens one as the
+    current record while it runs; a staged loop or a Python `while` opens `None`, so the
+    jumps of a loop nested in a Python `for` never count as the `for`'s own."""
+
+    _current = threading.local()
+
+    def __init__(self, record=True):
+        self.tensor = False
+        self.outer = None
+        self._record = self if record else None   # (None: no loop listens)
+
+    __slots__ = ("tensor", "outer", "_record")
+
+    def __enter__(self):
+        current = _LoopJumps._current
+        self.outer = getattr(current, "loop", None)
+        current.loop = self._record
+        return self
+
+    def __exit__(self, *exc):
+        _LoopJumps._current.loop = self.outer
+        return False
+
+    @staticmethod
+    def depends_on_tensor():
+        loop = getattr(_LoopJumps._current, "loop", None)
+        if loop is not None:
+            loop.tensor = True
+
+
 # A Python range loop with a tensor break/return unrolls (exactly as Python runs it, one
 # nested cond per iteration) while at most this many iterations are left; longer ones stage
 # the rest as one while_loop, so a loop over x.shape[0] cannot unroll into a huge graph.
@@ -523,19 +574,28 @@ STAGE_RANGES_LONGER_THAN = 8
 
 
 def _py_for(iterable, body, state, n, names, extra_test, places=()):
+    with _LoopJumps() as jumps:
+        return _py_for_loop(iterable, body, state, n, names, extra_test, places, jumps)
+
+
+def _py_for_loop(iterable, body, state, n, names, extra_test, places, jumps):
+    """A Python loop; over a long Python range whose break, continue or return turns out to
+    depend on a tensor (the extra test gives a tensor, or a jump's `if` met one: `jumps`),
+    the rest of the range is staged as one while_loop (_stage_rest_of_range). Unrolled,
+    every later iteration would sit in a `cond`: a graph growing with the range, quadratic
+    with nested `cond`s for a break."""
     watch = unroll.Watch()
+    stageable = isinstance(iterable, range)
     for k, item in enumerate(iterable):
         if extra_test is not None:
             go = extra_test(*state)
             if is_tensor(go):
-                if isinstance(iterable, range) and len(iterable) - k > STAGE_RANGES_LONGER_THAN:
-                    # A break (or return) under a tensor condition in a loop over a Python
-                    # range: the rest of the range is one graph loop with a counter (unrolled,
-                    # every iteration would be a nested `cond`: quadratic, with no end)
+                if stageable and len(iterable) - k > STAGE_RANGES_LONGER_THAN:
                     staged = _stage_rest_of_range(iterable, k, body, state, names, extra_test,
                                                   places)
                     if staged is not None:
                         return staged
+                    stageable = False   # the body cannot take a tensor item: unroll the rest
                 # The iterations left are unrolled, each running only where the loop has
                 # not broken yet.
                 state = _as_tuple(if_stmt(go, _bind_item(body, item, n), _identity(n), state, names,
@@ -546,25 +606,38 @@ def _py_for(iterable, body, state, n, names, extra_test, places=()):
                 break
         state = _as_tuple(body(item, *state), n)
         watch.step()
+        if jumps.tensor and stageable and len(iterable) - k - 1 > STAGE_RANGES_LONGER_THAN:
+            # a `continue` (or a break/return the extra test sees next) under a tensor
+            # condition: the iterations after this one are one graph loop
+            staged = _stage_rest_of_range(iterable, k + 1, body, state, names, extra_test,
+                                          places)
+            if staged is not None:
+                return staged
+            stageable = False
     watch.done()
     return state
 
 
 def _stage_rest_of_range(rng, k, body, state, names, extra_test, places):
     """The iterations k, k+1, ... of the Python range `rng` as one staged loop, whose
-    counter is the loop's item; the final state, or None when the body cannot take a tensor
-    item (it indexes a Python list with it, or makes a shape from it): then the caller
-    unrolls, as before.
+    counter is the loop's item; the final state, or None when the graph loop cannot be
+    made: the body cannot take a tensor item (it indexes a Python list with it, or makes a
+    shape from it), or the loop refuses it (StagingError, a TypeError: it changes a Python
+    list made outside the loop, say). The caller then unrolls the iterations left, as
+    Python runs them.
 
-    A refusal (StagingError: the body changes a Python list, say) is raised, not answered
-    by unrolling: the attempt has already run the body once, and Python state it changed
-    (a closure's cell, a list) cannot be put back, so unrolling after it could read a
-    value from the abandoned loop body. Short ranges never get here (see
-    STAGE_RANGES_LONGER_THAN), so code that unrolled before still does."""
+    The attempt has traced the body once by then. Variables are state (the attempt never
+    changes the caller's values); the attributes, items and closure variables the body
+    writes (`places`) are put back as they were, so the unrolled iterations read what
+    Python would (a refused attempt left body tensors there). Changes to Python containers
+    are refused before they happen. What a function the body calls does to Python objects
+    is a side effect of tracing, like a `print`: the attempt is one more trace of it."""
     rest = StagedIterable(rng[k], rng.stop, rng.step, _same)
+    before = get_all(places) if places else ()
     try:
         return _as_tuple(for_stmt(rest, body, state, names, extra_test, places), len(names))
     except (TypeError, IndexError):
+        put_all(places, before)
         return None
 
 

@@ -31,6 +31,17 @@ class Undefined:
         raise _unbound(self.symbol_name)
 
 
+def _read_by_augmented_assignment(self, other):
+    # `x += 1` reads x where it stands as a target (not wrapped in `ld`): Python raises
+    # UnboundLocalError there, not the TypeError an Undefined operand would give
+    raise _unbound_here(self.symbol_name)
+
+
+for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift",
+            "rshift", "and", "xor", "or"):
+    setattr(Undefined, f"__i{_op}__", _read_by_augmented_assignment)
+
+
 class UndefinedReturnValue(Undefined):
     """The return value of a function that has not executed a `return` yet."""
 
