@@ -15,7 +15,7 @@ neither is anything marked with `do_not_convert`.
 
 import functools
 import inspect
-import threading
+import _thread
 import types
 import weakref
 
@@ -24,7 +24,7 @@ from autograph.converters.library import is_library  # noqa: F401  (part of the 
 from autograph.operators import calls
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
-_lock = threading.RLock()
+_lock = _thread.RLock()
 
 
 class _CodeCache:

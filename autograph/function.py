@@ -35,7 +35,7 @@ import functools
 import importlib
 import inspect
 import sys
-import threading
+import _thread
 import types
 import warnings
 import weakref
@@ -141,7 +141,7 @@ class Function:
         if input_signature is not None:
             self._set_input_signature(input_signature)
         self._converted = None
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._traces = {}        # trace key -> ConcreteFunction
         self._dispatch = {}      # call key -> ConcreteFunction of a supertype key
         self._fast = {}          # fast_key(args) -> runner (see __call__)

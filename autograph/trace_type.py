@@ -313,7 +313,7 @@ def _labels(value):
     if isinstance(value, dict):
         return tuple(nest._sorted_keys(value))
     if nest._is_dataclass_instance(value):
-        return tuple(f.name for f in nest.dataclasses.fields(value))
+        return tuple(f.name for f in nest._dataclasses().fields(value))
     return len(nest.children(value))
 
 
@@ -515,7 +515,7 @@ def explain_change(old, new, path):
         labels = old.labels if isinstance(old.labels, tuple) else range(old.labels)
         out = []
         for a, b, label in zip(old.children, new.children, labels):
-            child = (f"{path}.{label}" if nest.dataclasses.is_dataclass(old.kind)
+            child = (f"{path}.{label}" if hasattr(old.kind, "__dataclass_fields__")
                      else f"{path}[{label!r}]")
             out.extend(explain_change(a, b, child))
         return out

@@ -23,7 +23,7 @@ import collections
 import functools
 import itertools
 import sys
-import threading
+import _thread
 import types
 
 from autograph import errors
@@ -114,7 +114,7 @@ _MUTATORS = {
 }
 
 
-class _State(threading.local):
+class _State(_thread._local):
     def __init__(self):
         self.loops = []   # one _Staged per loop or `if` being traced into a graph
 

@@ -28,7 +28,7 @@ creation, also for Variables created while a function traces.
 
 import contextlib
 import operator
-import threading
+import _thread
 import weakref
 
 import numpy as np
@@ -47,7 +47,7 @@ class DeletedVariableError(AutographError, ReferenceError):
 
 # -- creation hook ---------------------------------------------------------------------------
 
-_local = threading.local()
+_local = _thread._local()
 
 
 @contextlib.contextmanager
@@ -191,7 +191,7 @@ class Variable:
             raise TypeError(f"ag.Variable's trainable must be True or False, got {trainable!r}")
         self._name = _scoped("Variable" if name is None else str(name))
         self._trainable = bool(trainable)
-        self._lock = threading.Lock()   # held by assign, assign_add, assign_sub (and kernels)
+        self._lock = _thread.allocate_lock()   # held by assign, assign_add, assign_sub (and kernels)
         for made in getattr(_local, "stack", ()):
             made.append(self)
 
@@ -377,7 +377,7 @@ class Variable:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def __repr__(self):
         extra = "" if self._trainable else ", trainable=False"

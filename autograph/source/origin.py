@@ -18,7 +18,7 @@ import functools
 import linecache
 import os
 import sys
-import threading
+import _thread
 import types
 
 from autograph import config, errors, frames
@@ -74,7 +74,7 @@ class OriginMap:
 
 
 _registry = {}
-_lock = threading.RLock()   # reentrant: unregister runs from GC callbacks
+_lock = _thread.RLock()   # reentrant: unregister runs from GC callbacks
 
 # Frames of this directory are autograph's machinery; tracebacks hide them unless
 # ag.config.show_internal_frames(True) (or AUTOGRAPH_TRACEBACK=full) asks to keep them.

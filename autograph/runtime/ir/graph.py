@@ -10,7 +10,7 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 (`add`, `add_1`, ...), and the outputs of a function graph pass through `Identity` nodes.
 """
 
-import threading
+import _thread
 
 from autograph.frames import user_position
 from autograph.runtime.ir.tensor import Tensor
@@ -68,7 +68,7 @@ class GraphDef:
         return "GraphDef(\n" + "".join(f"  {n!r}\n" for n in self.node) + ")"
 
 
-_state = threading.local()
+_state = _thread._local()
 
 
 def _stack():
