@@ -70,6 +70,30 @@ class GraphDef:
 
 _state = _thread._local()
 
+# The Variable-creation hook: autograph.runtime.variables appends each new Variable to every
+# list on this thread's `_creation.stack`. It lives here, with the trace state, so that a
+# trace records creations without loading the Variable machinery until a Variable is made.
+_creation = _thread._local()
+
+
+class record_creations:
+    """Collect every Variable created on this thread inside the block (nested blocks each
+    get them): `with record_creations() as made: ...; made` is a list of Variables."""
+
+    __slots__ = ("made",)
+
+    def __enter__(self):
+        stack = _creation.__dict__.get("stack")
+        if stack is None:
+            stack = _creation.stack = []
+        self.made = []
+        stack.append(self.made)
+        return self.made
+
+    def __exit__(self, *exc):
+        _creation.stack.pop()
+        return False
+
 
 def _stack():
     stack = getattr(_state, "stack", None)
