@@ -20,7 +20,7 @@ import types
 import weakref
 
 from autograph import errors, log, operators
-from autograph.converters.library import is_library  # noqa: F401  (part of the API)
+from autograph.frames import value_is_library as is_library  # (part of the API)
 from autograph.operators import calls
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
