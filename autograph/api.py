@@ -15,16 +15,16 @@ neither is anything marked with `do_not_convert`.
 
 import functools
 import inspect
-import threading
+import _thread
 import types
 import weakref
 
 from autograph import errors, log, operators
-from autograph.converters.library import is_library  # noqa: F401  (part of the API)
+from autograph.frames import value_is_library as is_library  # (part of the API)
 from autograph.operators import calls
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
-_lock = threading.RLock()
+_lock = _thread.RLock()
 
 
 class _CodeCache:

@@ -13,7 +13,7 @@ Also here: the parameter binding and device choice that `Function` (autograph.fu
 
 import inspect
 import operator
-import threading
+import _thread
 import weakref
 
 import numpy as np
@@ -38,7 +38,7 @@ _FAST_ENTRIES = 256   # per ConcreteFunction
 # the general path, which asks the public API).
 SCOPES = getattr(devices, "_scope", None)
 GRAPHS = getattr(graph_module, "_state", None)
-FAST_PATH = isinstance(SCOPES, threading.local) and isinstance(GRAPHS, threading.local)
+FAST_PATH = isinstance(SCOPES, _thread._local) and isinstance(GRAPHS, _thread._local)
 
 
 def _traced_object(key):
@@ -209,7 +209,7 @@ class ConcreteFunction:
         self._names = names
         self._key = key
         self._watches = []
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._optimized = None
         self._runners = {}
         # what the trace saw, for validation and summaries (objects weakly, via the key)
@@ -591,7 +591,7 @@ def _key_to_signature(key, name):
             return key.kind(zip(labels, kids))
         if key.kind in (list, tuple):
             return key.kind(kids)
-        if nest.dataclasses.is_dataclass(key.kind):
+        if hasattr(key.kind, "__dataclass_fields__"):
             return key  # a dataclass cannot be rebuilt from specs in general: show the key
         return key.kind(*kids)   # namedtuple
     if type(key) is tt.ObjectKey:

@@ -19,7 +19,6 @@ and the call takes the general path, as before.
 (~150 us each) for a list of 20 dicts of six leaves; it would not pay for a dependency.)
 """
 
-import dataclasses
 
 import numpy as np
 
@@ -93,8 +92,9 @@ def _sorted(keys):
 
 def _fields(x):
     t = type(x)
-    if not (dataclasses.is_dataclass(t) and not hasattr(t, "__ag_flatten__")):
+    if not (hasattr(t, "__dataclass_fields__") and not hasattr(t, "__ag_flatten__")):
         raise _NotFast
+    import dataclasses   # loaded already: `t` is a dataclass
     names = tuple(f.name for f in dataclasses.fields(t))
     if len(_FIELDS) > 1024:
         _FIELDS.clear()

@@ -35,7 +35,7 @@ import functools
 import importlib
 import inspect
 import sys
-import threading
+import _thread
 import types
 import warnings
 import weakref
@@ -49,9 +49,9 @@ from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunc
                                          user_error)
 from autograph.errors import ConversionError
 from autograph.log import get_verbosity, log
-from autograph.runtime import devices, formatting, variables
+from autograph.runtime import devices
 from autograph.runtime.ir import nest, primitives
-from autograph.runtime.ir.graph import Graph, get_default_graph
+from autograph.runtime.ir.graph import Graph, _creation, get_default_graph, record_creations
 from autograph.runtime.ir.tensor import Tensor
 
 __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "AutographWarning"]
@@ -141,7 +141,7 @@ class Function:
         if input_signature is not None:
             self._set_input_signature(input_signature)
         self._converted = None
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._traces = {}        # trace key -> ConcreteFunction
         self._dispatch = {}      # call key -> ConcreteFunction of a supertype key
         self._fast = {}          # fast_key(args) -> runner (see __call__)
@@ -456,7 +456,7 @@ class Function:
         graph = Graph(self.__name__)
         specs = iter(tt.tensor_specs(key))
         placed = {}
-        with graph.as_default(), variables.record_creations() as created, \
+        with graph.as_default(), record_creations() as created, \
                 _forbid_creation(self._creation_error("{name}") if self._tracing_count else None):
             for name, value in zip(names, values):
                 placed[name] = _placeholders(graph, name, value, specs)
@@ -475,8 +475,9 @@ class Function:
                     flat[i] = leaf.read_value()
                 elif isinstance(leaf, (np.ndarray, np.generic)):  # arrays become constants
                     flat[i] = primitives.constant(leaf)
-                elif isinstance(leaf, formatting.StagedString):
-                    raise formatting.returned_error(leaf, self.__name__)
+                elif _is_staged_string(leaf):
+                    raise sys.modules["autograph.runtime.formatting"].returned_error(
+                        leaf, self.__name__)
             tensor_slots = [i for i, leaf in enumerate(flat) if isinstance(leaf, Tensor)]
             outputs = graph.set_outputs([flat[i] for i in tensor_slots])
         if created:
@@ -531,9 +532,9 @@ class _CreationRefused(list):
 @contextlib.contextmanager
 def _forbid_creation(message):
     """Refuse Variable creation inside the block (message None: allow it). Uses the stack
-    behind variables.record_creations(); if the runtime keeps it differently, creation is
-    only refused after the trace (the check in Function._trace)."""
-    stack = getattr(getattr(variables, "_local", None), "stack", None)
+    behind record_creations() (autograph.runtime.ir.graph); if the runtime keeps it
+    differently, creation is only refused after the trace (the check in Function._trace)."""
+    stack = getattr(_creation, "stack", None)
     if message is None or not isinstance(stack, list):
         yield
         return
@@ -542,6 +543,12 @@ def _forbid_creation(message):
         yield
     finally:
         stack.pop()
+
+
+def _is_staged_string(leaf):
+    """A string made by ag formatting (runtime.formatting: loaded only where one was made)."""
+    formatting = sys.modules.get("autograph.runtime.formatting")
+    return formatting is not None and isinstance(leaf, formatting.StagedString)
 
 
 class _WeakPart:

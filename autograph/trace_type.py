@@ -19,6 +19,7 @@ two keys into one (for `reduce_retracing=True`).
 """
 
 import reprlib
+import sys
 import weakref
 
 import numpy as np
@@ -28,7 +29,6 @@ from autograph.runtime import devices
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.dtypes import as_dtype
 from autograph.runtime.ir.tensor import Tensor
-from autograph.runtime.variables import Variable
 
 _PRIMITIVES = (bool, int, float, complex, str, bytes, type(None))
 
@@ -282,7 +282,10 @@ def is_tensor_leaf(x):
 
 
 def is_variable(x):
-    return isinstance(x, Variable)
+    # (a Variable exists only once autograph.runtime.variables is loaded: not imported here,
+    # so a process that never makes one never loads it)
+    variables = sys.modules.get("autograph.runtime.variables")
+    return variables is not None and isinstance(x, variables.Variable)
 
 
 def make_key(value):
@@ -313,7 +316,7 @@ def _labels(value):
     if isinstance(value, dict):
         return tuple(nest._sorted_keys(value))
     if nest._is_dataclass_instance(value):
-        return tuple(f.name for f in nest.dataclasses.fields(value))
+        return tuple(f.name for f in nest._dataclasses().fields(value))
     return len(nest.children(value))
 
 
@@ -515,7 +518,7 @@ def explain_change(old, new, path):
         labels = old.labels if isinstance(old.labels, tuple) else range(old.labels)
         out = []
         for a, b, label in zip(old.children, new.children, labels):
-            child = (f"{path}.{label}" if nest.dataclasses.is_dataclass(old.kind)
+            child = (f"{path}.{label}" if hasattr(old.kind, "__dataclass_fields__")
                      else f"{path}[{label!r}]")
             out.extend(explain_change(a, b, child))
         return out

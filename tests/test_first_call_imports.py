@@ -56,3 +56,44 @@ def test_a_warm_first_call_imports_no_compiler(tmp_path):
     for unused in ("numpy.random", "logging", "sysconfig", "_hashlib", "difflib", "string"):
         assert unused not in warm, unused
     assert len(warm) < len(cold) / 2
+
+
+# What a warm first call of collatz loads beyond `import numpy`, at most (measured: see
+# the commit that set these). A change that pulls in another module on this path fails
+# here: raise a bound only with a reason, and prefer making the new import lazy.
+MAX_AUTOGRAPH_MODULES = 46   # 55 before issue 16's cuts
+MAX_OTHER_MODULES = 2   # _sha256 (the cache key), atexit: both tiny (5 before: json, threading...)
+ALLOWED_OTHER = {"_sha256", "_sha2", "atexit", "gc"}
+
+
+def test_warm_first_call_module_count_is_bounded(tmp_path):
+    """Counts modules, not time: `import autograph` plus the first call of a small function
+    with its conversion in the disk cache. No stdlib module that numpy does not load
+    already (json, threading, dataclasses, copy, hashlib, ...), and a bounded number of
+    autograph's own."""
+    (tmp_path / "script.py").write_text(SCRIPT)
+    (tmp_path / "collatz_mod.py").write_text(COLLATZ)
+    _first_call_modules(tmp_path)                 # converts and fills the disk cache
+    warm = _first_call_modules(tmp_path)
+    ours = sorted(m for m in warm if m == "autograph" or m.startswith("autograph."))
+    other = sorted(set(warm) - set(ours) - {"collatz_mod"})
+    assert set(other) <= ALLOWED_OTHER, other
+    assert len(other) <= MAX_OTHER_MODULES, other
+    assert len(ours) <= MAX_AUTOGRAPH_MODULES, (len(ours), ours)
+    # features collatz does not use stay unloaded
+    for unused in ("autograph.runtime.variables", "autograph.runtime.formatting",
+                   "autograph.operators.asserts", "autograph.operators.formatting",
+                   "autograph.operators.updates", "autograph.saved_model", "autograph.autodiff",
+                   "autograph.runtime.exec.native", "autograph.runtime.numpy.dispatch"):
+        assert unused not in warm, unused
+
+
+def test_import_alone_loads_no_extra_stdlib(tmp_path):
+    script = tmp_path / "imp.py"
+    script.write_text("import json, sys\nimport numpy\nbefore = set(sys.modules)\n"
+                      "import autograph\nprint(json.dumps(sorted(set(sys.modules) - before)))\n")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    out = subprocess.run([sys.executable, str(script)], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, check=True).stdout
+    new = json.loads(out.splitlines()[-1])
+    assert [m for m in new if not m.startswith("autograph")] == [], new

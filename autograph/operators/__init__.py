@@ -29,19 +29,50 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     py_print(*args, **kwargs)                            Python's print (warns on tensors)
 """
 
-from autograph.operators.asserts import assert_stmt
-from autograph.operators.calls import converted_call, del_item
-from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
-from autograph.operators.formatting import any_format, py_print, str_format, str_mod
-from autograph.operators.logical import and_, not_, or_, python_operand
-from autograph.operators.py_builtins import (abs_ as abs, bool_ as bool, enumerate_ as enumerate,
-                                              float_ as float, int_ as int, len_ as len,
-                                              max_ as max, min_ as min, range_ as range,
-                                              zip_ as zip)
-from autograph.operators.places import attr, item, variable
-from autograph.operators.updates import inplace_call, setitem, setitem_attr, ufunc_at
-from autograph.operators.variables import (Undefined, UndefinedReturnValue, is_undefined, ld,
-                                           ldu, retval, user_locals)
+import importlib
+
+from autograph.operators import location  # noqa: F401  (installs the user-line locator)
+
+# name -> (module, attribute): imported on first use, so a trace loads only the operators
+# its generated code calls (collatz needs control_flow; asserts, f-strings, item updates
+# and the logical operators load when some code uses them)
+_FROM = {
+    "assert_stmt": ("asserts", "assert_stmt"),
+    "converted_call": ("calls", "converted_call"), "del_item": ("calls", "del_item"),
+    "for_stmt": ("control_flow", "for_stmt"), "if_exp": ("control_flow", "if_exp"),
+    "if_stmt": ("control_flow", "if_stmt"), "while_stmt": ("control_flow", "while_stmt"),
+    "any_format": ("formatting", "any_format"), "py_print": ("formatting", "py_print"),
+    "str_format": ("formatting", "str_format"), "str_mod": ("formatting", "str_mod"),
+    "and_": ("logical", "and_"), "not_": ("logical", "not_"), "or_": ("logical", "or_"),
+    "python_operand": ("logical", "python_operand"),
+    "abs": ("py_builtins", "abs_"), "bool": ("py_builtins", "bool_"),
+    "enumerate": ("py_builtins", "enumerate_"), "float": ("py_builtins", "float_"),
+    "int": ("py_builtins", "int_"), "len": ("py_builtins", "len_"), "max": ("py_builtins", "max_"),
+    "min": ("py_builtins", "min_"), "range": ("py_builtins", "range_"), "zip": ("py_builtins", "zip_"),
+    "attr": ("places", "attr"), "item": ("places", "item"), "variable": ("places", "variable"),
+    "inplace_call": ("updates", "inplace_call"), "setitem": ("updates", "setitem"),
+    "setitem_attr": ("updates", "setitem_attr"), "ufunc_at": ("updates", "ufunc_at"),
+    "Undefined": ("variables", "Undefined"),
+    "UndefinedReturnValue": ("variables", "UndefinedReturnValue"),
+    "is_undefined": ("variables", "is_undefined"), "ld": ("variables", "ld"),
+    "ldu": ("variables", "ldu"), "retval": ("variables", "retval"),
+    "user_locals": ("variables", "user_locals"),
+}
+
+
+def __getattr__(name):
+    try:
+        module, attr = _FROM[name]
+    except KeyError:
+        raise AttributeError(f"module 'autograph.operators' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module("autograph.operators." + module), attr)
+    globals()[name] = value   # later lookups (generated code's ag__.name) find it directly
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FROM))
+
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "python_operand",

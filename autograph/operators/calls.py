@@ -23,13 +23,12 @@ import collections
 import functools
 import itertools
 import sys
-import threading
+import _thread
 import types
 
 from autograph import errors
 from autograph.operators import py_builtins
 from autograph.operators.location import where
-from autograph.runtime.numpy import packing
 
 
 def _random():
@@ -85,7 +84,8 @@ def converted_call(f, *args, **kwargs):
         op = _builtin_operator(f.func)
         if op is not None:
             return op(*f.args, *args, **{**f.keywords, **kwargs})
-    if packing.is_numpy_callable(f):
+    from autograph.runtime.numpy import packing   # (here: a trace that calls no NumPy
+    if packing.is_numpy_callable(f):             # function never loads it)
         rnd = _random()
         if rnd is not None and f in rnd.MODULE_FUNCTIONS:
             return rnd.call(f, args, kwargs)
@@ -114,7 +114,7 @@ _MUTATORS = {
 }
 
 
-class _State(threading.local):
+class _State(_thread._local):
     def __init__(self):
         self.loops = []   # one _Staged per loop or `if` being traced into a graph
 

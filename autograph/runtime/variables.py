@@ -28,7 +28,7 @@ creation, also for Variables created while a function traces.
 
 import contextlib
 import operator
-import threading
+import _thread
 import weakref
 
 import numpy as np
@@ -37,6 +37,7 @@ from autograph.errors import AutographError, StagingError
 from autograph.runtime import control_flow
 from autograph.runtime.ir import nest, primitives  # noqa: F401 (registers Cast)
 from autograph.runtime.devices import DeviceError, device_of, get_device
+from autograph.runtime.ir import graph as graph_module
 from autograph.runtime.ir.graph import get_default_graph
 from autograph.runtime.ir.tensor import Tensor
 
@@ -47,22 +48,10 @@ class DeletedVariableError(AutographError, ReferenceError):
 
 # -- creation hook ---------------------------------------------------------------------------
 
-_local = threading.local()
-
-
-@contextlib.contextmanager
-def record_creations():
-    """Collect every Variable created on this thread inside the block (nested blocks each
-    get them): `with record_creations() as made: ...; made` is a list of Variables."""
-    stack = getattr(_local, "stack", None)
-    if stack is None:
-        stack = _local.stack = []
-    made = []
-    stack.append(made)
-    try:
-        yield made
-    finally:
-        stack.pop()
+# (kept with the trace state in autograph.runtime.ir.graph: tracing records creations
+# without loading this module; `_local.stack` is the hook's stack, `_local.scopes` ours)
+_local = graph_module._creation
+record_creations = graph_module.record_creations
 
 
 @contextlib.contextmanager
@@ -191,7 +180,7 @@ class Variable:
             raise TypeError(f"ag.Variable's trainable must be True or False, got {trainable!r}")
         self._name = _scoped("Variable" if name is None else str(name))
         self._trainable = bool(trainable)
-        self._lock = threading.Lock()   # held by assign, assign_add, assign_sub (and kernels)
+        self._lock = _thread.allocate_lock()   # held by assign, assign_add, assign_sub (and kernels)
         for made in getattr(_local, "stack", ()):
             made.append(self)
 
@@ -377,7 +366,7 @@ class Variable:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def __repr__(self):
         extra = "" if self._trainable else ", trainable=False"

@@ -11,7 +11,7 @@ import functools
 import inspect
 import itertools
 import os
-import threading
+import _thread
 import types
 import weakref
 
@@ -20,7 +20,7 @@ from autograph.source import origin
 
 _FACTORY = "__autograph_factory"
 _counter = itertools.count(1)
-_names_lock = threading.RLock()   # reentrant: _forget runs from GC callbacks
+_names_lock = _thread.RLock()   # reentrant: _forget runs from GC callbacks
 _used_filenames = set()
 
 

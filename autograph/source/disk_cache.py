@@ -3,8 +3,13 @@
 Converting a function (parse, the passes, unparse) is most of a fresh process's first call,
 and it needs gast and some 50 modules of autograph. What conversion produces is only text:
 the generated module, the converted function's source (what `to_code` shows) and the map
-from generated lines to the user's. This cache keeps exactly that, one JSON file per
+from generated lines to the user's. This cache keeps exactly that, one text file per
 conversion, and loads it back with autograph.source.binding, which needs neither.
+
+The file is a list of length-prefixed text fields (`encode`/`decode`: no json, whose
+import alone costs a fresh process more than reading the file), headed by the format and
+the file's own key, which a hit checks: a file that is not ours, is cut short or was
+stored under another key is ignored.
 
 Safe by construction: a file holds only source text autograph generated and numbers; it is
 compiled, never unpickled or evaluated as data, and it is found only by a key that names
@@ -27,7 +32,6 @@ as before).
 
 import atexit
 import builtins
-import json
 import linecache
 import os
 import sys
@@ -35,7 +39,8 @@ import types
 
 from autograph import config
 
-FORMAT = 1
+FORMAT = 2
+MAGIC = "autograph-cache"
 _fingerprint = None
 
 
@@ -58,7 +63,7 @@ def directory():
 def _sha256():
     """A new SHA-256 hash from CPython's own small module (_sha2 from 3.12, _sha256
     before): importing hashlib loads OpenSSL, which costs a first call more than the key."""
-    for name in ("_sha2", "_sha256"):
+    for name in (("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")):
         try:
             return __import__(name).sha256()
         except ImportError:
@@ -144,7 +149,55 @@ def _autograph_fingerprint():
 
 def _path(k):
     folder = directory()
-    return None if folder is None or k is None else os.path.join(folder, k[:2], k + ".json")
+    return None if folder is None or k is None else os.path.join(folder, k[:2], k + ".agc")
+
+
+# the record's fields in file order: str, or None (cls), or a list of str (generated), int (flags)
+_FIELDS = ("module_text", "source_text", "inner_name", "cls", "generated", "flags")
+
+
+def encode(k, record, lines):
+    """The file text of `record` stored under key `k`; `lines`: the origin map
+    (generated line -> (filename, lineno, col_offset, source_line, function_name))."""
+    items = [MAGIC, str(FORMAT), k]
+    cls = record["cls"]
+    items += [record["module_text"], record["source_text"], record["inner_name"],
+              "" if cls is None else "=" + cls, " ".join(record["generated"]),
+              str(int(record["flags"]))]
+    for line, loc in sorted(lines.items()):
+        filename, lineno, col, source_line, function_name = loc
+        items += [str(line), filename, str(lineno), "" if col is None else str(col),
+                  "" if source_line is None else "=" + source_line, function_name]
+    return "".join(f"{len(item)}\n{item}\n" for item in items)
+
+
+def decode(text, k=None):
+    """The record in file text `text` (with "lines": a list of str, 6 per generated line),
+    or None when it is not a complete file of this format (stored under key `k`, if given)."""
+    items, pos, end = [], 0, len(text)
+    try:
+        while pos < end:
+            newline = text.index("\n", pos)
+            n = int(text[pos:newline])
+            start = newline + 1
+            if n < 0 or start + n >= end or text[start + n] != "\n":
+                return None
+            items.append(text[start:start + n])
+            pos = start + n + 1
+    except ValueError:
+        return None
+    if len(items) < 9 or items[0] != MAGIC or items[1] != str(FORMAT) or (len(items) - 9) % 6:
+        return None
+    if k is not None and items[2] != k:
+        return None
+    cls = items[6]
+    try:
+        flags = int(items[8])
+    except ValueError:
+        return None
+    return {"module_text": items[3], "source_text": items[4], "inner_name": items[5],
+            "cls": cls[1:] if cls else None, "generated": items[7].split(),
+            "flags": flags, "lines": items[9:]}
 
 
 def load(k):
@@ -153,16 +206,14 @@ def load(k):
     if path is None:
         return None
     try:
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        return None
-    return record
+    return decode(text, k)
 
 
-_pending = []          # (path, record) not written yet
+_pending = []          # (path, key, record) not written yet
 _PENDING_MAX = 32      # written in a batch when this many wait (and at exit)
 
 
@@ -176,7 +227,7 @@ def store(k, record):
         return
     if not _pending:
         atexit.register(flush)
-    _pending.append((path, record))
+    _pending.append((path, k, record))
     if len(_pending) >= _PENDING_MAX:
         flush()
 
@@ -184,23 +235,18 @@ def store(k, record):
 def flush():
     """Write the records waiting to be stored."""
     while _pending:
-        path, record = _pending.pop()
-        _write(path, record)
+        path, k, record = _pending.pop()
+        _write(path, k, record)
     atexit.unregister(flush)
 
 
-def _write(path, record):
+def _write(path, k, record):
     try:
         lines = record["lines"]() if callable(record["lines"]) else record["lines"]
-        text = json.dumps({
-            "format": FORMAT, "module_text": record["module_text"],
-            "source_text": record["source_text"], "inner_name": record["inner_name"],
-            "cls": record["cls"], "generated": list(record["generated"]),
-            "flags": record["flags"],
-            "lines": {str(line): list(loc) for line, loc in lines.items()}})
+        text = encode(k, record, lines)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         os.replace(tmp, path)   # readers see the whole file or none
     except Exception:   # a full disk, a read-only home, an unexpected map: no cache entry
@@ -210,4 +256,9 @@ def _write(path, record):
 def origin_map(record):
     """The record's origin map: generated line -> LineLocation."""
     from autograph.source.origin import LineLocation
-    return {int(line): LineLocation(*loc) for line, loc in record["lines"].items()}
+    flat, out = record["lines"], {}
+    for i in range(0, len(flat), 6):
+        line, filename, lineno, col, source_line, function_name = flat[i:i + 6]
+        out[int(line)] = LineLocation(filename, int(lineno), int(col) if col else None,
+                                      source_line[1:] if source_line else None, function_name)
+    return out

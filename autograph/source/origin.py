@@ -13,20 +13,42 @@ generated from. With it:
   line, source line) and autograph's own internal frames are dropped from the traceback.
 """
 
-import collections
 import functools
 import linecache
 import os
 import sys
-import threading
+import _thread
 import types
 
 from autograph import config, errors, frames
 
 
-class LineLocation(collections.namedtuple(
-        "LineLocation", ["filename", "lineno", "col_offset", "source_line", "function_name"])):
-    """A place in the user's source. `source_line` is the text of that line (unstripped)."""
+class LineLocation(tuple):
+    """A place in the user's source: (filename, lineno, col_offset, source_line,
+    function_name), a tuple with named fields. `source_line` is the text of that line
+    (unstripped). (Written out, not a collections.namedtuple: making one costs every fresh
+    process's first call.)"""
+
+    __slots__ = ()
+    _fields = ("filename", "lineno", "col_offset", "source_line", "function_name")
+
+    def __new__(cls, filename, lineno, col_offset, source_line, function_name):
+        return tuple.__new__(cls, (filename, lineno, col_offset, source_line, function_name))
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+    def __repr__(self):
+        return "LineLocation(" + ", ".join(f"{f}={v!r}" for f, v in zip(self._fields, self)) + ")"
+
+    def _replace(self, **changes):
+        return LineLocation(*[changes.pop(f, v) for f, v in zip(self._fields, self)])
+
+    filename = property(lambda self: self[0], doc="the user's file")
+    lineno = property(lambda self: self[1], doc="1-based line in that file")
+    col_offset = property(lambda self: self[2], doc="0-based column")
+    source_line = property(lambda self: self[3], doc="the line's text")
+    function_name = property(lambda self: self[4], doc="the enclosing function's name")
 
     def format(self):
         """Two lines in the style of a traceback entry."""
@@ -74,7 +96,7 @@ class OriginMap:
 
 
 _registry = {}
-_lock = threading.RLock()   # reentrant: unregister runs from GC callbacks
+_lock = _thread.RLock()   # reentrant: unregister runs from GC callbacks
 
 # Frames of this directory are autograph's machinery; tracebacks hide them unless
 # ag.config.show_internal_frames(True) (or AUTOGRAPH_TRACEBACK=full) asks to keep them.

@@ -19,7 +19,7 @@ import linecache
 import os
 import re
 import textwrap
-import threading
+import _thread
 import types
 
 import gast
@@ -114,7 +114,7 @@ class _FileIndex:
         self.tree = tree
         self._defs = {}       # first line (of the def or of its first decorator) -> [nodes]
         self._todo = collections.deque([tree])
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._lambdas = None  # line of the `lambda` keyword -> [nodes]
 
     def _step(self):

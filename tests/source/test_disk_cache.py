@@ -64,9 +64,9 @@ def test_second_conversion_loads_from_disk(tmp_path, cache_dir, monkeypatch):
     code_first = ag.to_code(first.collatz)
     assert ag.function(first.collatz)(np.int64(27)) == 111
     disk_cache.flush()    # (records are written at exit, or in batches)
-    files = list(cache_dir.rglob("*.json"))
+    files = list(cache_dir.rglob("*.agc"))
     assert len(files) == 1
-    record = json.loads(files[0].read_text())
+    record = disk_cache.decode(files[0].read_text())
     assert record["source_text"] == code_first and "ag__.while_stmt" in record["module_text"]
 
     _no_passes(monkeypatch)
@@ -119,12 +119,20 @@ def test_off_by_config_or_environment(tmp_path, cache_dir, monkeypatch):
 def test_unreadable_or_foreign_files_are_ignored(tmp_path, cache_dir):
     mod = _module(tmp_path)
     k = disk_cache.key(mod.collatz)
-    path = cache_dir / k[:2] / f"{k}.json"
+    path = cache_dir / k[:2] / f"{k}.agc"
     os.makedirs(path.parent)
     path.write_text("{not json")
     assert ag.function(mod.collatz)(np.int64(27)) == 111
     path.write_text(json.dumps({"format": 999}))
     assert ag.function(_module(tmp_path).collatz)(np.int64(27)) == 111
+    disk_cache.flush()
+    good = path.read_text()
+    assert disk_cache.decode(good, k)["inner_name"] == "collatz"
+    # cut short, stored under another key, another format: each is ignored
+    for bad, key in ((good[:-7], k), (good, "0" * 64), (good.replace("\n2\n", "\n9\n", 1), k)):
+        assert disk_cache.decode(bad, key) is None
+        path.write_text(bad)
+        assert ag.function(_module(tmp_path).collatz)(np.int64(27)) == 111
     assert api._by_code is not None
 
 

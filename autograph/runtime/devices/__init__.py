@@ -24,8 +24,7 @@ devices holds an array). The Device record and the errors live in base.py.
 
 import contextlib
 import importlib
-import threading
-from dataclasses import dataclass
+import _thread
 
 import numpy as np
 
@@ -50,7 +49,7 @@ _BUILTINS = {
 # device that has not been created yet
 _ARRAY_MODULES = {"cupy": "cuda", "torch": "torch", "array_api_strict": "strict"}
 
-_lock = threading.RLock()
+_lock = _thread.RLock()
 _entry_points_loaded = False
 
 
@@ -191,13 +190,30 @@ def _load_entry_points():
 
 # -- list_devices --------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
 class DeviceInfo:
     """One row of `list_devices()`: a device name, whether it can run here, and a detail:
-    the library that runs it, or why it is missing ("CuPy not installed")."""
-    name: str
-    available: bool
-    detail: str
+    the library that runs it, or why it is missing ("CuPy not installed"). Immutable.
+    (A plain class, not a dataclass: this module loads with `import autograph`.)"""
+
+    __slots__ = ("name", "available", "detail")
+
+    def __init__(self, name, available, detail):
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "available", available)
+        object.__setattr__(self, "detail", detail)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("DeviceInfo is immutable")
+
+    def __eq__(self, other):
+        return type(other) is DeviceInfo and (self.name, self.available, self.detail) == \
+            (other.name, other.available, other.detail)
+
+    def __hash__(self):
+        return hash((self.name, self.available, self.detail))
+
+    def __repr__(self):
+        return f"DeviceInfo(name={self.name!r}, available={self.available!r}, detail={self.detail!r})"
 
     def __str__(self):
         return f"{self.name}: {self.detail}" if self.available else \
@@ -253,7 +269,7 @@ def list_devices():
 
 # -- scopes and placement ------------------------------------------------------------------------
 
-class _Scopes(threading.local):
+class _Scopes(_thread._local):
     """Per-thread stack of `with device(...)` scopes. Always has `stack` (a missing
     thread-local attribute is slow to look up, and this is on every call's path)."""
 

@@ -43,7 +43,6 @@ import collections
 import itertools
 import keyword
 import linecache
-import re
 import weakref
 
 import numpy as np
@@ -72,8 +71,21 @@ _BINARY = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "floor_d
            "bitwise_left_shift": "<<", "bitwise_right_shift": ">>",
            "logical_and": "&", "logical_or": "|", "logical_xor": "^"}   # on bools
 _UNARY = {"negative": "-", "positive": "+", "bitwise_invert": "~", "logical_not": "~"}
-_ASSIGN = re.compile(r"^(\w+) = (.*)$")
-_NON_WORD = re.compile(r"\W")
+
+
+def _split_assign(line):
+    """(name, expression) of a line `name = expression`, else None (str methods, not a
+    regular expression: compiling one cost every fresh process's first call)."""
+    name, sep, expr = line.partition(" = ")
+    if not sep or not name or "\n" in line or not all(c.isalnum() or c == "_" for c in name):
+        return None
+    return name, expr
+
+
+def _word_chars(text):
+    """`text` with every character that is not a letter, digit or underscore made `_`."""
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
+
 _CHUNK = 1 << 20    # counter values made at once by counter_values on NumPy
 _SHORT = 32         # a counter loop known to run fewer times stays a while loop: making
                     # the counter's values costs ~1 us, a step of the while loop's test ~50 ns
@@ -166,7 +178,7 @@ class _Compiler:
             self.used.add(base)     # the common case, in one test
             return base
         if not base.isidentifier():
-            base = _NON_WORD.sub("_", base) or "v"
+            base = _word_chars(base) or "v"
             if base[0].isdigit():
                 base = "_" + base
         if keyword.iskeyword(base):
@@ -428,9 +440,9 @@ class _Compiler:
         inner = self.enter(cg, outer, loop_vars + ins[n:])
         test, test_made_by = self.lines_of(lambda: self.graph_body(cg, inner, depth + 1))
         test_expr = inner[id(cg.outputs[0])]
-        single = _ASSIGN.match(test[0].strip()) if len(test) == 1 else None
-        if counter is None and single and single.group(1) == test_expr:
-            self.emit(depth, f"while {self.truth(single.group(2))}:")   # the test is one node
+        single = _split_assign(test[0].strip()) if len(test) == 1 else None
+        if counter is None and single and single[0] == test_expr:
+            self.emit(depth, f"while {self.truth(single[1])}:")   # the test is one node
         else:
             self.emit(depth, "while True:")
             if counter is not None:

@@ -22,7 +22,7 @@ liberty taken is merging repeated reads between two possible writes.)
 
 import numpy as np
 
-from autograph.runtime.exec import hoist, interpreter
+from autograph.runtime.exec import hoist
 from autograph.runtime.control_flow import CONTROL_FLOW_OPS, is_effectful
 from autograph.runtime.devices import get_device
 from autograph.runtime.ir.graph import Graph
@@ -132,6 +132,7 @@ class _Rewriter:
 
     def fold(self, node, ins, new):
         """Const nodes holding `node`'s values, or None when it should not be folded."""
+        from autograph.runtime.exec import interpreter   # (loaded when a graph folds something)
         try:
             values = interpreter._eval(node, [t.node.attrs["value"] for t in ins], self.cpu)
         except Exception:   # let the error happen at run time, where it is reported

@@ -10,7 +10,7 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 (`add`, `add_1`, ...), and the outputs of a function graph pass through `Identity` nodes.
 """
 
-import threading
+import _thread
 
 from autograph.frames import user_position
 from autograph.runtime.ir.tensor import Tensor
@@ -68,7 +68,31 @@ class GraphDef:
         return "GraphDef(\n" + "".join(f"  {n!r}\n" for n in self.node) + ")"
 
 
-_state = threading.local()
+_state = _thread._local()
+
+# The Variable-creation hook: autograph.runtime.variables appends each new Variable to every
+# list on this thread's `_creation.stack`. It lives here, with the trace state, so that a
+# trace records creations without loading the Variable machinery until a Variable is made.
+_creation = _thread._local()
+
+
+class record_creations:
+    """Collect every Variable created on this thread inside the block (nested blocks each
+    get them): `with record_creations() as made: ...; made` is a list of Variables."""
+
+    __slots__ = ("made",)
+
+    def __enter__(self):
+        stack = _creation.__dict__.get("stack")
+        if stack is None:
+            stack = _creation.stack = []
+        self.made = []
+        stack.append(self.made)
+        return self.made
+
+    def __exit__(self, *exc):
+        _creation.stack.pop()
+        return False
 
 
 def _stack():

@@ -8,8 +8,6 @@ so that it can be a loop variable or a branch output. Control flow uses this to 
 several loop variables at once; `ag.function` uses it to key and flatten arguments.
 """
 
-import copy
-import dataclasses
 
 
 def _is_namedtuple(x):
@@ -17,7 +15,14 @@ def _is_namedtuple(x):
 
 
 def _is_dataclass_instance(x):
-    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+    return hasattr(type(x), "__dataclass_fields__") and not isinstance(x, type)
+
+
+def _dataclasses():
+    """The dataclasses module, imported only where a dataclass exists (so it is loaded
+    already): a fresh process that never meets one does not pay for its import."""
+    import dataclasses
+    return dataclasses
 
 
 def _sorted_keys(d):
@@ -41,7 +46,7 @@ def add_leaf_type(cls):
     """Declare that instances of exactly `cls` are leaves (neither a container, a dataclass
     nor a protocol speaker), so is_nested answers for them at once."""
     global _LEAF_TYPES
-    if isinstance(cls, type) and not dataclasses.is_dataclass(cls) and \
+    if isinstance(cls, type) and not hasattr(cls, "__dataclass_fields__") and \
             not hasattr(cls, "__ag_flatten__") and not issubclass(cls, (list, tuple, dict)):
         _LEAF_TYPES = _LEAF_TYPES | {cls}
 
@@ -64,7 +69,7 @@ def children(x):
     if isinstance(x, dict):
         return [x[k] for k in _sorted_keys(x)]
     if _is_dataclass_instance(x):
-        return [getattr(x, f.name) for f in dataclasses.fields(x)]
+        return [getattr(x, f.name) for f in _dataclasses().fields(x)]
     return list(x)
 
 
@@ -82,6 +87,7 @@ def rebuild(x, kids):
             return {k: out[k] for k in x}
         # a subclass (defaultdict, Counter, OrderedDict, the user's): a copy keeps what its
         # constructor would not take back (a default_factory; Counter counts an iterable)
+        import copy   # (only here: most calls never meet a dict subclass)
         new = copy.copy(x)
         for k in x:
             new[k] = out[k]
@@ -93,7 +99,8 @@ def rebuild(x, kids):
     if isinstance(x, list):
         return list(kids)
     if _is_dataclass_instance(x):
-        return dataclasses.replace(x, **{f.name: k for f, k in zip(dataclasses.fields(x), kids)})
+        dc = _dataclasses()
+        return dc.replace(x, **{f.name: k for f, k in zip(dc.fields(x), kids)})
     raise TypeError(f"not a structure: {type(x).__name__}")
 
 

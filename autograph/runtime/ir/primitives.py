@@ -22,24 +22,51 @@ A floating-point primitive with neither is an error at differentiation time nami
 primitive and the user's line; a test audits the table.
 """
 
-from dataclasses import dataclass, replace
-from typing import Callable, Optional, Union
-
 import numpy as np
 
 from autograph.runtime.ir.graph import get_default_graph
 from autograph.runtime.ir.tensor import Tensor
 
 
-@dataclass(frozen=True)
 class Primitive:
-    name: str
-    infer: Callable                    # infer(*inputs: Tensor, **attrs) -> [(dtype, shape, weak)]
-    kernel: Union[str, Callable, None]  # xp attribute name, or kernel(xp, *arrays, **attrs)
-    effectful: bool = False
-    doc: Optional[str] = None
-    vjp: Optional[Callable] = None      # vjp(cts, node) -> [input cotangent or None]
-    nondiff: bool = False               # zero cotangents for every input
+    """One entry of the table, immutable (`replace` makes a changed copy):
+    - name: str
+    - infer(*inputs: Tensor, **attrs) -> [(dtype, shape, weak)], one per output
+    - kernel: an attribute name of the device's array namespace, or
+      kernel(xp, *arrays, **attrs), or None (executors handle it themselves)
+    - effectful: bool; doc: str or None
+    - vjp(cts, node) -> [input cotangent or None], or None
+    - nondiff: zero cotangents for every input
+    (A plain class, not a dataclass: the table is built while `import autograph` runs.)"""
+
+    __slots__ = ("name", "infer", "kernel", "effectful", "doc", "vjp", "nondiff")
+
+    def __init__(self, name, infer, kernel, effectful=False, doc=None, vjp=None, nondiff=False):
+        for field, value in zip(self.__slots__, (name, infer, kernel, effectful, doc, vjp, nondiff)):
+            object.__setattr__(self, field, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Primitive is immutable: use primitives.replace(prim, {name}=...)")
+
+    def _fields(self):
+        return tuple(getattr(self, f) for f in self.__slots__)
+
+    def __eq__(self, other):
+        return type(other) is Primitive and self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        return "Primitive(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__) + ")"
+
+
+def replace(prim, **changes):
+    """A copy of `prim` with some fields changed (like dataclasses.replace)."""
+    unknown = set(changes) - set(Primitive.__slots__)
+    if unknown:
+        raise TypeError(f"Primitive has no field {sorted(unknown)[0]!r}")
+    return Primitive(**{f: changes.get(f, getattr(prim, f)) for f in Primitive.__slots__})
 
 
 PRIMITIVES = {}
