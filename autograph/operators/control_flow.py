@@ -18,6 +18,8 @@ exactly like the original. Only when a condition (or a loop's iterable) is a sym
 is the statement staged, as one `cond` or `while_loop` node of the graph being traced.
 """
 
+import _thread
+
 import numpy as np
 
 from autograph import errors
@@ -528,9 +530,6 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test, places), n)
 
 
-import threading  # (here, not at the top: only _LoopJumps needs it)  # noqa: E402
-
-
 class _LoopJumps:
     """Whether a jump (break, continue, return) of the Python loop running now depends on
     a tensor: a jump's `if` (Conv.JUMP_IF: the one that sets its flag, or one that guards
@@ -541,7 +540,7 @@ class _LoopJumps:
     current record while it runs; a staged loop or a Python `while` opens `None`, so the
     jumps of a loop nested in a Python `for` never count as the `for`'s own."""
 
-    _current = threading.local()
+    _current = _thread._local()   # (the C type: `threading` costs a fresh first call)
 
     def __init__(self, record=True):
         self.tensor = False
