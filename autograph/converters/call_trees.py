@@ -20,7 +20,7 @@ import gast
 from autograph.converters.base import Transformer, rewrite_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
-from autograph.runtime.numpy import packing, random
+from autograph.runtime.numpy import packing
 from autograph.source import templates, traversal
 from autograph.source.traversal import children
 
@@ -86,6 +86,15 @@ def _list_names(fn_node, returns_array):
     return names
 
 
+def _is_random_method(value):
+    """runtime.numpy.random's test, without importing numpy.random (and OpenSSL, which it
+    loads) for programs that draw nothing: before it is imported, no value is its draw."""
+    if "numpy.random" not in sys.modules:
+        return False
+    from autograph.runtime.numpy import random
+    return random.is_random_method(value)
+
+
 def _numpy_packs(value, node, may_be_list):
     """Whether a NumPy call must go through converted_call, which packs Python lists that
     hold tensors as NumPy would: `np.asarray(x)`, `np.zeros(n)` (lengths may be tensors),
@@ -93,7 +102,7 @@ def _numpy_packs(value, node, may_be_list):
     binds to one (`parts = [a, b]; np.sum(parts)`), or the result of a call that is not
     NumPy's (`np.sum(helper(x))`, `np.stack(list(xs))`). Other NumPy calls stay as written,
     dispatching on tensors by themselves."""
-    if random.is_random_method(value):   # a draw: staged by converted_call (every run)
+    if _is_random_method(value):   # a draw: staged by converted_call (every run)
         return True
     if not packing.is_numpy_callable(value):
         return False
