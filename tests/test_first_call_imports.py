@@ -57,7 +57,7 @@ def test_a_warm_first_call_imports_no_compiler(tmp_path):
         sorted(surface)
     for unused in ("numpy.random", "logging", "sysconfig", "_hashlib", "difflib", "string"):
         assert unused not in warm, unused
-    assert len(warm) < len(cold) / 2
+    assert len(cold) - len(warm) >= 30   # the compiler: gast, analysis, converter passes
 
 
 # What a warm first call of collatz loads beyond `import numpy`, at most (measured: see
