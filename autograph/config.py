@@ -18,6 +18,11 @@ or turns it off with `off`).
 """
 
 import os
+import threading
+
+from autograph.call_flag import BUSY
+
+_lock = threading.Lock()
 
 _run_functions_eagerly = False
 _show_internal_frames = (os.environ.get("AUTOGRAPH_TRACEBACK", "").lower() in ("full", "off", "1")
@@ -27,7 +32,12 @@ _show_internal_frames = (os.environ.get("AUTOGRAPH_TRACEBACK", "").lower() in ("
 def run_functions_eagerly(run_eagerly):
     """Make every ag.function run its Python function directly (True) or traced (False)."""
     global _run_functions_eagerly
-    _run_functions_eagerly = bool(run_eagerly)
+    with _lock:
+        if run_eagerly and not _run_functions_eagerly:   # one BUSY entry while it is on
+            BUSY.append(None)                             # (autograph.call_flag)
+        elif not run_eagerly and _run_functions_eagerly:
+            BUSY.pop()
+        _run_functions_eagerly = bool(run_eagerly)
 
 
 def functions_run_eagerly():

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from autograph.call_flag import BUSY
+
 from autograph.runtime.devices.base import (  # noqa: F401  (re-exported)
     Device, DeviceError, DeviceUnavailable, UnsupportedPrimitiveError)
 
@@ -277,6 +279,7 @@ def device(name):
     dev = get_device(name)
     stack = _scope.stack
     stack.append(dev)
+    BUSY.append(None)   # the call fast paths look here first (autograph.call_flag)
     try:
         if dev.activate is None:
             yield dev
@@ -284,6 +287,7 @@ def device(name):
             with dev.activate:  # e.g. CuPy's current GPU is this one inside the scope
                 yield dev
     finally:
+        BUSY.pop()
         stack.pop()
 
 

@@ -12,6 +12,7 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 
 import threading
 
+from autograph.call_flag import BUSY
 from autograph.frames import user_position
 from autograph.runtime.ir.tensor import Tensor
 
@@ -103,9 +104,11 @@ class _DefaultScope:
 
     def __enter__(self):
         _stack().append(self.graph)
+        BUSY.append(None)   # the call fast paths look here first (autograph.call_flag)
         return self.graph
 
     def __exit__(self, *exc):
+        BUSY.pop()
         _stack().pop()   # this thread's stack: a with-statement exits where it entered
         return False
 
