@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from autograph import trace_type as tt
-from autograph.call_flag import BUSY
+from autograph.config import _busy as BUSY
 from autograph.runtime import devices
 from autograph.runtime.ir import nest
 from autograph.runtime.ir import graph as graph_module

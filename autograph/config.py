@@ -20,8 +20,16 @@ or turns it off with `off`).
 import os
 import threading
 
-from autograph.call_flag import BUSY
-
+# The call fast paths' process-wide flag: one entry per open device scope and per graph
+# being built, in any thread, plus one while run_functions_eagerly(True) is set. A steady-
+# state ag.function call may skip binding and tracing only when, on its thread, no device
+# scope is open, no graph is being built and functions do not run eagerly; asking the two
+# thread-local stacks and the eager flag costs ~140 ns a call, testing this list ~10. Those
+# places append on entry and pop on exit (list.append/pop are atomic; the entries are all
+# alike, so which one a pop removes does not matter). While it is empty no thread can be in
+# a scope or a trace, so the fast path runs at once; while it is not, the fast path asks
+# the calling thread's own state exactly, as before (correct, ~130 ns slower meanwhile).
+_busy = []
 _lock = threading.Lock()
 
 _run_functions_eagerly = False
@@ -33,10 +41,10 @@ def run_functions_eagerly(run_eagerly):
     """Make every ag.function run its Python function directly (True) or traced (False)."""
     global _run_functions_eagerly
     with _lock:
-        if run_eagerly and not _run_functions_eagerly:   # one BUSY entry while it is on
-            BUSY.append(None)                             # (autograph.call_flag)
+        if run_eagerly and not _run_functions_eagerly:   # one _busy entry while it is on
+            _busy.append(None)
         elif not run_eagerly and _run_functions_eagerly:
-            BUSY.pop()
+            _busy.pop()
         _run_functions_eagerly = bool(run_eagerly)
 
 

@@ -61,7 +61,7 @@ RETRACE_WARNING_THRESHOLD = 5
 
 # the call fast path (its key and thread-local checks: concrete_function.fast_key, FAST_PATH)
 _FAST_PATH_ENTRIES = 1024   # per Function
-from autograph.call_flag import BUSY  # noqa: E402  (here: the import block above is shared)
+BUSY = config._busy   # the call fast path's flag (autograph.config)
 
 
 # Functions passed as arguments (the seed's `dynamic_rnn(rnn_step, ...)`) are keyed by
@@ -74,7 +74,7 @@ _HELD_WEAKLY = (types.FunctionType, types.BuiltinFunctionType)   # ufuncs live f
 
 
 def _calm():
-    """The exact check behind the fast path's flag (autograph.call_flag.BUSY, set while any
+    """The exact check behind the fast path's flag (autograph.config._busy, set while any
     thread is in a device scope or a trace, or functions run eagerly): on this thread no
     device scope is open, no graph is being built, and functions do not run eagerly."""
     return (not SCOPES.__dict__.get("stack") and not GRAPHS.__dict__.get("stack")

@@ -1,4 +1,4 @@
-"""The call fast path's process-wide flag (autograph.call_flag.BUSY): every device scope,
+"""The call fast path's process-wide flag (autograph.config._busy): every device scope,
 graph being built and run_functions_eagerly(True) holds one entry while it lasts, in any
 thread, exceptions included; while it is set the fast path asks the thread's own state,
 so a thread in a scope or a trace never takes it, and other threads still do."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.call_flag import BUSY
+from autograph.config import _busy as BUSY
 from autograph.concrete_function import fast_key
 
 

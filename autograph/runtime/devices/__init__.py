@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from autograph.call_flag import BUSY
+from autograph.config import _busy as BUSY
 
 from autograph.runtime.devices.base import (  # noqa: F401  (re-exported)
     Device, DeviceError, DeviceUnavailable, UnsupportedPrimitiveError)
@@ -279,7 +279,7 @@ def device(name):
     dev = get_device(name)
     stack = _scope.stack
     stack.append(dev)
-    BUSY.append(None)   # the call fast paths look here first (autograph.call_flag)
+    BUSY.append(None)   # the call fast paths look here first (autograph.config._busy)
     try:
         if dev.activate is None:
             yield dev

@@ -12,7 +12,7 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 
 import threading
 
-from autograph.call_flag import BUSY
+from autograph.config import _busy as BUSY
 from autograph.frames import user_position
 from autograph.runtime.ir.tensor import Tensor
 
@@ -104,7 +104,7 @@ class _DefaultScope:
 
     def __enter__(self):
         _stack().append(self.graph)
-        BUSY.append(None)   # the call fast paths look here first (autograph.call_flag)
+        BUSY.append(None)   # the call fast paths look here first (autograph.config._busy)
         return self.graph
 
     def __exit__(self, *exc):
