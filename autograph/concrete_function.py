@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from autograph import trace_type as tt
+from autograph.config import _busy as BUSY
 from autograph.runtime import devices
 from autograph.runtime.ir import nest
 from autograph.runtime.ir import graph as graph_module
@@ -267,8 +268,8 @@ class ConcreteFunction:
                     runner = self._fast.get(fast_key(args))
                 except TypeError:   # an unhashable argument
                     runner = None
-                if runner is not None and not SCOPES.__dict__.get("stack") \
-                        and not GRAPHS.__dict__.get("stack"):
+                if runner is not None and (not BUSY or (not SCOPES.__dict__.get("stack")
+                                                        and not GRAPHS.__dict__.get("stack"))):
                     return runner(*args)
             return self._call(args, kwargs)
         except Exception as exc:

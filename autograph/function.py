@@ -61,6 +61,7 @@ RETRACE_WARNING_THRESHOLD = 5
 
 # the call fast path (its key and thread-local checks: concrete_function.fast_key, FAST_PATH)
 _FAST_PATH_ENTRIES = 1024   # per Function
+BUSY = config._busy   # the call fast path's flag (autograph.config)
 
 
 # Functions passed as arguments (the seed's `dynamic_rnn(rnn_step, ...)`) are keyed by
@@ -70,6 +71,14 @@ _FAST_PATH_ENTRIES = 1024   # per Function
 # fast path.
 _PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
 _HELD_WEAKLY = (types.FunctionType, types.BuiltinFunctionType)   # ufuncs live forever
+
+
+def _calm():
+    """The exact check behind the fast path's flag (autograph.config._busy, set while any
+    thread is in a device scope or a trace, or functions run eagerly): on this thread no
+    device scope is open, no graph is being built, and functions do not run eagerly."""
+    return (not SCOPES.__dict__.get("stack") and not GRAPHS.__dict__.get("stack")
+            and not config._run_functions_eagerly)
 
 
 def _kw_key(args, kwargs):
@@ -191,18 +200,34 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         # The fast path: arrays and Python values whose types, dtypes, shapes and values were
-        # seen before, no device scope, not inside a trace, not eager. Else: _call.
+        # seen before, no device scope, not inside a trace, not eager (BUSY empty, or the
+        # exact check says so for this thread: _calm). Else: _call. The keys of one and two
+        # arguments are fast_key's, written out here (a call of fast_key costs ~50 ns of the
+        # ~650 a NumPy scalar's call takes): a NumPy scalar's key is its type, and no other
+        # key is a bare type, so one dict lookup with the type finds it or nothing.
         try:
             try:
-                runner = self._fast.get(fast_key(args) if not kwargs else _kw_key(args, kwargs))
+                if kwargs:
+                    key = _kw_key(args, kwargs)
+                elif len(args) == 1:
+                    a = args[0]
+                    runner = self._fast.get(type(a))
+                    if runner is not None and (not BUSY or _calm()):
+                        return runner(a)
+                    key = (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))
+                elif len(args) == 2:
+                    a, b = args
+                    key = (type(a), getattr(a, "dtype", a), getattr(a, "shape", None),
+                           type(b), getattr(b, "dtype", b), getattr(b, "shape", None))
+                else:
+                    key = fast_key(args)
+                runner = self._fast.get(key)
             except TypeError:   # an unhashable argument (a list, a dict): structured key
                 nested = fast_args.key(args, kwargs)
                 runner = None if nested is None else self._fast.get(nested[0])
-                if (runner is not None and not SCOPES.__dict__.get("stack")
-                        and not GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
+                if runner is not None and (not BUSY or _calm()):
                     return runner(*nested[1])
-            if (runner is not None and not SCOPES.__dict__.get("stack")
-                    and not GRAPHS.__dict__.get("stack") and not config._run_functions_eagerly):
+            if runner is not None and (not BUSY or _calm()):
                 return runner(*args, *kwargs.values()) if kwargs else runner(*args)
             return self._call(args, kwargs)
         except Exception as exc:

@@ -28,6 +28,8 @@ import _thread
 
 import numpy as np
 
+from autograph.config import _busy as BUSY
+
 from autograph.runtime.devices.base import (  # noqa: F401  (re-exported)
     Device, DeviceError, DeviceUnavailable, UnsupportedPrimitiveError)
 
@@ -293,6 +295,7 @@ def device(name):
     dev = get_device(name)
     stack = _scope.stack
     stack.append(dev)
+    BUSY.append(None)   # the call fast paths look here first (autograph.config._busy)
     try:
         if dev.activate is None:
             yield dev
@@ -300,6 +303,7 @@ def device(name):
             with dev.activate:  # e.g. CuPy's current GPU is this one inside the scope
                 yield dev
     finally:
+        BUSY.pop()
         stack.pop()
 
 

@@ -162,7 +162,7 @@ class _Compiler:
         self.kernels = {}          # op -> (global name, takes_xp)
         self.on_host = device.name == "cpu"
         self.numpy = device.xp is np
-        self.int_counters = {}   # "counter_dtype.type(t)" -> "t": see counter_loop
+        self.int_counters = {}   # "(ag_int64 + (t))" -> "t": see counter_loop
         self.consts = {}           # id(tensor) -> its constant value (NumPy), where known
         self.preferred = {}        # id(tensor) -> the name its producing node assigns
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
@@ -499,7 +499,7 @@ class _Compiler:
             self.need_truth()
         inner = self.enter(bg, outer, loop_vars + captured)
         if mixed:
-            value = f"{dtype}.type({var})"
+            value = self.shapes.boxed(c.dtype, var)   # the NumPy integer, cheaply
             inner[id(bg.inputs[c.k])] = value
             self.int_counters[value] = var
         self.prefer_loop_var_names(bg, loop_vars, exclude=c.k)

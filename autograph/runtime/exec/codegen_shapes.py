@@ -7,7 +7,8 @@ where the result is provably the kernel's, value, dtype and type (NumPy scalar o
 array) alike, so NEP 50 promotion downstream sees exactly what it saw before:
 
 - `shape_of(x)` read only by constant-index getitems is `x.shape` (a tuple of Python ints)
-  and each of those getitems is `int64(shape[k])`: the NumPy scalar that indexing the
+  and each of those getitems is `int64(shape[k])` (written `(zero + shape[k])`, see
+  `boxed`): the NumPy scalar that indexing the
   kernel's int64 array gives.
 - `astype` of such a getitem (known to be a NumPy scalar) to a dtype it casts to safely is
   `float64(x)`: the NumPy scalar `xp.astype` gives for a NumPy scalar. Other inputs may be
@@ -21,6 +22,8 @@ array) alike, so NEP 50 promotion downstream sees exactly what it saw before:
 
 import numpy as np
 
+from autograph.runtime.exec import scalar_box
+
 __all__ = ["ShapeArithmetic"]
 
 
@@ -33,7 +36,7 @@ class ShapeArithmetic:
         self.tuples = set()     # id(tensor): a shape_of written as `x.shape`
         self.scalars = set()    # id(tensor): known to be a NumPy scalar at run time
         self.readers = {}       # id(graph) -> {id(tensor): [reading node or None]}
-        self.types = {}         # dtype -> the global name of its scalar type
+        self.types = {}         # dtype -> (form, global name) of its box (see boxed)
 
     def expression(self, graph, node, ins):
         """The node as Python, or None when it keeps its kernel."""
@@ -42,7 +45,7 @@ class ShapeArithmetic:
             return self.shape_of(graph, node, ins)
         if op == "getitem" and id(node.inputs[0]) in self.tuples:
             self.scalars.add(id(node.outputs[0]))
-            return f"{self.scalar_type(node.outputs[0])}({ins[0]}{_index(node)})"
+            return self.boxed(node.outputs[0].dtype, f"{ins[0]}{_index(node)}")
         if op == "astype" and id(node.inputs[0]) in self.scalars:
             return self.astype(node, ins)
         if op in ("minimum", "maximum") and len(ins) == 2 and not node.attrs:
@@ -68,7 +71,7 @@ class ShapeArithmetic:
                 out.dtype.kind not in "biufc" or not np.can_cast(x.dtype, out.dtype, "safe"):
             return None
         self.scalars.add(id(out))
-        return f"{self.scalar_type(out)}({ins[0]})"
+        return self.boxed(out.dtype, ins[0])
 
     def extremum(self, node, ins):
         a, b = node.inputs
@@ -78,14 +81,22 @@ class ShapeArithmetic:
             return None
         compare = "<=" if node.op == "minimum" else ">="
         self.scalars.add(id(out))
-        return f"{self.scalar_type(out)}({ins[0]} if {ins[0]} {compare} {ins[1]} else {ins[1]})"
+        return self.boxed(out.dtype, f"{ins[0]} if {ins[0]} {compare} {ins[1]} else {ins[1]}")
 
-    def scalar_type(self, tensor):
-        dtype = np.dtype(tensor.dtype)
+    def boxed(self, dtype, expr):
+        """`expr` (a Python number, or a NumPy scalar that casts to `dtype` safely) as the
+        NumPy scalar of `dtype`: `zero + (expr)` where NEP 50 makes that the constructor's
+        result (runtime.exec.scalar_box: ~35 ns against the constructor's ~250), else
+        `dtype.type(expr)`. Bools keep the constructor (a NumPy bool is no index)."""
+        dtype = np.dtype(dtype)
         name = self.types.get(dtype)
         if name is None:
-            name = self.types[dtype] = self.cg.bind(f"ag_{dtype.name}", dtype.type)
-        return name
+            form, value = scalar_box.box(dtype)
+            if form != "add":
+                form, value = "call", dtype.type
+            name = self.types[dtype] = (form, self.cg.bind(f"ag_{dtype.name}", value))
+        form, name = name
+        return f"({name} + ({expr}))" if form == "add" else f"{name}({expr})"
 
     def readers_of(self, graph):
         index = self.readers.get(id(graph))

@@ -31,6 +31,7 @@ import numpy as np
 
 from autograph.log import log
 from autograph.runtime.exec.native_lower import Lowering, NativeLoweringError
+from autograph.runtime.exec.scalar_box import box as _box, boxed as _boxed
 
 __all__ = ["compile_graph", "source_of", "stats", "NativeLoweringError", "available"]
 
@@ -195,9 +196,8 @@ class _Runner:
             lines.append("    r = (r,)")
         outs = []
         for i, t in enumerate(g.outputs):
-            if t.shape == ():
-                ns[f"t{i}"] = t.dtype.type
-                outs.append(f"t{i}(r)" if low.single else f"t{i}(r[{i}])")
+            if t.shape == ():   # Numba returns a Python scalar: the graph's NumPy scalar
+                outs.append(_boxed(ns, f"t{i}", t.dtype, "r" if low.single else f"r[{i}]"))
             else:
                 outs.append(f"r[{i}]")
         k = len(g.outputs)
@@ -205,9 +205,9 @@ class _Runner:
                  for vid in low.assigned]
         for n, j in enumerate(order):
             attrs = variables[j][2]
-            ns[f"vd{j}"] = np.dtype(attrs["dtype"])
             if attrs["shape"] == ():   # a NumPy scalar, as the executors' kernels store
-                lines.append(f"    v{j}._value = vd{j}.type(r[{k + n}])")
+                value = _boxed(ns, f"vd{j}", np.dtype(attrs["dtype"]), f"r[{k + n}]")
+                lines.append(f"    v{j}._value = {value}")
             else:
                 lines.append(f"    v{j}._value = r[{k + n}]")
         if first_only:

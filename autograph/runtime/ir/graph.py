@@ -12,6 +12,7 @@ Names follow TensorFlow: placeholders are named after the arguments, ops after t
 
 import _thread
 
+from autograph.config import _busy as BUSY
 from autograph.frames import user_position
 from autograph.runtime.ir.tensor import Tensor
 
@@ -150,9 +151,11 @@ class _DefaultScope:
 
     def __enter__(self):
         _stack().append(self.graph)
+        BUSY.append(None)   # the call fast paths look here first (autograph.config._busy)
         return self.graph
 
     def __exit__(self, *exc):
+        BUSY.pop()
         _stack().pop()   # this thread's stack: a with-statement exits where it entered
         return False
 
