@@ -18,7 +18,7 @@ or turns it off with `off`).
 """
 
 import os
-import threading
+import _thread
 
 # The call fast paths' process-wide flag: one entry per open device scope and per graph
 # being built, in any thread, plus one while run_functions_eagerly(True) is set. A steady-
@@ -30,7 +30,7 @@ import threading
 # a scope or a trace, so the fast path runs at once; while it is not, the fast path asks
 # the calling thread's own state exactly, as before (correct, ~130 ns slower meanwhile).
 _busy = []
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 
 _run_functions_eagerly = False
 _show_internal_frames = (os.environ.get("AUTOGRAPH_TRACEBACK", "").lower() in ("full", "off", "1")

@@ -1,4 +1,5 @@
-"""Cheap scalar shape arithmetic in generated code (NumPy device only).
+"""Cheap scalar shape arithmetic in generated code (NumPy device only), and the cheap
+NumPy-scalar box it and native code use.
 
 `len(xb)` in a loop body traces to `shape_of(xb)` -> `getitem [0]` -> `astype(float64)`,
 and a batch's end to `minimum(lo + batch, n)`: four kernel calls, ~1 us each, for what a
@@ -22,9 +23,7 @@ array) alike, so NEP 50 promotion downstream sees exactly what it saw before:
 
 import numpy as np
 
-from autograph.runtime.exec import scalar_box
-
-__all__ = ["ShapeArithmetic"]
+__all__ = ["ShapeArithmetic", "box", "boxed"]
 
 
 class ShapeArithmetic:
@@ -86,12 +85,12 @@ class ShapeArithmetic:
     def boxed(self, dtype, expr):
         """`expr` (a Python number, or a NumPy scalar that casts to `dtype` safely) as the
         NumPy scalar of `dtype`: `zero + (expr)` where NEP 50 makes that the constructor's
-        result (runtime.exec.scalar_box: ~35 ns against the constructor's ~250), else
+        result (`box` below: ~35 ns against the constructor's ~250), else
         `dtype.type(expr)`. Bools keep the constructor (a NumPy bool is no index)."""
         dtype = np.dtype(dtype)
         name = self.types.get(dtype)
         if name is None:
-            form, value = scalar_box.box(dtype)
+            form, value = box(dtype)
             if form != "add":
                 form, value = "call", dtype.type
             name = self.types[dtype] = (form, self.cg.bind(f"ag_{dtype.name}", value))
@@ -117,3 +116,67 @@ def _index(node):
             or type(index[0][1]) is not int:
         return None
     return f"[{index[0][1]}]"
+
+
+# -- a Python scalar as the NumPy scalar of a given dtype, cheaply -----------------------------
+#
+# Numba returns a 0-d result as a Python bool/int/float/complex, and generated code meets
+# Python ints (loop counters, shapes); the interpreter's results are NumPy scalars of the
+# graph's dtypes. `np.int64(r)` costs ~250-300 ns (the constructor parses its arguments),
+# while under NumPy 2's promotion rules (NEP 50: a Python scalar is "weak", it takes the NumPy
+# operand's dtype) `ZERO + r` with ZERO = np.int64(0) gives the same np.int64 in ~35 ns.
+#
+# The identity added is 0 for integers, -0.0 for floats (-0.0 + x is x for every x, -0.0 and
+# NaN included, where 0.0 + -0.0 would be 0.0) and -0.0-0.0j for complex. Bools index the pair
+# (np.False_, np.True_). Each dtype's box is checked on probe values against the constructor
+# (type and bytes) before it is used; other dtypes, and NumPy 1 (value-based promotion), keep
+# the constructor. Used here and by runtime.exec.native (results, scalar Variables).
+
+_BOXES = {}   # dtype -> ("add", zero) | ("index", pair) | ("call", type)
+
+
+def box(dtype):
+    """("add", zero), ("index", pair) or ("call", type): how to box a scalar as `dtype`."""
+    found = _BOXES.get(dtype)
+    if found is None:
+        found = _BOXES[dtype] = _choose_box(np.dtype(dtype))
+    return found
+
+
+def _choose_box(dtype):
+    t = dtype.type
+    if dtype.kind == "b":
+        return ("index", (np.False_, np.True_))
+    if dtype.kind not in "iufc" or int(np.__version__.split(".")[0]) < 2:   # no NEP 50
+        return ("call", t)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        zero, probes = t(0), [0, 1, info.max, info.min, info.max // 3, info.min // 3]
+    else:
+        real = np.finfo(dtype)
+        edges = [0.0, -0.0, 1.5, -2.25, float("nan"), float("inf"), float("-inf"),
+                 float(real.max), float(real.min), float(real.smallest_subnormal)]
+        if dtype.kind == "f":
+            zero, probes = t(-0.0), edges
+        else:
+            zero = t(complex(-0.0, -0.0))
+            probes = [complex(a, b) for a in edges for b in edges[:7]]
+    with np.errstate(all="raise"):
+        for v in probes:
+            want, got = t(v), zero + v
+            if type(got) is not t or got.tobytes() != want.tobytes():
+                return ("call", t)
+    return ("add", zero)
+
+
+def boxed(ns, name, dtype, value):
+    """The expression boxing `value` (Numba's Python scalar) as a NumPy scalar of `dtype`,
+    with the constant it needs stored in `ns` under `name`."""
+    form, ns[name] = box(dtype)
+    if form == "add":
+        return f"{name} + {value}"
+    if form == "index":
+        return f"{name}[{value}]"
+    return f"{name}({value})"
+
+

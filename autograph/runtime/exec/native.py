@@ -31,7 +31,7 @@ import numpy as np
 
 from autograph.log import log
 from autograph.runtime.exec.native_lower import Lowering, NativeLoweringError
-from autograph.runtime.exec.scalar_box import box as _box, boxed as _boxed
+from autograph.runtime.exec.codegen_shapes import box as _box, boxed as _boxed
 
 __all__ = ["compile_graph", "source_of", "stats", "NativeLoweringError", "available"]
 
