@@ -22,6 +22,11 @@ W = 0.3 * RNG.standard_normal((3, 3))
 D = RNG.normal(size=3)
 # second order through nested loops needs gradient lists of gradient lists (refused)
 SECOND_REFUSED = {"three_nested_loops": "ad_gl_new", "nested_loops_with_cond": "ad_gl_new"}
+# second order compiles large graphs (seconds each): the samples whose backward graphs hold
+# the handles this lowering adds (a loop in a branch, gradient lists, TensorArrays), the
+# others were compared once by hand (docs/native.md)
+SECOND = [samples.loop_in_cond, samples.data_dependent_while, samples.tensor_array_rnn,
+          samples.dynamic_rnn, samples.three_nested_loops, samples.nested_loops_with_cond]
 
 
 @pytest.fixture(autouse=True)
@@ -34,10 +39,15 @@ def _args(f):
 
 
 def _close(got, want):
-    for g, w in zip(got if isinstance(got, tuple) else (got,),
-                    want if isinstance(want, tuple) else (want,)):
-        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
-        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    """Equal shapes and dtypes, values within 1e-12 (Numba's libm may round transcendental
+    functions 1 ulp apart from NumPy's), through nested tuples."""
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _close(g, w)
+        return
+    assert np.shape(got) == np.shape(want) and np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("f", ALL, ids=lambda f: f.__name__)
@@ -48,7 +58,7 @@ def test_first_order_matches_the_interpreter(f):
     _close(ag.function(grad, jit_compile=True)(*args), ag.function(grad)(*args))
 
 
-@pytest.mark.parametrize("f", ALL, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", SECOND, ids=lambda f: f.__name__)
 def test_second_order_matches_the_interpreter_or_names_the_operation(f):
     g = ag.grad(f)
 
@@ -95,8 +105,7 @@ def test_rnn_gradient_every_argument_and_the_accumulator_is_updated_in_place():
     vg = ag.value_and_grad(_rnn_loss, argnums=(0, 1, 2))
     jitted = ag.function(vg, jit_compile=True)
     got, want = jitted(*args), ag.function(vg)(*args)
-    _close(got[0], want[0])
-    _close(tuple(got[1]), tuple(want[1]))
+    _close(got, want)
     # the gradient of xs: rows added into an accumulator copied once before the backward
     # loop, never a copy of the (n, batch, hidden) array inside it
     concrete = jitted.get_concrete_function(*args)
