@@ -16,8 +16,10 @@ What crosses the boundary:
   before, its last value an extra result the caller assigns after the call (when the
   graph assigns it), so reads and writes inside loops are plain local reads and writes;
 - a TensorArray of a known size whose every element is written once and then stacked
-  (native_fills.py) is a preallocated array written in place. Other TensorArrays, prints,
-  random draws and the primitives native_ops.py lacks are `NativeLoweringError`s.
+  (native_fills.py) is a preallocated array written in place. Other TensorArrays, the
+  stacks and gradient lists of backward graphs and functional updates (`setitem`,
+  `ufunc_at`) are native_grad.py's. Prints, random draws and the primitives native_ops.py
+  lacks are `NativeLoweringError`s.
 """
 
 import numpy as np
