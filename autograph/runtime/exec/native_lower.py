@@ -16,8 +16,10 @@ What crosses the boundary:
   before, its last value an extra result the caller assigns after the call (when the
   graph assigns it), so reads and writes inside loops are plain local reads and writes;
 - a TensorArray of a known size whose every element is written once and then stacked
-  (native_fills.py) is a preallocated array written in place. Other TensorArrays, prints,
-  random draws and the primitives native_ops.py lacks are `NativeLoweringError`s.
+  (native_fills.py) is a preallocated array written in place. Other TensorArrays, the
+  stacks and gradient lists of backward graphs and functional updates (`setitem`,
+  `ufunc_at`) are native_grad.py's. Prints, random draws and the primitives native_ops.py
+  lacks are `NativeLoweringError`s.
 """
 
 import numpy as np
@@ -25,6 +27,7 @@ import numpy as np
 from autograph import errors
 from autograph.runtime.exec import native_ops
 from autograph.runtime.exec.native_fills import chain_plan, fill_plan
+from autograph.runtime.exec.native_grad import GradLowering
 
 
 class NativeLoweringError(NotImplementedError):
@@ -55,9 +58,8 @@ class Lowering:
         self.assigned = []         # ids of Variables the graph assigns, in first-write order
         self.consts = {}           # id(tensor) -> constant value, where known (for fills)
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
-        self.buffers = set()       # names of lowered TensorArrays' and stacks' buffers
-        self.stack_of = {}         # buffer name -> index in self.stacks (gradient stacks)
-        self.stacks = []           # [line index of its np.empty, element (dtype, shape)]
+        self.buffers = set()       # names of lowered TensorArrays' buffers (fills)
+        self.grad = None           # handles and updates (native_grad.py)
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -89,17 +91,15 @@ class Lowering:
     def build(self):
         g = self.graph
         env, params = {}, []
+        self.grad = GradLowering(self, g)
         for t in g.inputs:
             params.append(self.fresh(t.node.name))
             env[id(t)] = params[-1]
             self.check_tensor(t.node, t)
         body_start = len(self.lines)
+        self.grad.check_outputs(g)
+        self.grad.prelude(1)
         self.graph_body(g, env, 1)
-        for line, spec, text in self.stacks:
-            if spec is None:
-                raise NativeLoweringError("jit_compile=True: a gradient stack is never "
-                                          "written, so its element type is unknown")
-            self.lines[line] = text.format(shape=spec[1], dtype=native_ops.dtype_name(spec[0]))
         outs = [env[id(t)] for t in g.outputs]
         outs += [self.variables[v][0] for v in self.assigned]
         self.single = len(outs) == 1     # one result: returned bare (no tuple to box)
@@ -113,14 +113,16 @@ class Lowering:
         self.emit(0, f"def {self.name}({', '.join(all_params)}):")
         self.lines.extend(body)
         self.made_by.extend(made_by)
-        header = ["import numpy as np", "from numba import njit", ""] + (
-            _GROW if self.stacks else []) + ["",
+        header = ["import numpy as np", "from numba import njit", ""] + \
+            self.grad.header() + ["",
                   "", "@njit(cache=True, error_model='numpy', boundscheck=True)"]
         source = "\n".join(header + self.lines) + "\n"
         self.made_by = [None] * len(header) + self.made_by
         return source
 
     def check_tensor(self, node, t):
+        if self.grad.knows(t):    # a handle with a native form (native_handles.py)
+            return
         if t.shape is None or any(d is not None and not isinstance(d, int) for d in t.shape):
             self.fail(node, "its value's rank is unknown when compiling")
         if t.dtype.kind not in "biufc":
@@ -129,6 +131,7 @@ class Lowering:
     def graph_body(self, graph, env, depth):
         start = len(self.lines)
         outer = self.node
+        self.grad.enter_graph(graph)
         for node in graph.nodes:
             op = node.op
             if op == "Placeholder":
@@ -148,8 +151,8 @@ class Lowering:
                 self.fills.pop(id(node))(node, env, depth)
             elif op in ("read_variable", "assign_variable", "update_variable"):
                 self.variable(node, env, depth)
-            elif op in ("ad_stack_new", "ad_stack_push", "ad_stack_get"):
-                self.ad_stack(node, env, depth)
+            elif self.grad.handles_op(op):    # stacks, gradient lists, TensorArrays, updates
+                self.grad.lower(node, env, depth)
             elif op == "check_bound":     # Python's UnboundLocalError, raised natively
                 self.emit(depth, f"if not {env[id(node.inputs[0])]}:")
                 self.emit(depth + 1, f"raise UnboundLocalError({node.attrs['message']!r})")
@@ -216,7 +219,7 @@ class Lowering:
     def typed(self, t, expr):
         """`expr` (a branch or loop body result) with `t`'s exact scalar type, so the
         variable it is assigned to has one Numba type on every path."""
-        if native_ops.is_scalar(t) and not expr.isidentifier():
+        if native_ops.is_scalar(t) and not expr.isidentifier() and not self.grad.knows(t):
             return native_ops.scalar_of(t, expr)
         return expr
 
@@ -233,11 +236,10 @@ class Lowering:
                 self.check_tensor(node, t)
             else:
                 self.buffers.add(name)
-                if init in self.stack_of:
-                    self.stack_of[name] = self.stack_of[init]
             env[id(t)] = name
         outer = node.inputs[:len(ins)]
         self.assign(depth, loop_vars, [self.typed(t, e) for t, e in zip(node.outputs, ins[:n])])
+        self.grad.enter_loop(node, loop_vars, depth)
         count = None
         if limit is not None:
             count = self.fresh(f"{node.name}_iteration")
@@ -257,54 +259,13 @@ class Lowering:
         self.assign(depth + 1, loop_vars,
                     [self.typed(t, inner[id(t)]) for t in bg.outputs[:n]])
 
-    # -- gradient stacks: what a differentiated loop stores per iteration ---------------------
-
-    def ad_stack(self, node, env, depth):
-        """A stack is an array grown by doubling (`grow`), pushed at the iteration's
-        index and read back by the backward loop; its element type is the first push's
-        (or read's), patched into its `np.empty` line when known."""
-        ins = [env[id(t)] for t in node.inputs]
-        if node.op == "ad_stack_new":
-            name = env[id(node.outputs[0])] = self.fresh(node.name)
-            self.buffers.add(name)
-            self.stack_of[name] = len(self.stacks)
-            size = f"max(int({ins[0]}), 0)" if ins else "0"
-            self.stacks.append([len(self.lines), None,
-                                "    " * depth + f"{name} = np.empty(({size},) + {{shape!r}}, "
-                                                  "{dtype})"])
-            self.emit(depth, "")          # patched in build()
-            return
-        k = self.stack_of.get(ins[0])
-        if k is None:
-            self.fail(node, "the stack's handle passes where native code cannot follow it")
-        value = node.inputs[2] if node.op == "ad_stack_push" else node.outputs[0]
-        spec = (value.dtype, value.shape)
-        if value.shape is None or None in value.shape or value.dtype.kind not in "biufc":
-            self.fail(node, "its values' shape is not known when compiling")
-        if self.stacks[k][1] not in (None, spec):
-            self.fail(node, "the stack holds values of different types")
-        self.stacks[k][1] = spec
-        if node.op == "ad_stack_get":
-            out = env[id(node.outputs[0])] = self.fresh(node.name)
-            expr = f"{ins[0]}[int({ins[1]})]"
-            self.emit(depth, f"{out} = " + (native_ops.scalar_of(value, expr)
-                                             if not value.shape else expr))
-            return
-        handle, index = ins[0], f"int({ins[1]})"
-        self.emit(depth, f"if {index} >= {handle}.shape[0]:")
-        self.emit(depth + 1, f"{handle} = grow({handle}, {index})")
-        self.emit(depth, f"{handle}[{index}] = {ins[2]}")
-        env[id(node.outputs[0])] = handle
-
     # -- TensorArray fills and Variables ------------------------------------------------------
 
     def ta_new(self, node, graph, env, depth):
         consts = dict(self.consts)
         plan = fill_plan(graph, node, consts) or chain_plan(graph, node, consts)
-        if plan is None:
-            self.fail(node, "only a TensorArray of a size known when compiling, filled "
-                            "element by element by a `for i in range(size)` loop and then "
-                            "stacked, has a native form")
+        if plan is None:     # the general form: a buffer and a written mask (native_grad.py)
+            return self.grad.lower(node, env, depth)
         _, writes, stack, _, shape, dtype = plan
         name = env[id(node.outputs[0])] = self.fresh(node.name)
         self.buffers.add(name)
@@ -380,9 +341,3 @@ def _literal(value):
     return f"{native_ops.dtype_name(value.dtype)}({v!r})"
 
 
-
-_GROW = ["", "@njit(cache=True)",
-         "def grow(a, i):",
-         "    b = np.empty((max(2 * a.shape[0], i + 1, 8),) + a.shape[1:], a.dtype)",
-         "    b[:a.shape[0]] = a",
-         "    return b", ""]
