@@ -17,8 +17,9 @@ everything the conversion read:
 
 - the text of the user's file (the function's own source is in it; any edit changes it),
   the function's line, qualified name, free variables and future flags;
-- autograph's version and its converters' own files (name, size, time) and Python's
-  version, so an upgrade or an edited pass never meets an old conversion;
+- autograph's version and Python's, so an upgrade never meets an old conversion; where
+  autograph is not an installed package (a dev checkout, an editable install), also its
+  converters' own files (name, size, time), so an edited pass never does either;
 - what each global or closure name the code reads stood for when it was converted (a
   module's name, a function's or class's module and qualified name, an object's type):
   the passes resolve calls through them (a call of a NumPy function is left as it is).
@@ -30,6 +31,7 @@ file are not cached. A file that cannot be read or written is ignored (the conve
 as before).
 """
 
+import _imp
 import atexit
 import builtins
 import linecache
@@ -60,16 +62,27 @@ def directory():
     return os.path.join(base, "autograph")
 
 
-def _sha256():
-    """A new SHA-256 hash from CPython's own small module (_sha2 from 3.12, _sha256
-    before): importing hashlib loads OpenSSL, which costs a first call more than the key."""
-    for name in (("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")):
-        try:
-            return __import__(name).sha256()
-        except ImportError:
-            pass
-    import hashlib
-    return hashlib.sha256()
+# Two SipHash-1-3 keys: the key is 128 bits of CPython's own source hash (what hash-based
+# .pyc files use; built in, so a first call loads no hashing extension: importing _sha2 or
+# hashlib costs more than the whole key). Not a defence against an attacker who can
+# write the cache directory; such a one could write the files themselves.
+_HASH_KEYS = (0x6175746f67726170, 0x68646973636163)
+
+
+class _Hash:
+    """Collects the key's bytes; `hexdigest` hashes them once."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self):
+        self.parts = []
+
+    def update(self, data):
+        self.parts.append(data)
+
+    def hexdigest(self):
+        data = b"".join(self.parts)
+        return "".join(_imp.source_hash(k, data).hex() for k in _HASH_KEYS)
 
 
 def key(fn):
@@ -78,16 +91,20 @@ def key(fn):
     filename = code.co_filename
     if fn.__name__ == "<lambda>" or filename.startswith("<") or not os.path.isfile(filename):
         return None
-    linecache.checkcache(filename)    # the file as it is now (an edit changes the key)
-    lines = linecache.getlines(filename, fn.__globals__)
-    if not lines:
+    linecache.checkcache(filename)    # conversion reads the file as it is now
+    try:
+        with open(filename, "rb") as f:   # its bytes: an edit changes the key
+            text = f.read()
+    except OSError:
         return None
-    h = _sha256()
+    if not text:
+        return None
+    h = _Hash()
     parts = [str(FORMAT), _autograph_fingerprint(), sys.version, filename, str(code.co_firstlineno),
              fn.__qualname__, ",".join(code.co_freevars), str(code.co_flags)]
     for part in parts:
         h.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    h.update("".join(lines).encode("utf-8", "surrogatepass") + b"\0")
+    h.update(text + b"\0")
     closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
     for name in sorted(_names(code)):
         if name in closure:
@@ -128,23 +145,41 @@ def _describe(value):
 
 
 def _autograph_fingerprint():
-    """autograph's version and the size and time of the files conversion runs."""
+    """autograph's version; outside an installed package also the size and time of the
+    files conversion runs (an edit in a dev checkout must never meet an old conversion;
+    an installed package changes only with its version)."""
     global _fingerprint
     if _fingerprint is None:
         import autograph
+        from autograph import frames
         root = os.path.dirname(os.path.abspath(autograph.__file__))
         parts = [getattr(autograph, "__version__", "?")]
-        for sub in ("converters", "analysis", "source"):
-            try:
-                entries = sorted(os.scandir(os.path.join(root, sub)), key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.name.endswith(".py"):
-                    st = entry.stat()
-                    parts.append(f"{sub}/{entry.name}:{st.st_size}:{st.st_mtime_ns}")
+        if not _installed(root, frames):
+            for sub in ("converters", "analysis", "source"):
+                try:
+                    entries = sorted(os.scandir(os.path.join(root, sub)), key=_name)
+                except OSError:
+                    continue
+                for entry in entries:
+                    if entry.name.endswith(".py"):
+                        try:
+                            st = entry.stat()
+                        except OSError:
+                            continue
+                        parts.append(f"{sub}/{entry.name}:{st.st_size}:{st.st_mtime_ns}")
         _fingerprint = "|".join(parts)
     return _fingerprint
+
+
+def _name(entry):
+    return entry.name
+
+
+def _installed(root, frames):
+    """Whether autograph's folder `root` is an installed package's (in site-packages,
+    written by pip, changed only by another install), not a checkout someone edits."""
+    return (os.path.basename(os.path.dirname(root)) in ("site-packages", "dist-packages")
+            and frames.is_library(os.path.join(root, "__init__.py")))
 
 
 def _path(k):
