@@ -25,7 +25,7 @@ gets the `Undefined` initialiser; one bound on some paths only is read with
 
 Attributes and items the statement writes (`self.total = ...`, `d['k'] = ...`) are passed
 as `places=(ag__.attr(self, 'total', 'self.total'), ...)`: Python values never need them,
-and a staged statement carries them like state (autograph.operators.places).
+and a staged statement carries them like state (autograph.operators.variables).
 
 The facts come from the analyses (autograph.analysis): activity (modified symbols),
 liveness (what is used afterwards) and reaching definitions (what is defined on every path).

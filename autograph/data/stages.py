@@ -29,7 +29,7 @@ from autograph.data import shuffle as shuffling
 
 def _len0(x):
     if isinstance(x, Tensor):
-        from autograph.operators.iterables import first_dim
+        from autograph.operators.py_builtins import first_dim
         n = first_dim(x)
         return np.int64(n) if isinstance(n, int) else n
     return np.int64(np.shape(x)[0])

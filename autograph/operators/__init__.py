@@ -49,7 +49,7 @@ _FROM = {
     "enumerate": ("py_builtins", "enumerate_"), "float": ("py_builtins", "float_"),
     "int": ("py_builtins", "int_"), "len": ("py_builtins", "len_"), "max": ("py_builtins", "max_"),
     "min": ("py_builtins", "min_"), "range": ("py_builtins", "range_"), "zip": ("py_builtins", "zip_"),
-    "attr": ("places", "attr"), "item": ("places", "item"), "variable": ("places", "variable"),
+    "attr": ("variables", "attr"), "item": ("variables", "item"), "variable": ("variables", "variable"),
     "inplace_call": ("updates", "inplace_call"), "setitem": ("updates", "setitem"),
     "setitem_attr": ("updates", "setitem_attr"), "ufunc_at": ("updates", "ufunc_at"),
     "Undefined": ("variables", "Undefined"),

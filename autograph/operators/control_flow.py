@@ -24,11 +24,10 @@ import numpy as np
 
 from autograph import errors
 from autograph.operators import calls, unroll
-from autograph.operators.iterables import StagedIterable
+from autograph.operators.py_builtins import StagedIterable
 from autograph.operators.location import where
-from autograph.operators.places import get_all, put_all
-from autograph.operators.unbound import Tracker, mark as mark_unbound
-from autograph.operators.variables import Undefined, UndefinedReturnValue
+from autograph.operators.variables import (Tracker, Undefined, UndefinedReturnValue, get_all,
+                                          mark as mark_unbound, put_all)
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import is_tensor
 
@@ -135,7 +134,7 @@ def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False
 
     With `names` empty the branches return whatever they return (e.g. the function's return
     value when both branches end in `return`), and so does if_stmt. `places`: the
-    attributes and items the branches write (autograph.operators.places); only a staged
+    attributes and items the branches write (autograph.operators.variables); only a staged
     `if` needs them. `jump`: the `if` sets or tests the flag of a break, continue or return
     of the loop it is in (see _LoopJumps)."""
     if is_tensor(cond):
@@ -145,7 +144,7 @@ def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False
             _refuse_in_try("if")
         state, names = tuple(state), tuple(names)
         track = Tracker(state, names)
-        if track:  # variables that may have no value (see autograph.operators.unbound)
+        if track:  # variables that may have no value (see autograph.operators.variables)
             return _result(track.finish(_as_tuple(_staged_if_stmt(
                 cond, track.wrap(if_true), track.wrap(if_false), track.state, track.names,
                 places), len(track.names))), len(names))
@@ -377,7 +376,7 @@ def _while_stmt(test, body, state, names, places, test_writes, in_try):
 
 def _staged_while_stmt(test, body, state, names, places, tracked=False):
     track = None if tracked else Tracker(state, names)
-    if track:  # variables that may have no value (see autograph.operators.unbound)
+    if track:  # variables that may have no value (see autograph.operators.variables)
         return track.finish(_staged_while_stmt(track.wrap_test(test), track.wrap(body),
                                                track.state, track.names, places, tracked=True))
     n = len(names)
@@ -512,7 +511,7 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
         iterable = DatasetLoop(iterable)
     if isinstance(iterable, StagedIterable) or _is_dataset_loop(iterable):
         track = None if _tracked else Tracker(state, names)
-        if track:  # variables that may have no value (see autograph.operators.unbound)
+        if track:  # variables that may have no value (see autograph.operators.variables)
             return _result(track.finish(_as_tuple(for_stmt(
                 iterable, track.wrap(body, lead=1), track.state, track.names,
                 None if extra_test is None else track.wrap_test(extra_test), places,

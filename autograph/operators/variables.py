@@ -1,20 +1,152 @@
-"""Values that stand for variables with no value yet.
+"""What variables and places hold before and between staged statements (one module: the
+three parts are always loaded together, and a first call pays per module).
 
-Converted code passes a variable into a branch or loop function even where the original
-program had not assigned it yet (it may be assigned inside). `Undefined('x')` is what such
-a variable holds until then. On Python values it behaves like the original program: reading
-it through `ld` raises the same UnboundLocalError Python would. Under a tensor condition the
-operators refuse to let an Undefined escape a branch or loop, and say which variable it is.
+Undefined values. Converted code passes a variable into a branch or loop function even
+where the original program had not assigned it yet (it may be assigned inside).
+`Undefined('x')` is what such a variable holds until then. On Python values it behaves like
+the original program: reading it through `ld` raises the same UnboundLocalError Python
+would. Under a tensor condition the operators refuse to let an Undefined escape a branch or
+loop, and say which variable it is. `UndefinedReturnValue` is the return value of a function
+that has not returned yet (the compiler's `retval_` variable). It may stay undefined on
+paths that do not return; the operators fill it with a placeholder of the right type there,
+since it is never read.
 
-`UndefinedReturnValue` is the return value of a function that has not returned yet (the
-compiler's `retval_` variable). It may stay undefined on paths that do not return; the
-operators fill it with a placeholder of the right type there, since it is never read.
+Tensors that may have no value (`mark`, `check`, `Tracker`): Python's UnboundLocalError,
+checked by the graph.
+
+A variable that a staged loop gives its first value (`while i < n: last = i`) has no value
+after the loop when the graph runs it zero times. Python would raise UnboundLocalError only
+where the program then *reads* it, so the loop does not raise: it marks its output as
+"bound only if `flag`" (a boolean tensor: the loop ran). Converted code reads variables
+that may be unassigned through `ag__.ld(x)`, and `ld` of a marked tensor stages the check
+(a `check_bound` node that raises at run time, with the message naming the variable and
+the loop). A staged `if` or loop that passes a marked tensor through carries the flag as
+an extra output: a branch or iteration that assigns the variable sets it to True.
+
+Places (`attr`, `item`, `variable`): attributes and items that a branch or loop writes
+(`self.total`, `d['k']`).
+
+A tensor `if` runs both branches while tracing, and a tensor loop runs its body once, on
+the same Python objects: a write like `x['b'] = 1` in one branch would still be there when
+the other branch runs, and a tensor made inside a loop body would be left on the object
+after the loop. So the statement's operator treats each place it writes as state, like a
+variable: it reads the place before the statement, restores it before each branch or
+iteration is traced, reads it after, and writes the staged result back.
+
+Generated code names the places only (`places=(ag__.item(x, 'b'),)`); on Python values the
+operators never touch them, so converted code does exactly what the original does. A place
+that does not exist yet (a key not in the dict, an attribute not set) reads as
+`Undefined(name)`, and putting an Undefined back removes it again, so restoring never
+invents keys or attributes the program did not make.
 """
 
-
-from autograph.operators import unbound
+from autograph.runtime.ir import primitives
 from autograph.runtime.ir.tensor import is_tensor
 
+
+# -- tensors that may have no value --------------------------------------------------------
+
+def _check_kernel(xp, bound, *, message):
+    if not bool(bound):
+        raise UnboundLocalError(message)
+    return ()
+
+
+primitives.register("check_bound", lambda bound, *, message: [], kernel=_check_kernel,
+                    effectful=True,
+                    doc="Raise UnboundLocalError(message) unless `bound`: a variable that a loop "
+                        "was to give its first value is read after the loop")
+primitives.nondifferentiable("check_bound")   # a check with no outputs
+
+
+def _table(graph):
+    table = getattr(graph, "_ag_unbound", None)
+    if table is None:
+        table = graph._ag_unbound = {}
+    return table
+
+
+def mark(tensor, flag, message):
+    """`tensor` has a value only where `flag` is true at run time."""
+    if is_tensor(tensor):
+        _table(tensor.node.graph)[id(tensor)] = (tensor, flag, message)
+
+
+def lookup(value):
+    """(flag, message) when `value` is a marked tensor, else None."""
+    if not is_tensor(value):
+        return None
+    entry = getattr(value.node.graph, "_ag_unbound", {}).get(id(value))
+    return None if entry is None or entry[0] is not value else entry[1:]
+
+
+def check(value):
+    """Stage the check that a marked tensor has a value (where the program reads it)."""
+    entry = lookup(value)
+    if entry is not None:
+        flag, message = entry
+        if flag is not True:
+            primitives.bind("check_bound", [flag], {"message": message}, node_name="check_bound")
+    return value
+
+
+def _flag_of(value):
+    """True, or the flag of a value that itself may have none (an inner loop's first value)."""
+    entry = lookup(value)
+    return True if entry is None else entry[0]
+
+
+class Tracker:
+    """Carries the flags of marked state variables through a staged if or loop: each flag
+    becomes an extra state variable that a branch or iteration assigning the variable sets
+    to True (one passing it through keeps it)."""
+
+    def __init__(self, state, names):
+        self.n = len(names)
+        # (an `if` whose branches return the function's value passes no names: nothing
+        # flows out of it as state, and reads inside its branches check for themselves)
+        found = [(i, lookup(v)) for i, v in enumerate(state)] if len(names) == len(state) else []
+        self.index = [i for i, e in found if e is not None]
+        self.messages = [e[1] for _, e in found if e is not None]
+        self.state = tuple(state) + tuple(e[0] for _, e in found if e is not None)
+        self.names = tuple(names) + tuple(f"<'{names[i]}' has a value>" for i in self.index)
+
+    def __bool__(self):
+        return bool(self.index)
+
+    def wrap(self, fn, lead=0):
+        """fn(*lead_args, *state) as a function of the state and the flags."""
+        n, index, messages = self.n, self.index, self.messages
+
+        def wrapped(*args):
+            state, flags = args[lead:lead + n], args[lead + n:]
+            for i, flag, message in zip(index, flags, messages):
+                mark(state[i], flag, message)  # reads inside the branch or body check it
+            out = fn(*args[:lead + n])
+            outs = (out,) if n == 1 else tuple(out) if n else ()
+            new = tuple(flag if outs[i] is state[i] else _flag_of(outs[i])
+                        for i, flag in zip(index, flags))
+            return outs + new
+        return wrapped
+
+    def wrap_test(self, test):
+        n, index, messages = self.n, self.index, self.messages
+
+        def wrapped(*state):
+            for i, flag, message in zip(index, state[n:], messages):
+                mark(state[i], flag, message)
+            return test(*state[:n])
+        return wrapped
+
+    def finish(self, out):
+        """Mark the outputs again with the flags that came out; the state tuple."""
+        out = tuple(out)
+        for k, (i, message) in enumerate(zip(self.index, self.messages)):
+            mark(out[i], out[self.n + k], message)
+        return out[:self.n]
+
+
+# -- undefined values -------------------------------------------------------------------
 
 class Undefined:
     """The value of variable `symbol_name` before the program assigns it."""
@@ -84,7 +216,7 @@ def ld(value):
     if isinstance(value, Undefined):
         raise _unbound_here(value.symbol_name)
     if is_tensor(value):  # perhaps a staged loop's first value: checked by the graph
-        return unbound.check(value)
+        return check(value)
     return value
 
 
@@ -115,3 +247,92 @@ def user_locals(readers):
         if not isinstance(value, Undefined):
             out[name] = value
     return out
+
+
+# -- places ------------------------------------------------------------------------------
+
+class Place:
+    """One attribute or item of an object, named as the user wrote it."""
+
+    __slots__ = ("obj", "key", "name")
+
+    def __init__(self, obj, key, name):
+        self.obj, self.key, self.name = obj, key, name
+
+    def __repr__(self):
+        return f"<place {self.name}>"
+
+
+class _Attr(Place):
+    __slots__ = ()
+
+    def get(self):
+        try:
+            return getattr(self.obj, self.key)
+        except AttributeError:
+            return Undefined(self.name)
+
+    def put(self, value):
+        if not isinstance(value, Undefined):
+            setattr(self.obj, self.key, value)
+        elif hasattr(self.obj, self.key):
+            delattr(self.obj, self.key)
+
+
+class _Item(Place):
+    __slots__ = ()
+
+    def get(self):
+        try:
+            return self.obj[self.key]
+        except (KeyError, IndexError):
+            return Undefined(self.name)
+
+    def put(self, value):
+        if not isinstance(value, Undefined):
+            self.obj[self.key] = value
+            return
+        try:
+            del self.obj[self.key]
+        except (KeyError, IndexError):
+            pass
+
+
+class _Variable(Place):
+    """A variable of the function around the statement, which closures made inside the
+    statement read (so the statement's functions share it through `nonlocal` instead of
+    passing it as state: Python's late binding). `obj` reads it, `key` assigns it."""
+    __slots__ = ()
+
+    def get(self):
+        try:
+            return self.obj()
+        except NameError:
+            return Undefined(self.name)
+
+    def put(self, value):
+        self.key(value)
+
+
+def variable(read, assign, name):
+    """The variable `name` as a place: `read()` gives its value, `assign(v)` sets it."""
+    return _Variable(read, assign, name)
+
+
+def attr(obj, name, label=None):
+    """`obj.name` as a place (`label`: how the user wrote it, for messages)."""
+    return _Attr(obj, name, label or name)
+
+
+def item(obj, key, label=None):
+    """`obj[key]` as a place."""
+    return _Item(obj, key, label or repr(key))
+
+
+def get_all(places):
+    return tuple(p.get() for p in places)
+
+
+def put_all(places, values):
+    for p, v in zip(places, values):
+        p.put(v)

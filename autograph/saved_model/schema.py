@@ -275,7 +275,7 @@ SCHEMAS = _table()
 PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff", "autograph.data")
 PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor_array",
                      "autograph.runtime.variables", "autograph.runtime.ops",
-                     "autograph.operators.asserts", "autograph.operators.unbound",
+                     "autograph.operators.asserts", "autograph.operators.variables",
                      "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize")
 
 

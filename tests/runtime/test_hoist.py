@@ -1,4 +1,4 @@
-"""Loop-invariant code motion (runtime/exec/hoist.py, run by optimize): what moves out of a
+"""Loop-invariant code motion (runtime/exec/optimize.py: hoist_invariants): what moves out of a
 loop body and what stays; the same values as the interpreter on the unoptimised graph and
 as eager Python, zero-trip loops included; nested loops; gradients' backward loops."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.runtime.exec import codegen, hoist, interpreter, optimize
+from autograph.runtime.exec import codegen, interpreter, optimize
 
 
 def transposed(W, v, n):            # W.T is invariant and safe: hoisted for any trip count
@@ -92,7 +92,7 @@ def test_any_pure_node_leaves_a_loop_known_to_run():
     assert "matmul" in _body_ops(raw)[0] and "matmul" not in _body_ops(opt)[0]
     np.testing.assert_allclose(codegen.compile_graph(opt)(A, B)[0], 4 * A @ B)
     loop = next(nd for nd in raw.walk() if nd.op == "while_loop")
-    assert hoist.runs_at_least_once(loop)
+    assert optimize.runs_at_least_once(loop)
 
 
 def test_nested_loops_hoist_as_far_as_each_value_is_invariant():

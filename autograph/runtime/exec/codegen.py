@@ -51,7 +51,6 @@ from autograph import errors
 from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
-from autograph.runtime.exec import lifetimes
 from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
 from autograph.runtime.exec import loop_inplace
@@ -242,7 +241,7 @@ class _Compiler:
         outer_node, outer_graph, self.body_graph = self.node, self.body_graph, graph
         releases = None
         if graph is self.graph:   # the function's own straight-line code: drop dead arrays
-            releases = lifetimes.Releases(graph, [env[id(t)] for t in graph.inputs],
+            releases = loop_inplace.Releases(graph, [env[id(t)] for t in graph.inputs],
                                           self.namespace)
         loop_inplace.emit_graph(self, graph)      # updates of new arrays: in place
         for p, node in enumerate(graph.nodes):
@@ -561,7 +560,7 @@ class _Compiler:
         output; any other one calls the ta_new kernel."""
         plan = _fill_plan(graph, node, self.consts) if self.numpy else None
         if plan is None:
-            chain = lifetimes.chain_plan(graph, node, self.consts) if self.numpy else None
+            chain = loop_inplace.chain_plan(graph, node, self.consts) if self.numpy else None
             if chain is None:
                 self.call(node, ins, env, depth)
             else:
@@ -577,7 +576,7 @@ class _Compiler:
 
     def fill_chain(self, node, env, depth, writes, stack, shape, dtype, indices):
         """A TensorArray written at constant indices in straight-line code (an unrolled
-        loop; see lifetimes.chain_plan): a preallocated buffer, `buf[3] = value`."""
+        loop; see loop_inplace.chain_plan): a preallocated buffer, `buf[3] = value`."""
         name = self.outputs(node, env)[0]
         dtype = self.bind(f"{node.name}_dtype", dtype)
         self.emit(depth, f"{name} = xp.empty({shape!r}, {dtype})")
