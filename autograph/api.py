@@ -147,11 +147,11 @@ def _convert_code(fn):
 
 def _load_record(record, fn):
     """(function, source, filename) from a disk-cache record (what loader.load returns)."""
-    from autograph.source import binding, disk_cache
+    from autograph.source import disk_cache, origin
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells["ag__"] = types.CellType(operators)
-    filename = binding._filename_for(fn)
-    new_fn = binding.make_function(record["module_text"], fn, cells, record["inner_name"],
+    filename = origin._filename_for(fn)
+    new_fn = origin.make_function(record["module_text"], fn, cells, record["inner_name"],
                                    record["cls"], record["generated"], filename, record["flags"],
                                    lambda: disk_cache.origin_map(record))
     return new_fn, record["source_text"], filename

@@ -4,7 +4,7 @@ Converting a function (parse, the passes, unparse) is most of a fresh process's 
 and it needs gast and some 50 modules of autograph. What conversion produces is only text:
 the generated module, the converted function's source (what `to_code` shows) and the map
 from generated lines to the user's. This cache keeps exactly that, one text file per
-conversion, and loads it back with autograph.source.binding, which needs neither.
+conversion, and loads it back with autograph.source.origin.make_function, which needs neither.
 
 The file is a list of length-prefixed text fields (`encode`/`decode`: no json, whose
 import alone costs a fresh process more than reading the file), headed by the format and

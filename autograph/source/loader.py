@@ -35,9 +35,9 @@ from autograph import errors
 from autograph.source import anno, traversal
 from autograph.source import origin
 from autograph.source import parser
-from autograph.source.binding import (_FACTORY, _filename_for, _find_code,  # noqa: F401
-                                      _forget, _names_lock, _requalify, _short_path,
-                                      _used_filenames, make_function)
+from autograph.source.origin import (_FACTORY, _filename_for, _find_code,  # noqa: F401
+                                     _forget, _names_lock, _requalify, _short_path,
+                                     _used_filenames, make_function)
 
 _OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 

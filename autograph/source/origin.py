@@ -11,16 +11,25 @@ generated from. With it:
 - `rewrite_traceback(exc)` (and the context manager `user_frames()`) make an exception that
   escapes converted code speak of the user's code: a note lists the user's frames (file,
   line, source line) and autograph's own internal frames are dropped from the traceback.
+  That part lives in autograph.source.tracebacks, imported when an error first needs it
+  (its names are reachable here too).
+
+Also here (`make_function`): binding generated module text to the user's function as the
+loader and the disk cache (autograph.source.disk_cache) both do, without gast or the passes.
+(One module, not two: a first call in a fresh process loads both, and pays per module.)
 """
 
 import functools
+import inspect
+import itertools
 import linecache
 import os
 import sys
 import _thread
 import types
+import weakref
 
-from autograph import config, errors, frames
+from autograph import errors, frames
 
 
 class LineLocation(tuple):
@@ -161,119 +170,6 @@ def user_location(frame=None):
     return None
 
 
-_is_library = frames.is_library   # the standard library and installed packages (NumPy, ...)
-
-
-def _is_internal(filename):
-    """True for autograph's own modules (not generated code; tests and examples live
-    outside the package directory)."""
-    return (filename not in _registry
-            and os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep))
-
-
-def user_frames_of(tb):
-    """The user's view of traceback `tb`: a list of LineLocations, outermost first, of the
-    frames from the first generated frame on; generated frames are mapped to the user's
-    code, frames of autograph itself, the standard library and installed packages are left
-    out, other frames (user helpers called from converted code) are kept as they are."""
-    entries = []
-    seen_generated = False
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        filename = code.co_filename
-        loc = lookup(filename, tb.tb_lineno)
-        if loc is not None:
-            _ensure_linecache(filename)  # linecache.clearcache() may have dropped the text
-            seen_generated = True
-            if not entries or entries[-1] != loc:  # a lambda on the same line: once
-                entries.append(loc)
-        elif (seen_generated and not is_generated(filename) and not _is_internal(filename)
-              and not _is_library(filename)):
-            line = linecache.getline(filename, tb.tb_lineno, tb.tb_frame.f_globals)
-            entries.append(LineLocation(filename, tb.tb_lineno, 0, line.rstrip("\n"),
-                                        code.co_name))
-        tb = tb.tb_next
-    return entries
-
-
-_NOTE_HEADER = "autograph: raised in converted code; in your source (most recent call last):"
-
-
-def format_note(locations):
-    return "\n".join([_NOTE_HEADER] + [loc.format() for loc in locations])
-
-
-def _strip_internal(tb, keep_innermost=True):
-    """A copy of traceback chain `tb` without autograph's internal frames. The innermost
-    frame, where the exception was raised, is kept unless `keep_innermost` is False (for
-    autograph's own errors, whose message already says what went wrong where)."""
-    frames = []
-    while tb is not None:
-        frames.append(tb)
-        tb = tb.tb_next
-    kept = [t for i, t in enumerate(frames)
-            if (keep_innermost and i == len(frames) - 1)
-            or not _is_internal(t.tb_frame.f_code.co_filename)]
-    if not kept:
-        kept = frames[-1:]
-    new_tb = None
-    for t in reversed(kept):
-        new_tb = types.TracebackType(new_tb, t.tb_frame, t.tb_lasti, t.tb_lineno)
-    return new_tb
-
-
-def rewrite_traceback(exc):
-    """Make `exc` speak of the user's code, in place, and return it.
-
-    Adds (or refreshes) a note listing the user's frames, mapped from generated code, and,
-    unless ag.config.show_internal_frames(True) (or AUTOGRAPH_TRACEBACK=full) asks to keep
-    them, drops autograph's internal frames from the traceback. Exceptions that never passed through generated code are
-    returned unchanged. Safe to call again as the exception travels outwards.
-    """
-    tb = exc.__traceback__
-    locations = user_frames_of(tb)
-    if not locations:
-        return exc
-    note = format_note(locations)
-    notes = getattr(exc, "__notes__", None)
-    old = getattr(exc, "_autograph_note", None)
-    if isinstance(notes, list) and old is not None and old in notes:
-        notes.remove(old)
-    if hasattr(exc, "add_note"):
-        exc.add_note(note)
-    elif isinstance(notes, list):  # before 3.11 notes are kept but not printed
-        notes.append(note)
-    else:
-        try:
-            exc.__notes__ = [note]
-        except AttributeError:
-            pass
-    try:
-        exc._autograph_note = note
-    except AttributeError:  # exceptions with __slots__: the note is still there
-        pass
-    if not config.internal_frames_shown() and tb is not None:
-        own_error = isinstance(exc, errors.AutographError)
-        exc.__traceback__ = _strip_internal(tb, keep_innermost=not own_error)
-        _strip_chained(exc)
-    return exc
-
-
-def _strip_chained(exc):
-    """Drop internal frames from the exceptions `exc` was raised from or during (printed
-    above it), when they passed through generated code too."""
-    seen = {id(exc)}
-    todo = [exc.__cause__, exc.__context__]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if e.__traceback__ is not None and user_frames_of(e.__traceback__):
-            e.__traceback__ = _strip_internal(e.__traceback__)
-        todo += [e.__cause__, e.__context__]
-
-
 def boundary(fn):
     """Decorator for autograph's entry points (e.g. Function.__call__): an exception that
     passed through converted code leaves with the user's frames in a note and without the
@@ -283,7 +179,7 @@ def boundary(fn):
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
-            rewrite_traceback(exc)
+            _tracebacks().rewrite_traceback(exc)
             raise
     return api_boundary
 
@@ -301,134 +197,142 @@ class user_frames:
 
     def __exit__(self, exc_type, exc, tb):
         if exc is not None and not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
-            rewrite_traceback(exc)
+            _tracebacks().rewrite_traceback(exc)
         return False  # the exception goes on, with the rewritten traceback
 
 
-# -- tracebacks at the public entry points -----------------------------------------------------
-#
-# An error leaving `ag.function` (a call, a trace, a run of the graph) is shown as if the
-# user's code had run as plain Python: the traceback starts at the user's call, each frame of
-# converted code is the user's own line (mapped through the origin map), the failing node of a
-# running graph is the user's line that made it, and autograph's own frames are gone.
-# Python frames can only be made by running code, so a user's line is a tiny code object
-# compiled under the user's file name at that line, run once to get a frame.
-
-class _Marker(Exception):
-    pass
+def _tracebacks():
+    from autograph.source import tracebacks
+    return tracebacks
 
 
-def _fake_source(lineno, text):
-    """Source whose line `lineno` raises `ag_exc_` with a `raise` spanning the user's line
-    `text` (column for column, so that tracebacks draw no carets under the user's code)."""
-    stripped = text.strip()
-    indent = len(text.rstrip()) - len(stripped)
-    statement = "raise (ag_exc_" + " " * max(0, len(stripped) - 15) + ")"
-    if len(statement) > len(stripped):   # a short line: two lines, from one column earlier
-        indent = max(0, indent - 1)
-        statement = "raise (\nag_exc_)"
-    if indent and lineno > 1:            # indented: inside an `if 1:` on the line above
-        return "\n" * (lineno - 2) + "if 1:\n" + " " * indent + statement
-    return "\n" * (lineno - 1) + statement
+# what autograph.source.tracebacks does, under the names it had here
+_TRACEBACK_NAMES = frozenset({
+    "user_frames_of", "format_note", "rewrite_traceback", "user_traceback", "_NOTE_HEADER",
+    "_strip_internal", "_strip_chained", "_is_internal", "_is_library", "_user_view",
+    "_user_line_tb", "_fake_source", "_innermost_of", "_is_codegen", "_Marker"})
 
 
-def _user_line_tb(loc, tb_next, f_locals=None):
-    """A traceback entry (in front of `tb_next`) for the user's `loc` (a LineLocation),
-    whose frame's namespace holds `f_locals` (the converted frame's variables, for pdb)."""
-    filename, lineno, _, text, function_name = loc
+def __getattr__(name):
+    if name in _TRACEBACK_NAMES:
+        return getattr(_tracebacks(), name)
+    raise AttributeError(f"module 'autograph.source.origin' has no attribute {name!r}")
+
+
+# -- binding generated code to the user's function -------------------------------------------
+
+_FACTORY = "__autograph_factory"
+_counter = itertools.count(1)
+_names_lock = _thread.RLock()   # reentrant: _forget runs from GC callbacks
+_used_filenames = set()
+
+
+def _short_path(path):
+    return _short_path_from(path, os.getcwd())
+
+
+@functools.lru_cache(maxsize=256)
+def _short_path_from(path, cwd):
     try:
-        code = compile(_fake_source(lineno, text or ""), filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return tb_next
-    name = function_name or "<module>"
-    code = code.replace(co_name=name, co_qualname=name)
-    namespace = dict(f_locals or {})
-    namespace["ag_exc_"] = _Marker()
+        rel = os.path.relpath(path, cwd)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if rel.startswith(".." + os.sep + "..") else rel
+
+
+def _filename_for(fn):
+    code = fn.__code__
+    base = f"<autograph: {fn.__qualname__} at {_short_path(code.co_filename)}:{code.co_firstlineno}"
+    with _names_lock:
+        name = base + ">"
+        while name in _used_filenames:
+            name = f"{base} #{next(_counter)}>"
+        _used_filenames.add(name)
+    if frames.is_package_file(code.co_filename):
+        frames.mark_internal(name)
+    return name
+
+
+def _forget(filename):
+    unregister(filename)
+    frames._internal_converted.discard(filename)
+    with _names_lock:
+        _used_filenames.discard(filename)
+
+
+def _find_code(code, name):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == name:
+            return const
+    raise AssertionError(f"no code object {name!r} in {code.co_name}")
+
+
+def _requalify(code, old, new, generated):
+    """`code` with the qualified names of the functions and classes nested in it as Python
+    gave them in the original: under `new` (the user's `Outer.make`) instead of `old` (what
+    compiling inside the factory gave), without the `if_true.<locals>` of generated
+    functions (`generated`: their names) a def or class was moved into."""
+    consts = list(code.co_consts)
+    changed = False
+    for i, const in enumerate(consts):
+        if isinstance(const, types.CodeType):
+            fixed = _requalify(const, old, new, generated)
+            if fixed is not const:
+                consts[i], changed = fixed, True
+    qualname = code.co_qualname
+    if qualname == old or qualname.startswith(old + "."):
+        parts = qualname[len(old):].split(".")[1:]
+        kept = []
+        for part in parts:
+            if part == "<locals>" and kept and kept[-1] in generated:
+                kept.pop()
+                continue
+            kept.append(part)
+        qualname = ".".join([new] + kept)
+    if qualname != code.co_qualname and not code.co_flags & inspect.CO_NEWLOCALS:
+        # a class body: it stores its __qualname__ as a constant
+        consts = [qualname if c == code.co_qualname and isinstance(c, str) else c
+                  for c in consts]
+        changed = True
+    if not changed and qualname == code.co_qualname:
+        return code
+    return code.replace(co_consts=tuple(consts), co_qualname=qualname)
+
+
+def make_function(module_text, fn, cells, inner_name, cls, generated, filename, flags, line_map):
+    """The function `inner_name` defined by generated `module_text` (registered under
+    `filename`, with origin map `line_map`: a dict or a callable making one), bound to
+    `fn`'s globals and defaults and to `cells` (free variable name -> cell)."""
     try:
-        exec(code, namespace)
-    except _Marker as marker:
-        fake = marker.__traceback__.tb_next
-        if fake is not None:
-            return types.TracebackType(tb_next, fake.tb_frame, fake.tb_lasti, fake.tb_lineno)
-    return tb_next
+        module_code = compile(module_text, filename, "exec", flags=flags, dont_inherit=True)
+    except SyntaxError as e:
+        raise errors.ConversionError(
+            f"internal: the converted code of {fn.__qualname__} does not compile: {e.msg} "
+            f"(line {e.lineno} of {filename}):\n{module_text}") from e
+    if cls is not None:
+        module_code = _find_code(module_code, cls)
+    factory_code = _find_code(module_code, _FACTORY)
+    inner_code = _find_code(factory_code, inner_name)
+    if hasattr(inner_code, "co_qualname"):   # Python 3.11+
+        inner_code = _requalify(inner_code, inner_code.co_qualname, fn.__qualname__,
+                                frozenset(generated))
 
+    missing = [v for v in inner_code.co_freevars if v not in cells]
+    if missing:
+        raise errors.ConversionError(f"internal: no cell for free variables {missing}")
+    new_fn = types.FunctionType(inner_code, fn.__globals__, fn.__name__, fn.__defaults__,
+                                tuple(cells[v] for v in inner_code.co_freevars))
+    new_fn.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    new_fn.__qualname__ = fn.__qualname__
+    new_fn.__doc__ = fn.__doc__
+    new_fn.__module__ = fn.__module__
+    new_fn.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
+    new_fn.__dict__.update({k: v for k, v in fn.__dict__.items()
+                            if k not in ("__wrapped__", "__autograph_converted__")})
+    new_fn.__autograph_original__ = fn
 
-def _is_codegen(filename):
-    return filename.startswith(frames.CODEGEN_PREFIX)
-
-
-def _user_view(exc, tb):
-    """Traceback chain `tb` of `exc` as the user's code: see the comment above."""
-    entries = []
-    while tb is not None:
-        entries.append(tb)
-        tb = tb.tb_next
-    run_origin = getattr(exc, "_autograph_origin", None)
-    kept = []          # (traceback entry, None) or (None, (LineLocation, locals))
-    last_loc = None
-    for t in entries:
-        filename = t.tb_frame.f_code.co_filename
-        loc, f_locals = None, None
-        if filename in _registry:                       # converted code: the user's line
-            loc = lookup(filename, t.tb_lineno)
-            f_locals = t.tb_frame.f_locals
-            _ensure_linecache(filename)
-        elif _is_codegen(filename):                     # a running graph: the failing node's
-            if run_origin is not None and t is _innermost_of(entries, filename):
-                loc = errors.origin_location(run_origin)
-        elif not _is_internal(filename):
-            kept.append((t, None))
-            last_loc = None
-            continue
-        if loc is not None and loc != last_loc:         # (a lambda on one line: once)
-            kept.append((None, (loc, f_locals)))
-            last_loc = loc
-    new_tb = None
-    for t, user in reversed(kept):
-        if t is not None:
-            new_tb = types.TracebackType(new_tb, t.tb_frame, t.tb_lasti, t.tb_lineno)
-        else:
-            new_tb = _user_line_tb(user[0], new_tb, user[1])
-    return new_tb
-
-
-def _innermost_of(entries, filename):
-    found = None
-    for t in entries:
-        if t.tb_frame.f_code.co_filename == filename:
-            found = t
-    return found
-
-
-def user_traceback(exc):
-    """At autograph's public entry points (`ag.function` calls and traces): make `exc`
-    speak of the user's code only, in place, and return it. With
-    ag.config.show_internal_frames(True) it gets rewrite_traceback's note instead and keeps
-    every frame. Safe to call again as the exception travels outwards."""
-    if config.internal_frames_shown():
-        return rewrite_traceback(exc)
-    if exc.__traceback__ is None:
-        return exc
-    # the frames now show the user's lines: the note listing them would repeat them
-    note = getattr(exc, "_autograph_note", None)
-    notes = getattr(exc, "__notes__", None)
-    if note is not None and isinstance(notes, list) and note in notes:
-        notes.remove(note)
-    try:
-        exc.__traceback__ = _user_view(exc, exc.__traceback__)
-    except Exception:   # never let the rewrite hide the user's error
-        return exc
-    seen = {id(exc)}
-    todo = [exc.__cause__, exc.__context__]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if e.__traceback__ is not None:
-            try:
-                e.__traceback__ = _user_view(e, e.__traceback__)
-            except Exception:
-                pass
-        todo += [e.__cause__, e.__context__]
-    return exc
+    register(filename, module_text, line_map)
+    # the file's text, origin map (and the tree it is built from) and name live as long as
+    # the generated code does (functions made from it, frames and tracebacks running it)
+    weakref.finalize(inner_code, _forget, filename).atexit = False
+    return new_fn
