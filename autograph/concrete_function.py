@@ -24,7 +24,6 @@ from autograph.runtime import devices
 from autograph.runtime.ir import nest
 from autograph.runtime.ir import graph as graph_module
 from autograph.runtime.ir.graph import get_default_graph
-from autograph.runtime.ir.tensor import Tensor
 
 
 _FAST_ENTRIES = 256   # per ConcreteFunction
@@ -234,18 +233,8 @@ class ConcreteFunction:
     def structured_input_signature(self):
         """(positional, keyword) arguments as traced: TensorSpecs named after the parameters
         for arrays, the values themselves for Python arguments."""
-        args, kwargs = [], {}
-        for name in self._names:
-            value = _key_to_signature(self._param_keys[name], name)
-            if self._sig.kinds[name] == inspect.Parameter.KEYWORD_ONLY:
-                kwargs[name] = value
-            elif self._sig.kinds[name] == inspect.Parameter.VAR_KEYWORD:
-                kwargs.update(value)
-            elif self._sig.kinds[name] == inspect.Parameter.VAR_POSITIONAL:
-                args.extend(value)
-            else:
-                args.append(value)
-        return tuple(args), kwargs
+        from autograph import function_more
+        return function_more.structured_input_signature(self)
 
     @property
     def structured_outputs(self):
@@ -303,63 +292,19 @@ class ConcreteFunction:
             self._fast[fast_key(args)] = direct_runner(runner, args)
         return result
 
+    # (the rarely used parts live in autograph.function_more, imported on first use)
+
     def _structured_values(self, args, kwargs):
-        """The value of every parameter, checked against the trace: arguments bound like the
-        Python function's; Python arguments left out take the values traced with."""
-        if not kwargs and 0 <= len(args) <= self._sig.fast_arity:
-            arguments = dict(zip(self._sig.names, args))   # what inspect would bind
-        else:
-            arguments = self._sig.bind(self._function_name, args, kwargs, partial=True).arguments
-        values = []
-        for name in self._names:
-            key = self._param_keys[name]
-            if name in arguments:
-                value = arguments[name]
-            elif isinstance(key, tt.Literal):
-                value = key.value                  # a Python argument left out: as traced
-            elif _traced_object(key) is not None:
-                value = key.obj                    # an object (a model, an optimizer): as traced
-            else:
-                value = self._sig.default(name)
-                if value is inspect.Parameter.empty:
-                    raise TypeError(f"{self._signature_line()} is missing argument `{name}` "
-                                    f"({tt.describe_key(key)})")
-            values.append(self._check(name, value, key))
-        return values
+        from autograph import function_more
+        return function_more.structured_values(self, args, kwargs)
 
     def _flat_values(self, args, kwargs):
-        """Values for a call that passes only the parameters holding arrays (in order), or
-        None when the call does not bind that way either."""
-        tensor_params = [n for n in self._names if tt.tensor_specs(self._param_keys[n])]
-        if len(tensor_params) == len(self._names) or len(args) > len(tensor_params):
-            return None
-        given = dict(zip(tensor_params, args))
-        for name, value in kwargs.items():
-            if name not in tensor_params or name in given:
-                return None
-            given[name] = value
-        if len(given) != len(tensor_params):
-            return None
-        return [self._check(n, given[n], self._param_keys[n]) if n in given else ()
-                for n in self._names]
+        from autograph import function_more
+        return function_more.flat_values(self, args, kwargs)
 
     def _inline(self, args, kwargs):
-        """Inside another trace: run the Python function on the caller's tensors, with the
-        Python values this trace was made for filling the arguments left out."""
-        fn = self._python_fn()
-        if fn is None:
-            raise ReferenceError(f"the Function that made {self!r} was deleted; a concrete "
-                                 "function can be inlined into a trace only while it lives")
-        bound = self._sig.bind(self._function_name, args, kwargs, partial=True)
-        values = dict(bound.arguments)
-        for name in self._names:
-            key = self._param_keys[name]
-            if name not in values and isinstance(key, tt.Literal):
-                values[name] = key.value
-            elif name not in values and _traced_object(key) is not None:
-                values[name] = key.obj
-        call_args, call_kwargs = self._sig.call_parts(values)
-        return fn._python_call(fn._traceable(), call_args, call_kwargs)
+        from autograph import function_more
+        return function_more.inline(self, args, kwargs)
 
     def __str__(self):
         return self._summary(with_prefix=True)
@@ -370,30 +315,12 @@ class ConcreteFunction:
     # -- internals ----------------------------------------------------------------------------
 
     def _signature_line(self):
-        params = []
-        for name in self._names:
-            key = self._param_keys[name]
-            kind = self._sig.kinds[name]
-            stars = {inspect.Parameter.VAR_POSITIONAL: "*",
-                     inspect.Parameter.VAR_KEYWORD: "**"}.get(kind, "")
-            params.append(f"{name}={key.value!r}" if isinstance(key, tt.Literal) else stars + name)
-        return f"{self._function_name}({', '.join(params)})"
+        from autograph import function_more
+        return function_more.signature_line(self)
 
     def _check(self, name, value, key):
-        try:
-            return tt.check_value(value, key, name)
-        except tt.SignatureMismatch as e:
-            if isinstance(key, tt.Literal):
-                raise TypeError(
-                    f"ConcreteFunction {self._signature_line()} was traced with "
-                    f"{type(key.value).__name__} value {key.value!r} for argument `{name}`, but was "
-                    f"called with {tt.describe_value(value)}. Call the Function instead (it traces "
-                    "for new Python values), or get a concrete function for this value.") from None
-            what = "dtypes and shapes" if e.expected.startswith("TensorSpec") else "arguments"
-            raise TypeError(
-                f"ConcreteFunction {self._signature_line()}: argument `{e.path}` was traced as "
-                f"{e.expected}, but got {e.got}. {e.advice}, or call the Function, which "
-                f"traces again for new {what}.") from None
+        from autograph import function_more
+        return function_more.check(self, name, value, key)
 
     def _graph_to_run(self):
         if self._optimized is None:
@@ -431,21 +358,8 @@ class ConcreteFunction:
             return runner
 
     def _summary(self, with_prefix):
-        lines = [("ConcreteFunction " if with_prefix else "") + self._signature_line(),
-                 "  Input Parameters:"]
-        for name in self._names:
-            kind = self._sig.kinds[name].name
-            lines.append(f"    {name} ({kind}): {tt.describe_key(self._param_keys[name])}")
-        lines.append("  Output Type:")
-        lines.append(f"    {_describe_output(self.structured_outputs)}")
-        lines.append("  Captures:")
-        captured = self.variables
-        if captured:
-            for v in captured:
-                lines.append(f"    {_describe_variable(v)}")
-        else:
-            lines.append("    None")
-        return "\n".join(lines)
+        from autograph import function_more
+        return function_more.summary(self, with_prefix)
 
 
 def _first(outs):
@@ -578,51 +492,3 @@ def _make_runner(compiled, unpack, dev, outputs_mode, move, name):
             outs = [to_host(o) for o in outs]
         return unpack(outs)
     return run
-
-
-def _key_to_signature(key, name):
-    if type(key) is tt.TensorSpec:
-        return key.with_name(name)
-    if type(key) is tt.Literal:
-        return key.value
-    if type(key) is tt.Structure:
-        labels = key.labels if isinstance(key.labels, tuple) else range(key.labels)
-        kids = [_key_to_signature(k, f"{name}_{i}") for i, k in enumerate(key.children)]
-        if key.kind is dict or issubclass(key.kind, dict):
-            return key.kind(zip(labels, kids))
-        if key.kind in (list, tuple):
-            return key.kind(kids)
-        if hasattr(key.kind, "__dataclass_fields__"):
-            return key  # a dataclass cannot be rebuilt from specs in general: show the key
-        return key.kind(*kids)   # namedtuple
-    if type(key) is tt.ObjectKey:
-        obj = key.obj
-        return obj if obj is not None else key
-    return key
-
-
-def _describe_output(out):
-    if isinstance(out, Tensor):
-        return repr(tt.TensorSpec(out.shape, out.dtype))
-    if isinstance(out, (list, tuple)) and not hasattr(type(out), "_fields"):
-        kind = "List" if isinstance(out, list) else "Tuple"
-        return f"{kind}[{', '.join(_describe_output(o) for o in out)}]"
-    if isinstance(out, dict):
-        return "Dict[" + ", ".join(f"{k!r}: {_describe_output(v)}" for k, v in out.items()) + "]"
-    if nest.is_nested(out):
-        return f"{type(out).__name__}[{', '.join(_describe_output(o) for o in nest.children(out))}]"
-    if out is None:
-        return "None"
-    return f"Literal[{out!r}]" if type(out) in tt._PRIMITIVES else f"{type(out).__name__} value"
-
-
-def _describe_variable(v):
-    name = getattr(v, "name", None) or "Variable"
-    dtype = getattr(v, "dtype", None)
-    shape = getattr(v, "shape", None)
-    parts = [f"Variable {name!r}"]
-    if dtype is not None:
-        parts.append(np.dtype(dtype).name)
-    if shape is not None:
-        parts.append(f"shape={tt._shape_str(tuple(shape))}")
-    return ", ".join(parts)

@@ -33,7 +33,6 @@ ConcreteFunction lives in autograph.concrete_function (re-exported here).
 import contextlib
 import functools
 import importlib
-import inspect
 import sys
 import _thread
 import types
@@ -51,7 +50,7 @@ from autograph.errors import ConversionError
 from autograph.log import get_verbosity, log
 from autograph.runtime import devices
 from autograph.runtime.ir import nest, primitives
-from autograph.runtime.ir.graph import Graph, _creation, get_default_graph, record_creations
+from autograph.runtime.ir.graph import Graph, get_default_graph, record_creations
 from autograph.runtime.ir.tensor import Tensor
 
 __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "AutographWarning"]
@@ -66,7 +65,7 @@ BUSY = config._busy   # the call fast path's flag (autograph.config)
 
 # Functions passed as arguments (the seed's `dynamic_rnn(rnn_step, ...)`) are keyed by
 # identity like any object, and may take the fast path too. The fast path's key holds them
-# weakly (_WeakPart), as the trace key does: a function and its closure die when the caller
+# weakly (function_more._WeakPart), as the trace key does: a function and its closure die when the caller
 # drops them, and so do their trace and fast-path entries. Other objects never enter the
 # fast path.
 _PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
@@ -179,20 +178,8 @@ class Function:
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments, tracing it if needed. Arguments may be
         arrays, `ag.TensorSpec`s (also inside lists/dicts) or Python values."""
-        if self._input_signature is not None and not args and not kwargs:
-            args = self._input_signature
-        try:
-            names, values = self._bind(args, kwargs)
-            if self._input_signature is not None:
-                values = self._check_input_signature(names, values)
-            key = tuple(tt.make_key(v) for v in values)
-            if self._input_signature is not None:
-                return self._lookup(key) or self._trace_new(names, values, key)
-            # asked for these exact types: a trace for them, not a more general one that fits
-            return self._traces.get(key) or self._trace_new(names, values, key, exact=True)
-        except Exception as exc:
-            user_error(exc)   # the traceback shows the user's code only (concrete_function)
-            raise
+        from autograph import function_more
+        return function_more.get_concrete_function(self, args, kwargs)
 
     def pretty_printed_concrete_signatures(self):
         """Every cached trace's signature, as `str(concrete)` shows it, one after another."""
@@ -330,57 +317,26 @@ class Function:
             self._fast.clear()                       # start over rather than grow forever
         key = fast_key(args) if not kwargs else _kw_key(args, kwargs)
         if any(type(v) in _HELD_WEAKLY for v in given):
-            key = _weak_parts(key, functools.partial(_forget_fast, weakref.ref(self)))
+            from autograph import function_more
+            key = function_more.weak_parts(key, self)
         self._fast[key] = runner
 
     def _remember_nested(self, args, kwargs, flat, runner, on_numpy):
-        """The fast path for a call with structures of NumPy arrays (autograph.fast_args):
-        kept when the call's arrays, walked as fast_args walks them, are exactly the arrays
-        the graph was given, in order."""
-        nested = fast_args.key(args, kwargs) if on_numpy else None
-        if nested is None or devices.current_device() is not None:
-            return
-        arrays = nested[1]
-        if len(arrays) != len(flat) or any(a is not b for a, b in zip(arrays, flat)):
-            return
-        if len(self._fast) >= _FAST_PATH_ENTRIES:
-            self._fast.clear()
-        self._fast[nested[0]] = runner
+        """The fast path for a call with structures of NumPy arrays (function_more)."""
+        from autograph import function_more
+        function_more.remember_nested(self, args, kwargs, flat, runner, on_numpy)
 
     def _bind(self, args, kwargs):
         return self._sig.bind_values(self.__name__, args, kwargs)
 
     def _set_input_signature(self, input_signature):
-        specs = list(input_signature)
-        for spec in nest.flatten(specs):
-            if not isinstance(spec, tt.TensorSpec):
-                raise TypeError(f"input_signature of {self.__name__} must hold ag.TensorSpec "
-                                f"values (in lists/tuples/dicts), got {spec!r}")
-        positional = [n for n in self._sig.names
-                      if self._sig.kinds[n] in (inspect.Parameter.POSITIONAL_ONLY,
-                                                inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        if len(specs) > len(positional):
-            raise TypeError(f"input_signature of {self.__name__} has {len(specs)} specs but the "
-                            f"function takes {len(positional)} positional parameters")
-        self._input_signature = tuple(specs)
-        self._signature_names = positional[:len(specs)]
+        from autograph import function_more
+        function_more.set_input_signature(self, input_signature)
 
     def _check_input_signature(self, names, values):
         """Values converted to fit the input_signature; TypeError naming the argument if not."""
-        out = list(values)
-        specs = dict(zip(self._signature_names, self._input_signature))
-        for i, name in enumerate(names):
-            if name not in specs:
-                continue
-            try:
-                out[i] = tt.check_value(values[i], tt.make_key(specs[name]), name)
-            except tt.SignatureMismatch as e:
-                raise TypeError(
-                    f"{self.__name__}({', '.join(self._signature_names)}): argument `{e.path}` does "
-                    f"not fit the input_signature: expected {e.expected}, got {e.got}. "
-                    "Pass an array of that dtype and shape (or drop input_signature to trace "
-                    "for each new type).") from None
-        return out
+        from autograph import function_more
+        return function_more.check_input_signature(self, names, values)
 
     # -- the cache ----------------------------------------------------------------------------
 
@@ -424,19 +380,13 @@ class Function:
             return concrete
 
     def _signature_trace_key(self, names, values):
-        specs = dict(zip(self._signature_names, self._input_signature))
-        return tuple(tt.make_key(specs[n]) if n in specs else tt.make_key(v)
-                     for n, v in zip(names, values))
+        from autograph import function_more
+        return function_more.signature_trace_key(self, names, values)
 
     def _generalize(self, key):
-        """reduce_retracing: relax `key` against earlier traces whose keys differ only in
-        shapes, so one trace with unknown dims serves them all."""
-        general = key
-        for trace_key in list(self._traces):   # a GC callback may drop one meanwhile
-            relaxed = tt.supertype(general, trace_key)
-            if relaxed is not None:
-                general = relaxed
-        return general
+        """reduce_retracing: `key` relaxed against earlier traces (function_more)."""
+        from autograph import function_more
+        return function_more.generalize(self, key)
 
     def _watch_objects(self, key, concrete):
         """Drop the trace when an object its key holds weakly dies."""
@@ -530,44 +480,19 @@ class Function:
     def _warn_if_retracing(self, names, key):
         if self._tracing_count <= RETRACE_WARNING_THRESHOLD or self._last_trace is None:
             return
-        old_names, old_key = self._last_trace
-        reasons = []
-        if old_names == names:
-            for name, a, b in zip(names, old_key, key):
-                reasons.extend(tt.explain_change(a, b, name))
-        why = "; ".join(reasons) if reasons else "the arguments' structure changed"
-        warnings.warn(
-            f"ag.function {self.__name__} traced {self._tracing_count} times; this trace because "
-            f"{why}. Tracing is slow: keep argument types and shapes stable.",
-            RetracingWarning, stacklevel=_user_stacklevel())
+        from autograph import function_more
+        function_more.warn_retracing(self, names, key)
 
 
-class _CreationRefused(list):
-    """Sits on the runtime's Variable-creation stack while a Function traces again: a new
-    Variable appends itself here, which raises ValueError at the user's `ag.Variable(...)`."""
-
-    def __init__(self, message):
-        super().__init__()
-        self.message = message
-
-    def append(self, variable):
-        raise ValueError(self.message.format(name=repr(getattr(variable, "name", "?"))))
+_ALLOWED = contextlib.nullcontext()
 
 
-@contextlib.contextmanager
 def _forbid_creation(message):
-    """Refuse Variable creation inside the block (message None: allow it). Uses the stack
-    behind record_creations() (autograph.runtime.ir.graph); if the runtime keeps it
-    differently, creation is only refused after the trace (the check in Function._trace)."""
-    stack = getattr(_creation, "stack", None)
-    if message is None or not isinstance(stack, list):
-        yield
-        return
-    stack.append(_CreationRefused(message))
-    try:
-        yield
-    finally:
-        stack.pop()
+    """Refuse Variable creation inside the block (message None: allow it; function_more)."""
+    if message is None:
+        return _ALLOWED
+    from autograph import function_more
+    return function_more.forbid_creation(message)
 
 
 def _is_staged_string(leaf):
@@ -576,50 +501,19 @@ def _is_staged_string(leaf):
     return formatting is not None and isinstance(leaf, formatting.StagedString)
 
 
-class _WeakPart:
-    """A function inside a fast-path key, held weakly: equal to that function while it
-    lives (a tuple holding it compares and hashes like the call's key, fast_key(args))."""
-
-    __slots__ = ("ref", "hash")
-
-    def __init__(self, obj, on_death):
-        self.ref = weakref.ref(obj, on_death)
-        self.hash = hash(obj)
-
-    def __hash__(self):
-        return self.hash
-
-    def __eq__(self, other):
-        obj = self.ref()
-        return other is self or (obj is not None and other is obj)
-
-
-def _weak_parts(key, on_death):
-    """`key` (a fast-path key, tuples of tuples) with its functions held weakly."""
-    if type(key) is tuple:
-        return tuple([_weak_parts(k, on_death) for k in key])
-    if type(key) in _HELD_WEAKLY:
-        try:
-            return _WeakPart(key, on_death)
-        except TypeError:   # cannot be weakly referenced: held like any key part
-            return key
-    return key
-
-
-def _forget_fast(function_ref, _ref):
-    fn = function_ref()
-    if fn is not None:
-        fn._fast.clear()
-
-
 def _select(runner, positions, *args):
     return runner(*[args[i] for i in positions])
 
 
+# this module and the one with its rarely used parts (autograph/function_more.py)
+_OWN_FILES = frozenset({__file__, __file__[:-len("function.py")] + "function_more.py"})
+
+
 def _user_stacklevel():
-    """The warnings.warn stacklevel of the first frame outside this module (the user's call)."""
+    """The warnings.warn stacklevel of the first frame outside this module and
+    function_more (the user's call)."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename == __file__:
+    while frame is not None and frame.f_code.co_filename in _OWN_FILES:
         frame, level = frame.f_back, level + 1
     return level
 

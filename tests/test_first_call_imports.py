@@ -85,7 +85,7 @@ def test_warm_first_call_module_count_is_bounded(tmp_path):
     assert len(ours) <= MAX_AUTOGRAPH_MODULES, (len(ours), ours)
     # features collatz does not use stay unloaded
     for unused in ("autograph.runtime.variables", "autograph.runtime.formatting",
-                   "autograph.source.tracebacks",
+                   "autograph.source.tracebacks", "autograph.function_more",
                    "autograph.operators.asserts", "autograph.operators.formatting",
                    "autograph.operators.updates", "autograph.saved_model", "autograph.autodiff",
                    "autograph.runtime.exec.native", "autograph.runtime.numpy.dispatch"):
