@@ -41,7 +41,7 @@ import weakref
 
 import numpy as np
 
-from autograph import config, fast_args
+from autograph import config
 from autograph import trace_type as tt
 from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
                                          choose_device, direct_runner, fast_key, flat_arrays,
@@ -61,6 +61,14 @@ RETRACE_WARNING_THRESHOLD = 5
 # the call fast path (its key and thread-local checks: concrete_function.fast_key, FAST_PATH)
 _FAST_PATH_ENTRIES = 1024   # per Function
 BUSY = config._busy   # the call fast path's flag (autograph.config)
+fast_args = None      # autograph.fast_args: imported by the first call with a structure
+
+
+def _fast_args():
+    global fast_args
+    from autograph import fast_args as module
+    fast_args = module
+    return module
 
 
 # Functions passed as arguments (the seed's `dynamic_rnn(rnn_step, ...)`) are keyed by
@@ -210,7 +218,7 @@ class Function:
                     key = fast_key(args)
                 runner = self._fast.get(key)
             except TypeError:   # an unhashable argument (a list, a dict): structured key
-                nested = fast_args.key(args, kwargs)
+                nested = (fast_args or _fast_args()).key(args, kwargs)
                 runner = None if nested is None else self._fast.get(nested[0])
                 if runner is not None and (not BUSY or _calm()):
                     return runner(*nested[1])
