@@ -14,7 +14,6 @@ import numpy as np
 
 from autograph.runtime.ir import dtypes, primitives, shapes
 from autograph.runtime.ir.dtypes import BOOL, INT8
-from autograph.runtime.numpy.packing import contains_tensor, pack, packed_dtype
 from autograph.runtime.ir.primitives import bind1, current_graph, register
 from autograph.runtime.ir.tensor import Tensor
 
@@ -25,6 +24,13 @@ _WEAK_KEY = dtypes.WEAK_TYPE
 
 # -- operands -------------------------------------------------------------------------------
 
+def _packing():
+    """autograph.runtime.numpy.packing, imported when a list or tuple is an operand (a
+    first call on arrays and scalars does without it)."""
+    from autograph.runtime.numpy import packing
+    return packing
+
+
 def const(value, weak=False):
     """A Const node holding `value` (a NumPy array or scalar)."""
     return primitives.const(value, weak)
@@ -34,8 +40,10 @@ def operand_key(x):
     """(dtype key, weak) of an operand: a Tensor or anything NumPy can make an array of."""
     if isinstance(x, Tensor):
         return dtypes.key_of(x.dtype, x.weak), x.weak
-    if isinstance(x, _SEQUENCES) and contains_tensor(x):   # [x, 1]: what np.array makes
-        return packed_dtype(x), False
+    if isinstance(x, _SEQUENCES):   # [x, 1] holding a tensor: what np.array makes
+        packing = _packing()
+        if packing.contains_tensor(x):
+            return packing.packed_dtype(x), False
     return dtypes.key_of_value(x)
 
 
@@ -44,8 +52,10 @@ def as_tensor(x, dtype=None):
     values become constants made directly in `dtype` (a Python scalar stays weak)."""
     if isinstance(x, Tensor):
         return x if dtype is None or x.dtype == dtype else cast(x, dtype, weak=x.weak)
-    if isinstance(x, _SEQUENCES) and contains_tensor(x):   # a list holding tensors
-        return pack(x, dtype)
+    if isinstance(x, _SEQUENCES):   # a list holding tensors
+        packing = _packing()
+        if packing.contains_tensor(x):
+            return packing.pack(x, dtype)
     weak = type(x) in _PY_SCALARS
     if dtype is None:
         dtype = dtypes.default_dtype(dtypes.key_of_value(x)[0])
