@@ -27,7 +27,6 @@ import _thread
 import types
 
 from autograph import errors
-from autograph.operators import py_builtins
 from autograph.operators.location import where
 
 
@@ -50,13 +49,21 @@ def set_call_handler(handler):
 
 
 # builtin -> the operator a direct call of it becomes (what call_trees writes for `len(x)`)
-_BUILTIN_OPERATORS = {builtin: getattr(py_builtins, f"{name}_")
-                      for builtin, name in py_builtins.BUILTINS.items()}
+_BUILTIN_OPERATORS = None   # builtin -> its operator (py_builtins), made on first use
+
+
+def _builtin_operators():
+    global _BUILTIN_OPERATORS
+    if _BUILTIN_OPERATORS is None:
+        from autograph.operators import py_builtins
+        _BUILTIN_OPERATORS = {builtin: getattr(py_builtins, f"{name}_")
+                              for builtin, name in py_builtins.BUILTINS.items()}
+    return _BUILTIN_OPERATORS
 
 
 def _builtin_operator(f):
     try:
-        return _BUILTIN_OPERATORS.get(f)
+        return (_BUILTIN_OPERATORS or _builtin_operators()).get(f)
     except TypeError:   # an unhashable callable
         return None
 
@@ -69,11 +76,11 @@ def converted_call(f, *args, **kwargs):
             if _state.loops:
                 _check_mutation(f.__self__, f.__name__)
         else:
-            op = _BUILTIN_OPERATORS.get(f)
+            op = (_BUILTIN_OPERATORS or _builtin_operators()).get(f)
             if op is not None:
                 return op(*args, **kwargs)
     elif kind is type:   # range, enumerate, zip, int, float, bool
-        op = _BUILTIN_OPERATORS.get(f)
+        op = (_BUILTIN_OPERATORS or _builtin_operators()).get(f)
         if op is not None:
             return op(*args, **kwargs)
     elif kind is types.MethodType and _random() is not None and \

@@ -24,7 +24,6 @@ import numpy as np
 
 from autograph import errors
 from autograph.operators import calls, unroll
-from autograph.operators.py_builtins import StagedIterable
 from autograph.operators.location import where
 from autograph.operators.variables import (Tracker, Undefined, UndefinedReturnValue, get_all,
                                           mark as mark_unbound, put_all)
@@ -502,6 +501,8 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     range loops with a counter, any other tensor is iterated along its first axis. Python
     iterables (lists, tuples, dicts, ranges) unroll while tracing, like the original loop."""
     n = len(names)
+    # (py_builtins: imported by the first `for`, a while loop's first call does without it)
+    from autograph.operators.py_builtins import StagedIterable
     if in_try and (is_tensor(iterable) or isinstance(iterable, StagedIterable) or _is_dataset(iterable)):
         _refuse_in_try("for")
     if is_tensor(iterable):
@@ -630,6 +631,7 @@ def _stage_rest_of_range(rng, k, body, state, names, extra_test, places):
     Python would (a refused attempt left body tensors there). Changes to Python containers
     are refused before they happen. What a function the body calls does to Python objects
     is a side effect of tracing, like a `print`: the attempt is one more trace of it."""
+    from autograph.operators.py_builtins import StagedIterable
     rest = StagedIterable(rng[k], rng.stop, rng.step, _same)
     before = get_all(places) if places else ()
     try:
