@@ -23,7 +23,7 @@ import _thread
 import numpy as np
 
 from autograph import errors
-from autograph.operators import calls, unroll
+from autograph.operators import calls
 from autograph.operators.location import where
 from autograph.operators.variables import (Tracker, Undefined, UndefinedReturnValue, get_all,
                                           mark as mark_unbound, put_all)
@@ -347,10 +347,37 @@ def while_stmt(test, body, state=(), names=(), places=(), test_writes=False, in_
         return _while_stmt(test, body, tuple(state), names, places, test_writes, in_try)
 
 
+UNROLL_LIMIT = 1000   # Python loop iterations that stage nodes before a warning (unroll.py)
+
+
+class _Watch:
+    """Counts the iterations of one Python loop; cheap when nothing is being traced. Past
+    UNROLL_LIMIT iterations that added nodes, autograph.operators.unroll warns (imported
+    only then)."""
+
+    __slots__ = ("steps", "graph", "nodes")
+
+    def __init__(self):
+        from autograph.runtime.ir.graph import get_default_graph
+        self.steps = 0
+        self.graph = get_default_graph()
+        self.nodes = len(self.graph.nodes) if self.graph is not None else 0
+
+    def step(self):
+        self.steps += 1
+
+    def done(self):
+        if self.steps > UNROLL_LIMIT and self.graph is not None:
+            added = len(self.graph.nodes) - self.nodes
+            if added > 0:
+                from autograph.operators import unroll
+                unroll.warn(self.steps, added)
+
+
 def _while_stmt(test, body, state, names, places, test_writes, in_try):
     n = len(names)
     state = tuple(state)
-    watch = unroll.Watch()
+    watch = _Watch()
     while True:
         cond = test(*state)
         if test_writes:
@@ -583,7 +610,7 @@ def _py_for_loop(iterable, body, state, n, names, extra_test, places, jumps):
     the rest of the range is staged as one while_loop (_stage_rest_of_range). Unrolled,
     every later iteration would sit in a `cond`: a graph growing with the range, quadratic
     with nested `cond`s for a break."""
-    watch = unroll.Watch()
+    watch = _Watch()
     stageable = isinstance(iterable, range)
     for k, item in enumerate(iterable):
         if extra_test is not None:

@@ -11,9 +11,8 @@ number of nodes the loop added. The cure is a loop the graph runs: iterate over
 
 import warnings
 
+from autograph.operators.control_flow import UNROLL_LIMIT as LIMIT
 from autograph.operators.location import user_location
-
-LIMIT = 1000
 
 _warned = set()
 
@@ -22,28 +21,9 @@ class UnrollWarning(UserWarning):
     """A Python loop unrolled more than `LIMIT` iterations into the graph being traced."""
 
 
-class Watch:
-    """Counts the iterations of one Python loop; cheap when nothing is being traced."""
-
-    __slots__ = ("steps", "graph", "nodes")
-
-    def __init__(self):
-        from autograph.runtime.ir.graph import get_default_graph
-        self.steps = 0
-        self.graph = get_default_graph()
-        self.nodes = len(self.graph.nodes) if self.graph is not None else 0
-
-    def step(self):
-        self.steps += 1
-
-    def done(self):
-        if self.steps > LIMIT and self.graph is not None:
-            added = len(self.graph.nodes) - self.nodes
-            if added > 0:
-                _warn(self.steps, added)
-
-
-def _warn(steps, added):
+def warn(steps, added):
+    """Warn once per user line: a Python loop ran `steps` iterations and added `added` nodes
+    (the count: control_flow._Watch, which imports this module only then)."""
     loc = user_location()
     key = (loc.filename, loc.lineno) if loc is not None else None
     if key in _warned:
