@@ -55,7 +55,7 @@ _EXPORTS = {
     # export for other runtimes
     "onnx": ("autograph.onnx", None),
     # logging
-    "set_verbosity": ("autograph.log", "set_verbosity"),
+    "set_verbosity": ("autograph.config", "set_verbosity"),
 }
 
 __all__ = sorted([*_EXPORTS, "function"])

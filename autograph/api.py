@@ -19,7 +19,7 @@ import _thread
 import types
 import weakref
 
-from autograph import errors, log, operators
+from autograph import config, errors, operators
 from autograph.frames import value_is_library as is_library  # (part of the API)
 from autograph.operators import calls
 
@@ -124,7 +124,7 @@ def _convert_code(fn):
     record = disk_cache.load(key) if key is not None else None
     if record is not None:   # converted by an earlier process: no parsing, no passes
         new_fn, source, filename = _load_record(record, fn)
-        log.log(1, "converted %s (from the disk cache)", fn.__qualname__)
+        config.log(1, "converted %s (from the disk cache)", fn.__qualname__)
     else:
         from autograph import converters
         from autograph.source import loader, parser
@@ -136,8 +136,8 @@ def _convert_code(fn):
                                                generated=ctx.namer.generated, record=record)
         if key is not None:
             disk_cache.store(key, record)
-        log.log(1, "converted %s (%s:%s)", fn.__qualname__, info.filename, info.lineno)
-    log.log(2, "generated code of %s:\n%s", fn.__qualname__, source)
+        config.log(1, "converted %s (%s:%s)", fn.__qualname__, info.filename, info.lineno)
+    config.log(2, "generated code of %s:\n%s", fn.__qualname__, source)
     own = set(fn.__code__.co_freevars)
     code = new_fn.__code__
     cells = {name: cell for name, cell in zip(code.co_freevars, new_fn.__closure__ or ())
@@ -253,7 +253,7 @@ def to_graph(f):
     if cached is not None:
         return cached
     if _is_generator(f):
-        log.log(1, "%s is a generator or coroutine: not converted", f.__qualname__)
+        config.log(1, "%s is a generator or coroutine: not converted", f.__qualname__)
         return _remember(f, _generator_entry_point(f) if inspect.isgeneratorfunction(f) else f)
     entry = _convert_code(f)
     return _remember(f, _entry_point(_rebind(entry, f)))
@@ -330,7 +330,7 @@ def _call(f, args, kwargs):
         target = _target(f)
     except errors.ConversionError as exc:
         # no source (REPL, C extension, exec'd code): run it as Python, as TensorFlow does
-        log.log(1, "calling %r unconverted: %s", f, exc)
+        config.log(1, "calling %r unconverted: %s", f, exc)
         inner = getattr(f, "__func__", f)
         if isinstance(inner, types.FunctionType):
             _unconvertible.add(inner)  # remembered: later calls skip the attempt

@@ -15,9 +15,17 @@ for a post-mortem debugger that should see the generated code's real frames.
 `set_disk_cache(False)` stops keeping converted source on disk for later processes (see
 autograph.source.disk_cache; the environment variable AUTOGRAPH_CACHE_DIR sets the place,
 or turns it off with `off`).
+
+Logging of what autograph does, conversions and traces (`set_verbosity`, `log`; the module
+autograph.log names them too), lives here so that a first call loads one module for both.
+Verbosity 0 (the default) is silent; 1 logs each conversion and trace; 2 also logs the
+generated code and graph sizes; 3 and up logs everything. Set it with the environment
+variable AUTOGRAPH_VERBOSITY or `ag.set_verbosity(level)`. Messages go to the standard
+`logging` logger named "autograph" (stderr when nothing else is configured).
 """
 
 import os
+import sys
 import _thread
 
 # The call fast paths' process-wide flag: one entry per open device scope and per graph
@@ -78,3 +86,45 @@ def set_disk_cache(enabled):
 def disk_cache_enabled():
     """Whether conversions are read from and written to the disk cache."""
     return _disk_cache
+
+
+# -- logging -------------------------------------------------------------------------------
+
+try:
+    _verbosity = int(os.environ.get("AUTOGRAPH_VERBOSITY", "0"))
+except ValueError:
+    _verbosity = 0
+
+
+def _logger():
+    import logging
+    return logging.getLogger("autograph")
+
+
+def set_verbosity(level, alsologtostdout=False):
+    """Log conversions and traces from now on (0 silences; higher is chattier)."""
+    global _verbosity
+    _verbosity = int(level)
+    if alsologtostdout:
+        import logging
+        handler = logging.StreamHandler(sys.stdout)
+        handler.setFormatter(logging.Formatter("autograph: %(message)s"))
+        _logger().addHandler(handler)
+
+
+def get_verbosity():
+    return _verbosity
+
+
+def log(level, msg, *args):
+    """Log `msg % args` if the verbosity is at least `level` (cheap when it is not)."""
+    if _verbosity >= level:
+        import logging
+        logger = _logger()
+        if not logger.handlers and not logging.getLogger().handlers:
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(logging.Formatter("autograph: %(message)s"))
+            logger.addHandler(handler)
+            logger.propagate = False
+        logger.setLevel(logging.DEBUG)
+        logger.info(msg, *args)

@@ -47,7 +47,7 @@ from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunc
                                          choose_device, direct_runner, fast_key, flat_arrays,
                                          user_error)
 from autograph.errors import ConversionError
-from autograph.log import get_verbosity, log
+from autograph.config import get_verbosity, log
 from autograph.runtime import devices
 from autograph.runtime.ir import nest, primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph, record_creations
