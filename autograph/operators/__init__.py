@@ -31,7 +31,17 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
 
 import importlib
 
-from autograph.operators import location  # noqa: F401  (installs the user-line locator)
+from autograph.runtime.ir import tensor as _tensor
+
+
+def _where(prefix=" at "):
+    """autograph.operators.location.where, imported when an error first asks (its callers
+    are about to raise): ' at file.py:12 (`source`)' for the user's innermost line."""
+    from autograph.operators.location import where
+    return where(prefix)
+
+
+_tensor.set_locator(_where)   # errors the runtime raises about tensors name the user's line too
 
 # name -> (module, attribute): imported on first use, so a trace loads only the operators
 # its generated code calls (collatz needs control_flow; asserts, f-strings, item updates

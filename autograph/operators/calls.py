@@ -27,7 +27,7 @@ import _thread
 import types
 
 from autograph import errors
-from autograph.operators.location import where
+from autograph.operators import _where as where   # (location: loaded on first use)
 
 
 def _random():

@@ -24,7 +24,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.operators import calls
-from autograph.operators.location import where
+from autograph.operators import _where as where   # (location: loaded on first use)
 from autograph.operators.variables import (Tracker, Undefined, UndefinedReturnValue, get_all,
                                           mark as mark_unbound, put_all)
 from autograph.runtime.ir import nest

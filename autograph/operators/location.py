@@ -43,11 +43,3 @@ def warn_once(message, category, warned, key=None):
         warnings.warn(message, category, stacklevel=4)
     else:
         warnings.warn_explicit(message, category, loc.filename, loc.lineno)
-
-
-def _install():
-    from autograph.runtime.ir import tensor
-    tensor.set_locator(where)
-
-
-_install()   # errors the runtime raises about tensors name the user's line too

@@ -463,7 +463,7 @@ def _no_location(prefix):
 
 
 # where(prefix) -> " at file.py:12 (`source`)" for the user's innermost line, or "": the
-# compiler (autograph.operators.location) installs it; the runtime knows no source files
+# compiler (autograph.operators, through .location) installs it; the runtime knows no files
 where = _no_location
 
 
