@@ -19,7 +19,8 @@ This module is the registry:
 Built-in devices live one per file (cpu.py, cuda.py, torch.py, strict.py); each exports
 `create(name) -> Device` (raising `DeviceUnavailable(reason)` when its library or hardware is
 missing), `names()` (the names `list_devices` shows) and `name_of(array)` (which of its
-devices holds an array). The Device record and the errors live in base.py.
+devices holds an array). The Device record and the errors are here too (one module: every
+process needs them); `list_devices` and its rows live in listing.py, loaded when asked.
 """
 
 import contextlib
@@ -29,9 +30,147 @@ import _thread
 import numpy as np
 
 from autograph.config import _busy as BUSY
+from autograph.errors import AutographError
 
-from autograph.runtime.devices.base import (  # noqa: F401  (re-exported)
-    Device, DeviceError, DeviceUnavailable, UnsupportedPrimitiveError)
+
+# -- the Device record and the errors of the device layer --------------------------------------
+#
+# A Device is what executors need to run a graph somewhere: an array namespace to take kernels
+# from, moves to and from the host, a way to wait for queued work, and the namespace's dtype
+# objects. The registry below makes and finds them; each built-in device file builds one.
+
+class DeviceError(AutographError, ValueError):
+    """An unknown device name, a device that cannot run here, or an array on the wrong device."""
+
+
+class DeviceUnavailable(DeviceError):
+    """A known device whose library or hardware is missing; the message says which."""
+
+
+class UnsupportedPrimitiveError(DeviceError, NotImplementedError):
+    """A primitive whose kernel the device's array namespace does not have."""
+
+
+# -- the Device record ---------------------------------------------------------------------------
+
+def _noop():
+    pass
+
+
+class Device:
+    """One place arrays live and kernels run.
+
+    `xp` is the array namespace kernels are looked up in. `to_device` takes a host value
+    (NumPy array, NumPy or Python scalar) or one of this device's own arrays and returns a
+    device array; `to_host` returns a `numpy.ndarray`. `array_types` are the array classes
+    this device makes (used by `owns` and `device_of`); `owns_array`, if given, refines the
+    test for libraries whose one array class spans several devices (torch, cupy).
+    `kernels` maps primitive names to per-device implementations `fn(xp, *arrays, **attrs)`
+    for primitives outside the array API standard. `activate`, when not None, is a context
+    manager executors enter around a run (`with dev.activate: ...`).
+    """
+
+    def __init__(self, name, xp, to_device=None, to_host=None, synchronize=None, *,
+                 array_types=(), owns_array=None, kernels=None, description="", activate=None):
+        self.name = name
+        # a re-enterable context manager that makes this device the library's current one
+        # while a graph runs (CuPy allocates on its *current* GPU), or None when not needed
+        self.activate = activate
+        self.xp = xp
+        self.to_device = to_device or (lambda a: xp.asarray(a))
+        self.to_host = to_host or _default_to_host
+        self.synchronize = synchronize or _noop
+        self.array_types = tuple(array_types)
+        self._owns_array = owns_array
+        self.kernels = dict(kernels or {})
+        self.description = description
+        self._dtypes = {}
+        self._resolved = {}  # (primitive, kernel) -> callable, so executors may ask per call
+
+    def __repr__(self):
+        return f"<Device {self.name!r} ({getattr(self.xp, '__name__', self.xp)})>"
+
+    def owns(self, array):
+        """True when `array` is an array of this device (not a host value to be moved)."""
+        if not isinstance(array, self.array_types):
+            return False
+        return self._owns_array is None or self._owns_array(array)
+
+    def dtype(self, np_dtype):
+        """The namespace's dtype object for a NumPy dtype (np.int64 -> xp.int64)."""
+        try:
+            return self._dtypes[np_dtype]
+        except (KeyError, TypeError):
+            pass
+        name = np.dtype(np_dtype).name
+        # NumPy (and CuPy) take NumPy dtypes; other namespaces have their own dtype objects
+        found = np.dtype(np_dtype) if self.xp is np else getattr(self.xp, name, None)
+        if found is None:
+            raise DeviceError(f"device {self.name!r} has no dtype {name!r} "
+                              f"({getattr(self.xp, '__name__', self.xp)} does not define it); "
+                              "cast to a dtype the array API standard defines, e.g. float64")
+        try:
+            self._dtypes[np_dtype] = found
+        except TypeError:  # unhashable dtype-like
+            pass
+        return found
+
+    def kernel(self, primitive, kernel):
+        """The callable `fn(*arrays, **attrs)` that runs `primitive` (a name) on this device.
+
+        `kernel` is the primitive table's entry: a name in the namespace or a function
+        `kernel(xp, *arrays, **attrs)`. A per-device kernel registered for the primitive wins.
+        Raises UnsupportedPrimitiveError, naming the primitive and the device, when the
+        namespace lacks the function.
+        """
+        try:
+            return self._resolved[primitive, kernel]
+        except (KeyError, TypeError):
+            pass
+        fn = self._resolve(primitive, kernel)
+        try:
+            self._resolved[primitive, kernel] = fn
+        except TypeError:  # an unhashable kernel: resolve it every time
+            pass
+        return fn
+
+    def _resolve(self, primitive, kernel):
+        xp = self.xp
+        override = self.kernels.get(primitive)
+        if override is not None:
+            kernel = override
+        if callable(kernel):
+            def run(*arrays, **attrs):
+                try:
+                    return kernel(xp, *arrays, **attrs)
+                except AttributeError as e:  # the kernel used a name the namespace lacks
+                    if getattr(e, "obj", None) is xp:
+                        raise self._unsupported(primitive, e.name) from None
+                    raise
+            return run
+        fn = getattr(xp, kernel, None) if isinstance(kernel, str) else None
+        if fn is None:
+            raise self._unsupported(primitive, kernel)
+        return fn
+
+    def _unsupported(self, primitive, missing):
+        return UnsupportedPrimitiveError(
+            f"primitive {primitive!r} cannot run on device {self.name!r}: its array namespace "
+            f"{getattr(self.xp, '__name__', self.xp)} has no {missing!r} (it is not in the array "
+            "API standard). Run this function on the 'cpu' device, or give the device a kernel: "
+            f"register_device(..., kernels={{{primitive!r}: fn}}) with fn(xp, *arrays, **attrs).")
+
+
+def _default_to_host(array):
+    return np.asarray(array)
+
+
+def __getattr__(name):
+    """`list_devices` and its rows live in .listing (imported on first use)."""
+    if name in ("list_devices", "DeviceInfo", "DeviceList"):
+        from autograph.runtime.devices import listing
+        return getattr(listing, name)
+    raise AttributeError(f"module 'autograph.runtime.devices' has no attribute {name!r}")
 
 
 # -- the registry --------------------------------------------------------------------------------
@@ -106,30 +245,9 @@ def get_device(name=None):
             return _DEVICES[name]
         if name in _MISSING:  # a plug-in that failed to load
             raise DeviceUnavailable(f"device {name!r} is not available: {_MISSING[name]}")
-        raise DeviceError(f"unknown device {name!r}{_did_you_mean(name)}; {_summary()}")
-
-
-# names other frameworks use for a GPU
-_GPU_SPELLINGS = {"gpu", "/gpu:0", "gpu:0", "/device:gpu:0", "cupy"}
-
-
-def _did_you_mean(name):
-    if name.lower() in _GPU_SPELLINGS:
-        return " (a GPU is 'cuda' or 'cuda:N' here)"
-    known = [row.name for row in list_devices()]
-    import difflib
-    close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _summary():
-    infos = list_devices()
-    available = ", ".join(i.name for i in infos if i.available) or "none"
-    missing = "; ".join(f"{i.name}: {i.detail}" for i in infos if not i.available)
-    text = f"available: {available}"
-    if missing:
-        text += f"; missing: {missing}"
-    return text + ". Register another with ag.register_device(name, namespace, ...)."
+        from autograph.runtime.devices import listing
+        raise DeviceError(f"unknown device {name!r}{listing.did_you_mean(name)}; "
+                          f"{listing.summary()}")
 
 
 def register_device(name, namespace, to_device=None, to_host=None, synchronize=None, *,
@@ -188,85 +306,6 @@ def _load_entry_points():
             if isinstance(dev, Device):
                 _DEVICES.setdefault(dev.name, dev)
                 _by_type.clear()
-
-
-# -- list_devices --------------------------------------------------------------------------------
-
-class DeviceInfo:
-    """One row of `list_devices()`: a device name, whether it can run here, and a detail:
-    the library that runs it, or why it is missing ("CuPy not installed"). Immutable.
-    (A plain class, not a dataclass: this module loads with `import autograph`.)"""
-
-    __slots__ = ("name", "available", "detail")
-
-    def __init__(self, name, available, detail):
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "available", available)
-        object.__setattr__(self, "detail", detail)
-
-    def __setattr__(self, name, value):
-        raise AttributeError("DeviceInfo is immutable")
-
-    def __eq__(self, other):
-        return type(other) is DeviceInfo and (self.name, self.available, self.detail) == \
-            (other.name, other.available, other.detail)
-
-    def __hash__(self):
-        return hash((self.name, self.available, self.detail))
-
-    def __repr__(self):
-        return f"DeviceInfo(name={self.name!r}, available={self.available!r}, detail={self.detail!r})"
-
-    def __str__(self):
-        return f"{self.name}: {self.detail}" if self.available else \
-            f"{self.name}: missing, {self.detail}"
-
-
-class DeviceList(list):
-    """A list of DeviceInfo that prints as one line per device."""
-
-    def __str__(self):
-        return "\n".join(str(i) for i in self)
-
-    __repr__ = __str__
-
-    @property
-    def names(self):
-        """Names of the available devices."""
-        return [i.name for i in self if i.available]
-
-
-def list_devices():
-    """Every device autograph knows: built-ins (probed now), registered and plug-in devices.
-    Missing ones say why, e.g. `cuda: missing (CuPy not installed)`."""
-    with _lock:
-        _load_entry_points()
-        rows, seen = [], set()
-
-        def add(name, dev=None, reason=None):
-            if name in seen:
-                return
-            seen.add(name)
-            if dev is not None:
-                seen.add(dev.name)
-                rows.append(DeviceInfo(name, True, dev.description or
-                                       getattr(dev.xp, "__name__", str(dev.xp))))
-            else:
-                rows.append(DeviceInfo(name, False, reason))
-
-        for base in _BUILTINS:
-            for name in _builtin_module(base).names():
-                try:
-                    add(name, get_device(name))
-                except DeviceUnavailable:
-                    add(name, reason=_MISSING.get(name, "unavailable"))
-        for name, dev in list(_DEVICES.items()):
-            if dev.name == name:
-                add(name, dev)
-        for name, reason in _MISSING.items():
-            if name.split(":", 1)[0] not in _BUILTINS:
-                add(name, reason=reason)
-        return DeviceList(rows)
 
 
 # -- scopes and placement ------------------------------------------------------------------------

@@ -3,7 +3,7 @@ it is on the hot call path of every compiled function)."""
 
 import numpy as np
 
-from autograph.runtime.devices.base import Device
+from autograph.runtime.devices import Device
 
 
 def names():

@@ -8,7 +8,7 @@ matters for timing (kernels are launched asynchronously).
 
 import numpy as np
 
-from autograph.runtime.devices.base import Device, DeviceUnavailable
+from autograph.runtime.devices import Device, DeviceUnavailable
 
 _cupy = None
 

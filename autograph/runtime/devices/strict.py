@@ -5,7 +5,7 @@ into a kernel fails loudly here, where on the cpu device it would silently work.
 
 import numpy as np
 
-from autograph.runtime.devices.base import Device, DeviceUnavailable
+from autograph.runtime.devices import Device, DeviceUnavailable
 
 
 def names():

@@ -5,7 +5,7 @@ visible)."""
 
 import numpy as np
 
-from autograph.runtime.devices.base import Device, DeviceUnavailable
+from autograph.runtime.devices import Device, DeviceUnavailable
 
 
 def _import():
