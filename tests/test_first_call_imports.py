@@ -87,7 +87,7 @@ def test_warm_first_call_module_count_is_bounded(tmp_path):
     for unused in ("autograph.runtime.variables", "autograph.runtime.formatting",
                    "autograph.source.tracebacks", "autograph.function_more", "autograph.fast_args",
                    "autograph.operators.unroll", "autograph.operators.py_builtins", "autograph.log",
-                   "autograph.operators.location",
+                   "autograph.operators.location", "autograph.trace_compare",
                    "autograph.operators.asserts", "autograph.operators.formatting",
                    "autograph.operators.updates", "autograph.saved_model", "autograph.autodiff",
                    "autograph.runtime.exec.native", "autograph.runtime.numpy.dispatch"):
