@@ -103,6 +103,44 @@ def test_key_changes_with_the_file_and_with_what_names_stand_for(tmp_path, cache
     assert disk_cache.key(lambda x: x) is None
 
 
+def test_an_edited_converter_changes_the_key_in_a_checkout(tmp_path, cache_dir, monkeypatch):
+    """In a checkout the key names every converter file's size and time, so an edited pass
+    never meets an old conversion; an installed package (site-packages) is keyed by its
+    version alone (no scan of its files)."""
+    from autograph import frames
+    root = tmp_path / "checkout" / "autograph"
+    for sub in ("converters", "analysis", "source"):
+        (root / sub).mkdir(parents=True)
+        (root / sub / "a_pass.py").write_text("x = 1\n")
+    (root / "__init__.py").write_text("")
+    monkeypatch.setattr(ag, "__file__", str(root / "__init__.py"))
+    mod = _module(tmp_path)
+
+    def key_now():
+        monkeypatch.setattr(disk_cache, "_fingerprint", None)
+        return disk_cache.key(mod.collatz)
+
+    installed_check = disk_cache._installed
+    assert not installed_check(str(root), frames)
+    site = [d for d in frames.library_dirs() if "site-packages" in d or "dist-packages" in d]
+    if site:
+        assert installed_check(os.path.join(site[0], "autograph"), frames)
+    before = key_now()
+    assert before == key_now()
+    (root / "converters" / "a_pass.py").write_text("x = 2  # edited\n")
+    assert key_now() != before
+    os.utime(root / "analysis" / "a_pass.py", ns=(1, 1))   # same size, another time
+    edited = key_now()
+    assert edited != before
+    # an installed autograph: its version alone, without statting its files
+    monkeypatch.setattr(disk_cache, "_installed", lambda root, frames: True)
+    monkeypatch.setattr(disk_cache.os, "scandir", None)    # a scan would fail here
+    installed = key_now()
+    assert installed not in (before, edited)
+    (root / "converters" / "a_pass.py").write_text("x = 3\n")
+    assert key_now() == installed
+
+
 def test_off_by_config_or_environment(tmp_path, cache_dir, monkeypatch):
     config.set_disk_cache(False)
     try:
