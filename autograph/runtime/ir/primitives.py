@@ -42,8 +42,15 @@ class Primitive:
     __slots__ = ("name", "infer", "kernel", "effectful", "doc", "vjp", "nondiff")
 
     def __init__(self, name, infer, kernel, effectful=False, doc=None, vjp=None, nondiff=False):
-        for field, value in zip(self.__slots__, (name, infer, kernel, effectful, doc, vjp, nondiff)):
-            object.__setattr__(self, field, value)
+        # (written out: the table's ~150 primitives are made while a first call imports)
+        init = object.__setattr__
+        init(self, "name", name)
+        init(self, "infer", infer)
+        init(self, "kernel", kernel)
+        init(self, "effectful", effectful)
+        init(self, "doc", doc)
+        init(self, "vjp", vjp)
+        init(self, "nondiff", nondiff)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Primitive is immutable: use primitives.replace(prim, {name}=...)")
@@ -86,7 +93,8 @@ def register(name, infer, kernel=None, effectful=False, doc=None, vjp=None, nond
 
 def defvjp(name, rule):
     """Register `rule(cts, node)` as the reverse-mode rule of primitive `name`."""
-    PRIMITIVES[name] = replace(lookup(name), vjp=rule, nondiff=False)
+    p = lookup(name)
+    PRIMITIVES[name] = Primitive(p.name, p.infer, p.kernel, p.effectful, p.doc, rule, False)
     return rule
 
 
