@@ -101,7 +101,8 @@ def defvjp(name, rule):
 def nondifferentiable(*names):
     """Mark primitives whose inputs always get zero cotangents."""
     for name in names:
-        PRIMITIVES[name] = replace(lookup(name), vjp=None, nondiff=True)
+        p = lookup(name)
+        PRIMITIVES[name] = Primitive(p.name, p.infer, p.kernel, p.effectful, p.doc, None, True)
 
 
 def lookup(name):
