@@ -23,8 +23,9 @@ What crosses the boundary:
 import numpy as np
 
 from autograph import errors
-from autograph.runtime.exec import native_ops
+from autograph.runtime.exec import native_fuse, native_ops
 from autograph.runtime.exec.native_fills import chain_plan, fill_plan
+from autograph.runtime.exec.native_kernel import KernelSource
 
 
 class NativeLoweringError(NotImplementedError):
@@ -58,6 +59,7 @@ class Lowering:
         self.buffers = set()       # names of lowered TensorArrays' and stacks' buffers
         self.stack_of = {}         # buffer name -> index in self.stacks (gradient stacks)
         self.stacks = []           # [line index of its np.empty, element (dtype, shape)]
+        self.helpers = []          # source lines of fused kernels (native_fuse), in order
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -113,8 +115,8 @@ class Lowering:
         self.emit(0, f"def {self.name}({', '.join(all_params)}):")
         self.lines.extend(body)
         self.made_by.extend(made_by)
-        header = ["import numpy as np", "from numba import njit", ""] + (
-            _GROW if self.stacks else []) + ["",
+        header = ["import math", "import numpy as np", "from numba import njit", ""] + (
+            _GROW if self.stacks else []) + self.helpers + ["",
                   "", "@njit(cache=True, error_model='numpy', boundscheck=True)"]
         source = "\n".join(header + self.lines) + "\n"
         self.made_by = [None] * len(header) + self.made_by
@@ -129,12 +131,16 @@ class Lowering:
     def graph_body(self, graph, env, depth):
         start = len(self.lines)
         outer = self.node
+        kernels, members = native_fuse.plan(graph)
         for node in graph.nodes:
             op = node.op
             if op == "Placeholder":
                 continue
             self.node = (node.name, op, node.origin)
-            if op == "Const":
+            if id(node) in members:
+                if id(node) in kernels:        # a fused run, emitted at its last member
+                    self.kernel(kernels[id(node)], env, depth)
+            elif op == "Const":
                 self.const(node, env)
             elif op == "Identity":
                 env[id(node.outputs[0])] = env[id(node.inputs[0])]
@@ -184,6 +190,20 @@ class Lowering:
             expr = native_ops.scalar_of(out, expr)
         name = env[id(out)] = self.fresh(node.name)
         self.emit(depth, f"{name} = {expr}")
+
+    def kernel(self, k, env, depth):
+        """A fused run of elementwise ops and reductions: one call of its own loop
+        function (native_fuse, native_kernel)."""
+        for node in k.members:
+            for t in node.outputs:
+                self.check_tensor(node, t)
+        source = KernelSource(k, self.fresh("fused"), env)
+        self.helpers.extend(source.build())
+        outs = []
+        for t in k.outputs:
+            outs.append(self.fresh(t.node.name))
+            env[id(t)] = outs[-1]
+        self.emit(depth, f"{', '.join(outs)} = {source.name}({', '.join(source.call_args())})")
 
     def assign(self, depth, targets, values):
         pairs = [(t, v) for t, v in zip(targets, values) if t != v]
