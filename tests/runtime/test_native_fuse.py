@@ -206,3 +206,17 @@ def test_plan_splits_at_unfusible_ops_and_keeps_order():
     assert shapes == [(4,), (4, 6), (4, 6), (4, 6)]
     assert all(id(n) in members for k in kernels.values() for n in k.members)
     assert_close(jit(x, w), ag.function(f)(x, w))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_float_sums_add_in_numpys_pairwise_order(dtype):
+    rng = np.random.default_rng(9)
+    for n in (3, 8, 37, 128, 300):
+        x = (rng.standard_normal((3, n)) * 10.0 ** rng.uniform(-4, 4, (3, n))).astype(dtype)
+
+        def f(x):
+            y = x * dtype(1.5)
+            return np.sum(y, axis=-1), np.mean(y, axis=-1, keepdims=True)
+        got, want, source = run_both(f, x)
+        assert_close(got, want, rtol=0, atol=0)      # bitwise: the same order of additions
+        assert "ag_pairwise_sum_" in source

@@ -50,6 +50,7 @@ class KernelSource:
         self.value = {}         # id(tensor) -> local of a member's value
         self.stored = {}        # id(tensor) -> array it is stored in (output or buffer)
         self.lines = []
+        self.pairwise = set()   # dtypes of float sums added in NumPy's order (native_math)
 
     # -- reading values ---------------------------------------------------------------------
 
@@ -114,6 +115,8 @@ class KernelSource:
             elif key in later:
                 self.stored[key] = f"b{n}"
                 allocs.append(f"b{n} = np.empty({self.shape[-1]}, {dtype_name(t.dtype)})")
+            if self.pairwise_of(node):
+                allocs.append(f"r{n} = np.empty({self.shape[-1]}, {dtype_name(t.dtype)})")
         depth = 1 + max(self.rank - 1, 0)
         last = max(k.phase.values())
         for q in range(last + 1):
@@ -122,7 +125,7 @@ class KernelSource:
             if not loop:
                 continue
             for n, node in loop:
-                if node.op in _REDUCTIONS:
+                if node.op in _REDUCTIONS and not self.pairwise_of(node):
                     body.append((depth, f"s{n} = {self.acc_init(node)}"))
             body.append((depth, f"for j in range({self.shape[-1]}):"))
             for n, node in loop:
@@ -143,6 +146,11 @@ class KernelSource:
             if k.kind[key] == FULL or k.phase[key] != q:
                 continue
             if node.op in _REDUCTIONS:
+                if self.pairwise_of(node):
+                    dtype = node.outputs[0].dtype.name
+                    self.pairwise.add(dtype)
+                    body.append((depth, f"s{n} = ag_pairwise_sum_{dtype}(r{n}, 0, "
+                                        f"{self.shape[-1]})"))
                 expr = self.acc_final(node, f"s{n}")
             else:
                 expr = self.element(node, q, True, n, depth, body)
@@ -158,7 +166,10 @@ class KernelSource:
         key = id(node.outputs[0])
         if node.op in _REDUCTIONS:
             x = self.read(node.inputs[0], q)
-            body.append((depth, f"s{n} = {self.acc_step(node, f's{n}', x)}"))
+            if self.pairwise_of(node):      # kept for NumPy's pairwise order after the loop
+                body.append((depth, f"r{n}[j] = {x}"))
+            else:
+                body.append((depth, f"s{n} = {self.acc_step(node, f's{n}', x)}"))
             return
         expr = self.element(node, q, False, n, depth, body)
         if expr != f"v{n}":
@@ -177,6 +188,11 @@ class KernelSource:
         return expr
 
     # -- reductions ----------------------------------------------------------------------------
+
+    @staticmethod
+    def pairwise_of(node):
+        """True for a float sum or mean: NumPy adds those pairwise (native_math)."""
+        return node.op in ("sum", "mean") and node.outputs[0].dtype.kind == "f"
 
     def acc_init(self, node):
         t = node.outputs[0]

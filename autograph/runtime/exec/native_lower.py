@@ -23,7 +23,7 @@ What crosses the boundary:
 import numpy as np
 
 from autograph import errors
-from autograph.runtime.exec import native_fuse, native_ops
+from autograph.runtime.exec import native_fuse, native_math, native_ops
 from autograph.runtime.exec.native_fills import chain_plan, fill_plan
 from autograph.runtime.exec.native_kernel import KernelSource
 
@@ -60,6 +60,7 @@ class Lowering:
         self.stack_of = {}         # buffer name -> index in self.stacks (gradient stacks)
         self.stacks = []           # [line index of its np.empty, element (dtype, shape)]
         self.helpers = []          # source lines of fused kernels (native_fuse), in order
+        self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -199,6 +200,9 @@ class Lowering:
                 self.check_tensor(node, t)
         source = KernelSource(k, self.fresh("fused"), env)
         self.helpers.extend(source.build())
+        for dtype in sorted(source.pairwise - self.pairwise):
+            self.helpers[:0] = native_math.pairwise_sum_source(dtype)
+        self.pairwise |= source.pairwise
         outs = []
         for t in k.outputs:
             outs.append(self.fresh(t.node.name))

@@ -37,3 +37,41 @@ def tanh_lines(x, name):
         f"{e} = {s} * ({r} + {q}) + ({s} - 1.0)",
         f"{name} = math.copysign(1.0 if {y} >= 44.0 else {e} / ({e} + 2.0), {x})",   # NaN: e is NaN
     ]
+
+
+def pairwise_sum_source(dtype):
+    """A Numba function `ag_pairwise_sum_<dtype>(a, n)`: the sum of `a[:n]` added in NumPy's
+    own order (its pairwise summation: eight running sums over blocks of 128, halves
+    above), so a fused float `sum`/`mean` over a row gives NumPy's bits, not a sequential
+    sum's; the eight independent sums also vectorize."""
+    name, t = f"ag_pairwise_sum_{dtype}", f"np.{dtype}"
+    return [
+        "", "@njit(cache=True, error_model='numpy', boundscheck=False)",
+        f"def {name}(a, lo, n):",
+        "    if n < 8:",
+        f"        res = {t}(0)",
+        "        for i in range(lo, lo + n):",
+        "            res += a[i]",
+        "        return res",
+        "    if n <= 128:",
+        "        r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]",
+        "        r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]",
+        "        m = n - n % 8",
+        "        for i in range(lo + 8, lo + m, 8):",
+        "            r0 += a[i]",
+        "            r1 += a[i + 1]",
+        "            r2 += a[i + 2]",
+        "            r3 += a[i + 3]",
+        "            r4 += a[i + 4]",
+        "            r5 += a[i + 5]",
+        "            r6 += a[i + 6]",
+        "            r7 += a[i + 7]",
+        "        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))",
+        "        for i in range(lo + m, lo + n):",
+        "            res += a[i]",
+        "        return res",
+        "    n2 = n // 2",
+        "    n2 -= n2 % 8",
+        f"    return {name}(a, lo, n2) + {name}(a, lo + n2, n - n2)",
+        "",
+    ]
