@@ -148,9 +148,14 @@ class KernelSource:
             if node.op in _REDUCTIONS:
                 if self.pairwise_of(node):
                     dtype = node.outputs[0].dtype.name
-                    self.pairwise.add(dtype)
-                    body.append((depth, f"s{n} = ag_pairwise_sum_{dtype}(r{n}, 0, "
-                                        f"{self.shape[-1]})"))
+                    size = self.shape[-1]
+                    if size <= 128:     # one block: its eight sums, written in the loop
+                        lines = native_math.pairwise_block_lines(f"r{n}", size, f"s{n}",
+                                                                 dtype_name(dtype))
+                        body.extend((depth, line) for line in lines)
+                    else:
+                        self.pairwise.add(dtype)
+                        body.append((depth, f"s{n} = ag_pairwise_sum_{dtype}(r{n}, 0, {size})"))
                 expr = self.acc_final(node, f"s{n}")
             else:
                 expr = self.element(node, q, True, n, depth, body)

@@ -83,3 +83,22 @@ def pairwise_sum_source(dtype):
         f"    return {name}(a, lo, n2) + {name}(a, lo + n2, n - n2)",
         "",
     ]
+
+
+def pairwise_block_lines(a, n, name, dtype):
+    """Statements setting `name` to the sum of `a[:n]` (n <= 128, known when compiling) in
+    NumPy's pairwise order, written into the kernel (no call): fewer than 8 elements add
+    in a row from 0; else eight running sums over strides of 8, combined as a tree, then
+    the tail."""
+    if n < 8:
+        return [f"{name} = {dtype}(0)"] + [f"{name} += {a}[{i}]" for i in range(n)]
+    m = n - n % 8
+    p = [f"{name}_{k}" for k in range(8)]
+    lines = [f"{p[k]} = {a}[{k}]" for k in range(8)]
+    if m > 8:
+        lines.append(f"for {name}_i in range(8, {m}, 8):")
+        lines += [f"    {p[k]} += {a}[{name}_i + {k}]" for k in range(8)]
+    lines.append(f"{name} = (({p[0]} + {p[1]}) + ({p[2]} + {p[3]})) + "
+                 f"(({p[4]} + {p[5]}) + ({p[6]} + {p[7]}))")
+    lines += [f"{name} += {a}[{i}]" for i in range(m, n)]
+    return lines
