@@ -219,4 +219,4 @@ def test_float_sums_add_in_numpys_pairwise_order(dtype):
             return np.sum(y, axis=-1), np.mean(y, axis=-1, keepdims=True)
         got, want, source = run_both(f, x)
         assert_close(got, want, rtol=0, atol=0)      # bitwise: the same order of additions
-        assert "ag_pairwise_sum_" in source
+        assert ("ag_pairwise_sum_" in source) == (n > 128)   # else the sums are inline
