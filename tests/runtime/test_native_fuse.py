@@ -220,3 +220,22 @@ def test_float_sums_add_in_numpys_pairwise_order(dtype):
         got, want, source = run_both(f, x)
         assert_close(got, want, rtol=0, atol=0)      # bitwise: the same order of additions
         assert ("ag_pairwise_sum_" in source) == (n > 128)   # else the sums are inline
+
+
+def test_kernel_lines_name_the_node_that_made_them():
+    """A Numba error on a kernel line names that node (the user's line), as in the body."""
+    from autograph.runtime.exec.native_lower import Lowering
+
+    def f(x, b):
+        y = x * 2.0 + b
+        return np.tanh(y - np.mean(y, axis=-1, keepdims=True)), np.sum(x * x, axis=-1)
+    x, b = np.ones((3, 200)), np.ones(200)
+    graph = ag.function(f, jit_compile=True).get_concrete_function(x, b)._graph_to_run()
+    low = Lowering(graph, "native_f")
+    lines = low.build().split("\n")[:-1]
+    assert len(lines) == len(low.made_by)
+    owner = {line.strip(): made for line, made in zip(lines, low.made_by)}
+    tanh_line = next(line for line in owner if line.startswith("v") and "_y = 2.0 * abs(" in line)
+    assert owner[tanh_line][1] == "tanh" and "test_native_fuse.py" in str(owner[tanh_line][2])
+    assert {made[1] for line, made in owner.items()
+            if made and "ag_pairwise_sum_float64(" in line and "=" in line} == {"mean", "sum"}

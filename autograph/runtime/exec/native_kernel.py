@@ -33,6 +33,42 @@ from autograph.runtime.exec.native_ops import dtype_name, scalar_of
 _HEAD = "@njit(cache=True, error_model='numpy', boundscheck=False)"
 
 
+class _Body(list):
+    """Kernel lines as (depth, text, node): the node that made each line names the
+    operation and the user's line if Numba refuses it."""
+    node = None
+
+    def append(self, item):
+        super().append(item + (self.node,))
+
+    def extend(self, items):
+        for item in items:
+            self.append(item)
+
+
+def emit(low, k, env, depth):
+    """Write kernel `k` into Lowering `low`: its function among low's helpers (with the
+    node behind each line), one call in the body binding its outputs in `env`."""
+    for node in k.members:
+        for t in node.outputs:
+            low.check_tensor(node, t)
+    source = KernelSource(k, low.fresh("fused"), env)
+    lines = source.build()
+    low.helpers.extend(lines)
+    low.helper_made_by.extend(None if n is None else (n.name, n.op, n.origin)
+                              for n in source.owners)
+    for dtype in sorted(source.pairwise - low.pairwise):
+        text = native_math.pairwise_sum_source(dtype)
+        low.helpers[:0] = text
+        low.helper_made_by[:0] = [None] * len(text)
+    low.pairwise |= source.pairwise
+    outs = []
+    for t in k.outputs:
+        outs.append(low.fresh(t.node.name))
+        env[id(t)] = outs[-1]
+    low.emit(depth, f"{', '.join(outs)} = {source.name}({', '.join(source.call_args())})")
+
+
 def _is_name(expr):
     return expr.isidentifier() and not keyword.iskeyword(expr)
 
@@ -51,6 +87,7 @@ class KernelSource:
         self.stored = {}        # id(tensor) -> array it is stored in (output or buffer)
         self.lines = []
         self.pairwise = set()   # dtypes of float sums added in NumPy's order (native_math)
+        self.owners = []        # the node behind each line of the function (or None)
 
     # -- reading values ---------------------------------------------------------------------
 
@@ -102,7 +139,7 @@ class KernelSource:
             for t in node.inputs:
                 if k.kind.get(id(t)) == FULL and k.phase[id(t)] < here:
                     later.add(id(t))
-        body = []
+        body = _Body()
         for n, node in enumerate(members):
             self.value[id(node.outputs[0])] = f"v{n}"
         allocs = []
@@ -125,10 +162,13 @@ class KernelSource:
             if not loop:
                 continue
             for n, node in loop:
+                body.node = node
                 if node.op in _REDUCTIONS and not self.pairwise_of(node):
                     body.append((depth, f"s{n} = {self.acc_init(node)}"))
+            body.node = loop[0][1]
             body.append((depth, f"for j in range({self.shape[-1]}):"))
             for n, node in loop:
+                body.node = node
                 self.loop_member(n, node, q, depth + 1, body)
         return self.text(allocs, body)
 
@@ -145,6 +185,7 @@ class KernelSource:
             key = id(t)
             if k.kind[key] == FULL or k.phase[key] != q:
                 continue
+            body.node = node
             if node.op in _REDUCTIONS:
                 if self.pairwise_of(node):
                     dtype = node.outputs[0].dtype.name
@@ -239,12 +280,15 @@ class KernelSource:
         lines += ["    " + a for a in allocs]
         for d in range(self.rank - 1):
             lines.append("    " * (1 + d) + f"for i{d} in range({self.shape[d]}):")
-        lines += ["    " * d + text for d, text in body]
+        self.owners = [None] * 2 + [self.k.members[0]] * (len(lines) - 2)
+        lines += ["    " * d + text for d, text, _ in body]
+        self.owners += [node for _, _, node in body]
         outs = []
         for t in self.k.outputs:
             outs.append(self.stored.get(id(t)) or self.value[id(t)])
         lines.append("    return " + (outs[0] if len(outs) == 1 else
                                       "(" + "".join(o + ", " for o in outs).rstrip() + ")"))
+        self.owners.append(self.k.members[-1])
         return lines
 
     def call_args(self):

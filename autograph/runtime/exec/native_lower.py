@@ -23,9 +23,8 @@ What crosses the boundary:
 import numpy as np
 
 from autograph import errors
-from autograph.runtime.exec import native_fuse, native_math, native_ops
+from autograph.runtime.exec import native_fuse, native_kernel, native_ops
 from autograph.runtime.exec.native_fills import chain_plan, fill_plan
-from autograph.runtime.exec.native_kernel import KernelSource
 
 
 class NativeLoweringError(NotImplementedError):
@@ -60,6 +59,7 @@ class Lowering:
         self.stack_of = {}         # buffer name -> index in self.stacks (gradient stacks)
         self.stacks = []           # [line index of its np.empty, element (dtype, shape)]
         self.helpers = []          # source lines of fused kernels (native_fuse), in order
+        self.helper_made_by = []   # the node behind each of those lines (or None)
         self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
 
     # -- names and lines --------------------------------------------------------------------
@@ -116,11 +116,12 @@ class Lowering:
         self.emit(0, f"def {self.name}({', '.join(all_params)}):")
         self.lines.extend(body)
         self.made_by.extend(made_by)
-        header = ["import math", "import numpy as np", "from numba import njit", ""] + (
-            _GROW if self.stacks else []) + self.helpers + ["",
-                  "", "@njit(cache=True, error_model='numpy', boundscheck=True)"]
-        source = "\n".join(header + self.lines) + "\n"
-        self.made_by = [None] * len(header) + self.made_by
+        head = ["import math", "import numpy as np", "from numba import njit", ""] + (
+            _GROW if self.stacks else [])
+        tail = ["", "", "@njit(cache=True, error_model='numpy', boundscheck=True)"]
+        source = "\n".join(head + self.helpers + tail + self.lines) + "\n"
+        self.made_by = ([None] * len(head) + self.helper_made_by + [None] * len(tail)
+                        + self.made_by)
         return source
 
     def check_tensor(self, node, t):
@@ -140,7 +141,7 @@ class Lowering:
             self.node = (node.name, op, node.origin)
             if id(node) in members:
                 if id(node) in kernels:        # a fused run, emitted at its last member
-                    self.kernel(kernels[id(node)], env, depth)
+                    native_kernel.emit(self, kernels[id(node)], env, depth)
             elif op == "Const":
                 self.const(node, env)
             elif op == "Identity":
@@ -191,23 +192,6 @@ class Lowering:
             expr = native_ops.scalar_of(out, expr)
         name = env[id(out)] = self.fresh(node.name)
         self.emit(depth, f"{name} = {expr}")
-
-    def kernel(self, k, env, depth):
-        """A fused run of elementwise ops and reductions: one call of its own loop
-        function (native_fuse, native_kernel)."""
-        for node in k.members:
-            for t in node.outputs:
-                self.check_tensor(node, t)
-        source = KernelSource(k, self.fresh("fused"), env)
-        self.helpers.extend(source.build())
-        for dtype in sorted(source.pairwise - self.pairwise):
-            self.helpers[:0] = native_math.pairwise_sum_source(dtype)
-        self.pairwise |= source.pairwise
-        outs = []
-        for t in k.outputs:
-            outs.append(self.fresh(t.node.name))
-            env[id(t)] = outs[-1]
-        self.emit(depth, f"{', '.join(outs)} = {source.name}({', '.join(source.call_args())})")
 
     def assign(self, depth, targets, values):
         pairs = [(t, v) for t, v in zip(targets, values) if t != v]
