@@ -108,7 +108,8 @@ class KernelSource:
             return name
         idx = self.loop_index(row)
         lead = len(idx) - len(t.shape)
-        return f"{name}[{', '.join('0' if d == 1 else idx[lead + i] for i, d in enumerate(t.shape))}]"
+        key = ('0' if d == 1 else idx[lead + i] for i, d in enumerate(t.shape))
+        return f"{name}[{', '.join(key)}]"
 
     def read(self, t, phase, row=False):
         """`t` (an input of a member computed in inner loop / row section `phase`)."""
