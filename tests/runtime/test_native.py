@@ -167,6 +167,18 @@ def test_numba_typing_error_names_the_user_line():
     assert "`matmul`" in str(info.value) and "x @ x" in str(info.value)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.bool_, np.float16])
+def test_half_precision_is_refused_with_the_operation_and_line(dtype):
+    # tanh of int8/bool is float16 in NumPy; Numba has no float16: an error naming the
+    # operation and the user's line, not Numba's bare NotImplementedError("float16")
+    def f(x):
+        return np.tanh(x) * 2.0
+
+    with pytest.raises(NativeLoweringError) as info:
+        ag.function(f, jit_compile=True)(np.arange(3).astype(dtype))
+    assert "float16" in str(info.value) and "np.tanh(x) * 2.0" in str(info.value)
+
+
 def test_default_and_false_do_not_lower():
     before = native.stats()["lowered"]
     ag.function(collatz)(np.int64(27))

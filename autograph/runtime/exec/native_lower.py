@@ -129,8 +129,8 @@ class Lowering:
             return
         if t.shape is None or any(d is not None and not isinstance(d, int) for d in t.shape):
             self.fail(node, "its value's rank is unknown when compiling")
-        if t.dtype.kind not in "biufc":
-            self.fail(node, f"dtype {t.dtype} has no native form")
+        if t.dtype.kind not in "biufc" or t.dtype.itemsize < 4 and t.dtype.kind in "fc":
+            self.fail(node, f"dtype {t.dtype} has no native form")   # (Numba has no float16)
 
     def graph_body(self, graph, env, depth):
         start = len(self.lines)
