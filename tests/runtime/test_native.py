@@ -182,6 +182,25 @@ def test_half_precision_is_refused_with_the_operation_and_line(dtype):
     assert "node 'x'" in message if dtype is np.float16 else "np.tanh(x) * 2.0" in message
 
 
+@pytest.mark.parametrize("x", [np.array(3.0), np.float64(3.0), np.arange(4.0), np.int32(7)],
+                         ids=["0-d array", "scalar", "array", "int32"])
+def test_an_argument_returned_unchanged_is_the_same_object_as_in_the_interpreter(x):
+    def same(v):
+        return v
+
+    def pair(v):
+        return v, v * 2
+
+    for fn in (same, pair):
+        for _ in range(2):   # the first call and the fast path
+            got = ag.function(fn, jit_compile=True)(x)
+            ref = ag.function(fn)(x)
+            got, ref = (got, ref) if fn is pair else ((got,), (ref,))
+            assert got[0] is x and ref[0] is x
+            for a, b in zip(got[1:], ref[1:]):
+                assert type(a) is type(b) and np.array_equal(a, b)
+
+
 def test_default_and_false_do_not_lower():
     before = native.stats()["lowered"]
     ag.function(collatz)(np.int64(27))
