@@ -167,6 +167,40 @@ def test_numba_typing_error_names_the_user_line():
     assert "`matmul`" in str(info.value) and "x @ x" in str(info.value)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.bool_, np.float16])
+def test_half_precision_is_refused_with_the_operation_and_line(dtype):
+    # tanh of int8/bool is float16 in NumPy; Numba has no float16: an error naming the
+    # operation and the user's line, not Numba's bare NotImplementedError("float16")
+    def f(x):
+        return np.tanh(x) * 2.0
+
+    with pytest.raises(NativeLoweringError) as info:
+        ag.function(f, jit_compile=True)(np.arange(3).astype(dtype))
+    message = str(info.value)
+    assert "float16" in message
+    # (a float16 argument: the parameter is named; a float16 result: the line making it)
+    assert "node 'x'" in message if dtype is np.float16 else "np.tanh(x) * 2.0" in message
+
+
+@pytest.mark.parametrize("x", [np.array(3.0), np.float64(3.0), np.arange(4.0), np.int32(7)],
+                         ids=["0-d array", "scalar", "array", "int32"])
+def test_an_argument_returned_unchanged_is_the_same_object_as_in_the_interpreter(x):
+    def same(v):
+        return v
+
+    def pair(v):
+        return v, v * 2
+
+    for fn in (same, pair):
+        for _ in range(2):   # the first call and the fast path
+            got = ag.function(fn, jit_compile=True)(x)
+            ref = ag.function(fn)(x)
+            got, ref = (got, ref) if fn is pair else ((got,), (ref,))
+            assert got[0] is x and ref[0] is x
+            for a, b in zip(got[1:], ref[1:]):
+                assert type(a) is type(b) and np.array_equal(a, b)
+
+
 def test_default_and_false_do_not_lower():
     before = native.stats()["lowered"]
     ag.function(collatz)(np.int64(27))

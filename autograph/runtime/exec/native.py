@@ -195,8 +195,14 @@ class _Runner:
         if low.single and not bare and shape0 != ():
             lines.append("    r = (r,)")
         outs = []
+        passed = {id(t): p for p, t in zip(params, g.inputs)}
         for i, t in enumerate(g.outputs):
-            if t.shape == ():   # Numba returns a Python scalar: the graph's NumPy scalar
+            source = t
+            while source.node.op == "Identity":
+                source = source.node.inputs[0]
+            if id(source) in passed:   # an argument returned as it is: the same object, as
+                outs.append(passed[id(source)])   # the interpreter gives (0-d arrays too)
+            elif t.shape == ():   # Numba returns a Python scalar: the graph's NumPy scalar
                 outs.append(_boxed(ns, f"t{i}", t.dtype, "r" if low.single else f"r[{i}]"))
             else:
                 outs.append(f"r[{i}]")
@@ -211,6 +217,7 @@ class _Runner:
             else:
                 lines.append(f"    v{j}._value = r[{k + n}]")
         if first_only:
+            bare = bare and outs[0] == "r[0]"
             lines.append("    return r" if bare else f"    return {outs[0]}")
         else:
             lines.append(f"    return ({''.join(o + ', ' for o in outs).rstrip()})")

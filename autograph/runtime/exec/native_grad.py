@@ -303,37 +303,18 @@ class GradLowering:
         return len(v.shape) < len(x.shape) or v.shape[0] is not None
 
 
-def _bound(v, dyn):
-    if v is None:
-        return ""
-    if isinstance(v, tuple):
-        return f"int({dyn[v[1]]})"
-    return repr(int(v))
-
-
 def _key(index, dyn, dyn_tensors):
     """(the index as Numba source, the name of its integer index array or None); (None,
     None) when Numba cannot apply it (several arrays, bool masks, arrays not first)."""
     key, tensor = [], None
     for pos, item in enumerate(index):
-        tag = item[0]
-        if tag == "i":
-            key.append(repr(int(item[1])))
-        elif tag == "d":
-            key.append(f"int({dyn[item[1]]})")
-        elif tag == "n":
-            key.append("None")
-        elif tag == "e":
-            key.append("...")
-        elif tag == "s":
-            start, stop, step = (_bound(b, dyn) for b in item[1:])
-            key.append(f"{start}:{stop}" + (f":{step}" if step else ""))
-        elif tag == "t" and pos == 0 and len(index) == 1:
+        text = native_ops.basic_index_item(item, dyn)
+        if text is None and item[0] == "t" and pos == 0 and len(index) == 1:
             t = dyn_tensors[item[1]]
             if t.shape is None or len(t.shape) != 1 or t.dtype.kind not in "iu":
                 return None, None
-            tensor = dyn[item[1]]
-            key.append(tensor)
-        else:
+            tensor = text = dyn[item[1]]
+        if text is None:
             return None, None
+        key.append(text)
     return (", ".join(key) or "...", tensor)

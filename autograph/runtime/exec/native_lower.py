@@ -25,7 +25,7 @@ What crosses the boundary:
 import numpy as np
 
 from autograph import errors
-from autograph.runtime.exec import native_ops
+from autograph.runtime.exec import native_fuse, native_kernel, native_ops
 from autograph.runtime.exec.native_fills import chain_plan, fill_plan
 from autograph.runtime.exec.native_grad import GradLowering
 
@@ -60,6 +60,9 @@ class Lowering:
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
         self.buffers = set()       # names of lowered TensorArrays' buffers (fills)
         self.grad = None           # handles and updates (native_grad.py)
+        self.helpers = []          # source lines of fused kernels (native_fuse), in order
+        self.helper_made_by = []   # the node behind each of those lines (or None)
+        self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -113,11 +116,12 @@ class Lowering:
         self.emit(0, f"def {self.name}({', '.join(all_params)}):")
         self.lines.extend(body)
         self.made_by.extend(made_by)
-        header = ["import numpy as np", "from numba import njit", ""] + \
-            self.grad.header() + ["",
-                  "", "@njit(cache=True, error_model='numpy', boundscheck=True)"]
-        source = "\n".join(header + self.lines) + "\n"
-        self.made_by = [None] * len(header) + self.made_by
+        head = ["import math", "import numpy as np", "from numba import njit", ""] + \
+            self.grad.header()
+        tail = ["", "", "@njit(cache=True, error_model='numpy', boundscheck=True)"]
+        source = "\n".join(head + self.helpers + tail + self.lines) + "\n"
+        self.made_by = ([None] * len(head) + self.helper_made_by + [None] * len(tail)
+                        + self.made_by)
         return source
 
     def check_tensor(self, node, t):
@@ -125,19 +129,23 @@ class Lowering:
             return
         if t.shape is None or any(d is not None and not isinstance(d, int) for d in t.shape):
             self.fail(node, "its value's rank is unknown when compiling")
-        if t.dtype.kind not in "biufc":
-            self.fail(node, f"dtype {t.dtype} has no native form")
+        if t.dtype.kind not in "biufc" or t.dtype.itemsize < 4 and t.dtype.kind in "fc":
+            self.fail(node, f"dtype {t.dtype} has no native form")   # (Numba has no float16)
 
     def graph_body(self, graph, env, depth):
         start = len(self.lines)
         outer = self.node
         self.grad.enter_graph(graph)
+        kernels, members = native_fuse.plan(graph)
         for node in graph.nodes:
             op = node.op
             if op == "Placeholder":
                 continue
             self.node = (node.name, op, node.origin)
-            if op == "Const":
+            if id(node) in members:
+                if id(node) in kernels:        # a fused run, emitted at its last member
+                    native_kernel.emit(self, kernels[id(node)], env, depth)
+            elif op == "Const":
                 self.const(node, env)
             elif op == "Identity":
                 env[id(node.outputs[0])] = env[id(node.inputs[0])]

@@ -162,31 +162,37 @@ def _matmul(node, ins, attrs):
     return f"np.dot(np.ascontiguousarray({ins[0]}), np.ascontiguousarray({ins[1]}))"
 
 
-def _index_bound(v, ins):
+def index_bound(v, dyn):
+    """A slice bound of an encoded index as Numba source (`dyn`: names of its dynamic values)."""
     if v is None:
         return ""
     if isinstance(v, tuple):
-        return f"int({ins[1 + v[1]]})"
+        return f"int({dyn[v[1]]})"
     return repr(int(v))
 
 
+def basic_index_item(item, dyn):
+    """One item of an encoded index (runtime.numpy.indexing.encode_index) as Numba source,
+    `dyn` the names of its dynamic values; None for an index array or a mask."""
+    tag = item[0]
+    if tag == "i":
+        return repr(int(item[1]))
+    if tag == "d":
+        return f"int({dyn[item[1]]})"
+    if tag == "n":
+        return "None"
+    if tag == "e":
+        return "..."
+    if tag == "s":
+        start, stop, step = (index_bound(v, dyn) for v in item[1:])
+        return f"{start}:{stop}" + (f":{step}" if step else "")
+    return None
+
+
 def _getitem(node, ins, attrs):
-    key = []
-    for item in attrs["index"]:
-        tag = item[0]
-        if tag == "i":
-            key.append(repr(int(item[1])))
-        elif tag == "d":
-            key.append(f"int({ins[1 + item[1]]})")
-        elif tag == "n":
-            key.append("None")
-        elif tag == "e":
-            key.append("...")
-        elif tag == "s":
-            start, stop, step = (_index_bound(v, ins) for v in item[1:])
-            key.append(f"{start}:{stop}" + (f":{step}" if step else ""))
-        else:
-            return None
+    key = [basic_index_item(item, ins[1:]) for item in attrs["index"]]
+    if None in key:
+        return None
     if not key:
         return ins[0]
     return f"{ins[0]}[{', '.join(key)}]"
