@@ -116,6 +116,14 @@ def rewrite_traceback(exc):
 def _strip_chained(exc):
     """Drop internal frames from the exceptions `exc` was raised from or during (printed
     above it), when they passed through generated code too."""
+    for e in _chained(exc):
+        if e.__traceback__ is not None and user_frames_of(e.__traceback__):
+            e.__traceback__ = _strip_internal(e.__traceback__)
+
+
+def _chained(exc):
+    """The exceptions `exc` was raised from or during (its __cause__ / __context__ chain,
+    each once)."""
     seen = {id(exc)}
     todo = [exc.__cause__, exc.__context__]
     while todo:
@@ -123,8 +131,7 @@ def _strip_chained(exc):
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
-        if e.__traceback__ is not None and user_frames_of(e.__traceback__):
-            e.__traceback__ = _strip_internal(e.__traceback__)
+        yield e
         todo += [e.__cause__, e.__context__]
 
 
@@ -241,17 +248,10 @@ def user_traceback(exc):
         exc.__traceback__ = _user_view(exc, exc.__traceback__)
     except Exception:   # never let the rewrite hide the user's error
         return exc
-    seen = {id(exc)}
-    todo = [exc.__cause__, exc.__context__]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
+    for e in _chained(exc):
         if e.__traceback__ is not None:
             try:
                 e.__traceback__ = _user_view(e, e.__traceback__)
             except Exception:
                 pass
-        todo += [e.__cause__, e.__context__]
     return exc
