@@ -16,41 +16,23 @@ import subprocess
 import sys
 import tempfile
 
+from benchmarks import programs
 from benchmarks.harness import Case, Contender, Goal, Unavailable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-_COLLATZ = """
-def collatz(n):
-    steps = 0
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
-"""
-
-_JAX_COLLATZ = """
-def collatz(n):
-    def cond(state):
-        return state[0] != 1
-    def body(state):
-        n, steps = state
-        n = lax.cond(n % 2 == 0, lambda m: m // 2, lambda m: 3 * m + 1, n)
-        return n, steps + 1
-    return lax.while_loop(cond, body, (n, jnp.zeros((), n.dtype)))[1]
-"""
-
 SCRIPTS = {
-    "numpy_hand": ("numpy", "import numpy as np\n" + _COLLATZ + "print(collatz(27))\n"),
-    "numpy_eager": ("numpy", "import numpy as np\n" + _COLLATZ + "print(collatz(np.int64(27)))\n"),
-    "autograph": ("autograph", "import numpy as np\nimport autograph as ag\n" + _COLLATZ
+    "numpy_hand": ("numpy", "import numpy as np\n" + programs.COLLATZ + "print(collatz(27))\n"),
+    "numpy_eager": ("numpy", "import numpy as np\n" + programs.COLLATZ
+                    + "print(collatz(np.int64(27)))\n"),
+    "autograph": ("autograph", "import numpy as np\nimport autograph as ag\n" + programs.COLLATZ
                   + "print(ag.function(collatz)(np.int64(27)))\n"),
     "jax": ("jax", "import numpy as np\nimport jax\njax.config.update('jax_enable_x64', True)\n"
-            "import jax.numpy as jnp\nfrom jax import lax\n" + _JAX_COLLATZ
+            "import jax.numpy as jnp\nfrom jax import lax\n" + programs.COLLATZ_JAX
             + "print(jax.jit(collatz)(jnp.int64(27)).block_until_ready())\n"),
-    "numba": ("numba", "import numpy as np\nimport numba\n" + _COLLATZ
+    "numba": ("numba", "import numpy as np\nimport numba\n" + programs.COLLATZ
               + "print(numba.njit(collatz)(np.int64(27)))\n"),
-    "tensorflow": ("tensorflow", "import numpy as np\nimport tensorflow as tf\n" + _COLLATZ
+    "tensorflow": ("tensorflow", "import numpy as np\nimport tensorflow as tf\n" + programs.COLLATZ
                    + "print(int(tf.function(collatz)(tf.constant(27, tf.int64))))\n"),
 }
 
