@@ -32,22 +32,11 @@ def search(x, target):
 """
 
 
-def search_loop(x, target):
-    found = -1
-    for t in range(x.shape[0]):
-        if x[t] == target:
-            found = t
-            break
-    return found
-
-
-def search_hand(x, target):
-    found = -1
-    for t in range(x.shape[0]):
-        if x[t] == target:
-            found = t
-            break
-    return found
+# the eager contender runs the same text as plain Python; so does the floor (the loop is
+# already what a person would write by hand)
+_plain = {"np": np}
+exec(compile(SEARCH_RANGE, "<cliffs search>", "exec"), _plain)
+search_loop = search_hand = _plain["search"]
 
 
 def _build_unroll(quick):
