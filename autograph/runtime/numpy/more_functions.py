@@ -16,6 +16,7 @@ from autograph.runtime.ir import shapes
 from autograph.runtime.ir.tensor import Tensor
 from autograph.runtime.numpy.elementwise import as_tensor
 from autograph.runtime.numpy.shape_ops import need_rank
+from autograph.runtime.numpy.statistics import check_quantile_args
 
 
 def _t(x):
@@ -53,11 +54,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     """NumPy's linear quantile of the values that are not NaN, lane by lane: sorting puts
     NaNs last, so the first `count` sorted values are the ones NumPy keeps; an all-NaN
     lane gives NaN."""
-    if out is not None or weights is not None or method != "linear":
-        raise NotImplementedError("numpy.nanquantile: only method='linear' without out= or "
-                                  "weights= is supported while tracing")
-    if isinstance(q, Tensor):
-        raise NotImplementedError("numpy.nanquantile: q must be known while tracing")
+    check_quantile_args("nanquantile", q, out, weights, method)
     x = _t(a)
     if x.dtype.kind not in "fc":   # no NaNs: the plain quantile
         return np.quantile(x, q, axis=axis, keepdims=keepdims)

@@ -29,13 +29,19 @@ def _lerp(a, b, t):
     return where(ufunc(np.greater_equal, t, 0.5), high, low)
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, weights=None, interpolation=None):
+def check_quantile_args(name, q, out, weights, method):
+    """What numpy.quantile-like `name` supports while tracing: the linear method, a q known
+    while tracing, no out= or weights=."""
     if out is not None or weights is not None or method != "linear":
-        raise NotImplementedError("numpy.quantile: only method='linear' without out= or "
+        raise NotImplementedError(f"numpy.{name}: only method='linear' without out= or "
                                   "weights= is supported while tracing")
     if isinstance(q, Tensor):
-        raise NotImplementedError("numpy.quantile: q must be known while tracing")
+        raise NotImplementedError(f"numpy.{name}: q must be known while tracing")
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None, interpolation=None):
+    check_quantile_args("quantile", q, out, weights, method)
     x = as_tensor(a)
     key, weak = operand_key(q)
     dtype = dtypes.result_type((dtypes.key_of(x.dtype, False), key))
