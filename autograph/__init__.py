@@ -11,6 +11,10 @@ This module holds the public API only. Names are imported on first use, so
 
 import importlib
 
+from autograph import _bundle
+
+_bundle.install()   # before any other module of ours: it may hold their bytecode
+
 __version__ = "0.1.0"
 
 # public name -> (module, attribute); the module is imported on first access

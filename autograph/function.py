@@ -41,7 +41,7 @@ import weakref
 
 import numpy as np
 
-from autograph import config
+from autograph import _bundle, config
 from autograph import trace_type as tt
 from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
                                          choose_device, direct_runner, fast_key, flat_arrays,
@@ -293,6 +293,10 @@ class Function:
         runner = concrete._runner(dev, self._outputs, move=not (on_numpy and dev.name == "cpu"))
         if FAST_PATH and self._sig.fast_arity >= 0:
             self._remember_fast(args, kwargs, names, values, flat, runner, on_numpy)
+        if _bundle.pending:   # the process's first call: keep what it imported (_bundle)
+            result = runner(*flat)
+            _bundle.first_call_done()
+            return result
         return runner(*flat)
 
     def _remember_fast(self, args, kwargs, names, values, flat, runner, on_numpy):
