@@ -10,6 +10,10 @@ The full run (>= 10,000 programs, with shrunk reproducers) is
 `python -m benchmarks.differential.run --count 10000 --seed 0 --jobs 2`.
 """
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from benchmarks.differential import check as checking
@@ -74,3 +78,17 @@ def test_misleading_refusals_are_recognised():
     msg = f"This `if` at {fname}:2 is inside a `try` block: Python's try/except cannot catch"
     assert checking.misleading(msg, src.replace("if n", "try:\n        pass\n    finally:\n        pass\n    if n"),
                                fname) == ["speaks of try/except where the user wrote try/finally"]
+
+
+def test_a_program_is_the_same_whatever_the_hash_seed():
+    """`--show N --seed S` replays program N: its text must not depend on the order of a
+    set of names, which PYTHONHASHSEED changes from process to process."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = ("from benchmarks.differential.run import program\n"
+              "print('\\n=====\\n'.join(program(0, i).source for i in range(40)))\n")
+    texts = set()
+    for hash_seed in ("0", "1", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=root)
+        texts.add(subprocess.run([sys.executable, "-c", script], env=env, cwd=root, check=True,
+                                 capture_output=True, text=True).stdout)
+    assert len(texts) == 1

@@ -82,9 +82,10 @@ class _Gen:
             return r.choice(["box[0]", 'd["k"]', "s.v", "box[1]"])
         if k < 0.29 and self.f["xs"]:
             return "len(xs)"
-        names = list(env["defined"]) + ["x", "n"] + list(env["loop"])
+        names = sorted(env["defined"]) + ["x", "n"] + list(env["loop"])   # sorted: the same
+        # program for a seed whatever PYTHONHASHSEED is (a set's order is the hash's)
         if env["maybe"] and r.random() < self.f["unbound_reads"]:
-            names = list(env["maybe"])        # may raise in Python: the runs must agree
+            names = sorted(env["maybe"])      # may raise in Python: the runs must agree
         return r.choice(names)
 
     def expr(self, env, depth=0):

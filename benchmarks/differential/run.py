@@ -6,7 +6,8 @@
 Prints a summary: programs passed, programs with wrong results, internal errors, timeouts,
 refusals by message kind, misleading refusals (issue 11, class 14), and for every class the
 shortest program that shows it, shrunk by `reduce` (`--no-reduce` to skip).
-Program i of seed s is `generate(random.Random(f"{s}:{i}"))`, so any finding can be replayed.
+Program i of seed s is `generate(random.Random(f"{s}:{i}"))`, the same text in every process
+(whatever PYTHONHASHSEED is), so any finding can be replayed.
 """
 
 import argparse
