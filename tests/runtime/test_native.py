@@ -167,6 +167,33 @@ def test_numba_typing_error_names_the_user_line():
     assert "`matmul`" in str(info.value) and "x @ x" in str(info.value)
 
 
+def test_typing_error_takes_the_innermost_generated_line():
+    """Numba names the failing line first and its callers after it (a fused loop's line,
+    then the graph's line calling the loop), and may quote line numbers of its own files:
+    only the generated file's lines count, the first that a node made."""
+    import types
+    made_by = [None] * 20
+    made_by[2] = ("decoy", "decoy_op", None)        # line 3: only Numba's own file says it
+    made_by[6] = ("inner", "inner_op", None)        # line 7: the failing line
+    made_by[11] = ("outer", "outer_op", None)       # line 12: the call of the fused loop
+    py_func = types.SimpleNamespace(__code__=types.SimpleNamespace(
+        co_filename="/cache/native/ag_0123abcd.py"))
+    runner = types.SimpleNamespace(function_name="f", dispatcher=types.SimpleNamespace(
+        py_func=py_func), lowering=types.SimpleNamespace(made_by=made_by))
+    message = ("No implementation of function Function(<ufunc 'x'>) found for signature\n"
+               'File "numba/core/typing/npydecl.py", line 3, in generic\n'
+               "During: typing of intrinsic-call at /cache/native/ag_0123abcd.py (7)\n\n"
+               'File "../cache/native/ag_0123abcd.py", line 7:\n'
+               "During: typing of call at /cache/native/ag_0123abcd.py (12)\n")
+    error = native._Runner.typing_error(runner, Exception(message))
+    assert "`inner_op`" in str(error) and "decoy" not in str(error)
+    assert "outer" not in str(error)
+    # no line of the generated file: the function is named, no node
+    error = native._Runner.typing_error(runner, Exception(
+        'File "numba/core/typing/npydecl.py", line 3, in generic'))
+    assert "'f'" in str(error) and "decoy" not in str(error)
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.bool_, np.float16])
 def test_half_precision_is_refused_with_the_operation_and_line(dtype):
     # tanh of int8/bool is float16 in NumPy; Numba has no float16: an error naming the

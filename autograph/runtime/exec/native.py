@@ -246,15 +246,20 @@ class _Runner:
             sum(1 for _ in self.graph.walk()))
 
     def typing_error(self, exc):
-        """Numba's typing error, naming the node (and the user's line) of the generated
-        line it points at."""
+        """Numba's typing error, naming the node (and the user's line) of the innermost
+        generated line it points at. Numba names the failing line first, then the lines
+        that called it (a fused loop's line before the graph's line calling the loop); only
+        lines of the generated file count (`File "ag_....py", line 12` or `ag_....py (12)`),
+        never line numbers of Numba's own files that the message may quote."""
         import re
         message = str(exc)
+        generated = os.path.basename(self.dispatcher.py_func.__code__.co_filename)
         made_by = None
-        for m in re.finditer(r"line (\d+)", message):
+        for m in re.finditer(re.escape(generated) + r'(?:", line | \()(\d+)', message):
             line = int(m.group(1)) - 1
             if 0 <= line < len(self.lowering.made_by) and self.lowering.made_by[line]:
                 made_by = self.lowering.made_by[line]
+                break
         first = message.strip().splitlines()[0] if message.strip() else "typing failed"
         if made_by is None:
             return NativeLoweringError(f"jit_compile=True: Numba cannot compile "
