@@ -14,6 +14,8 @@ import textwrap
 
 import pytest
 
+from benchmarks.programs import COLLATZ
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCRIPT = textwrap.dedent('''
@@ -36,14 +38,6 @@ SCRIPT = textwrap.dedent('''
     }))
 ''')
 
-COLLATZ = textwrap.dedent('''
-    def collatz(n):
-        steps = 0
-        while n != 1:
-            n = n // 2 if n % 2 == 0 else 3 * n + 1
-            steps += 1
-        return steps
-''')
 
 
 @pytest.fixture
