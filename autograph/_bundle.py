@@ -37,8 +37,7 @@ import sys
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _HEADER = b"autograph-bundle\n" + _external.MAGIC_NUMBER + bytes([sys.flags.optimize & 0xff])
 
-_entries = {}    # module name -> what _read gives, until the module is imported
-_known = {}      # all that _read gave
+_index = {}      # module name -> what _read gives
 _served = set()  # names imported from the file in this process
 _fd = None       # the file, open while the process runs
 pending = True   # until the first call of the process is done
@@ -120,7 +119,7 @@ class _Finder:
 
     @staticmethod
     def find_spec(name, path=None, target=None):
-        entry = _entries.pop(name, None)
+        entry = _index.get(name)
         if entry is None:
             return None
         relative, mtime_ns, size, is_package, span = entry
@@ -156,8 +155,7 @@ def install():
         entries, _fd = _read(file)
     except (OSError, ValueError, EOFError, TypeError):
         return
-    _entries.update(entries)
-    _known.update(entries)
+    _index.update(entries)
     sys.meta_path.insert(0, _Finder)
 
 
@@ -193,7 +191,7 @@ def _write():
             if name.startswith("autograph.") and name != __name__ and _ours(module)]
     if file is None or all(name in _served for name in here):
         return
-    old = _known
+    old = _index
     index, blobs, offset = {}, [], 0
     for name in sorted(set(here) | set(old)):
         module = sys.modules.get(name)
