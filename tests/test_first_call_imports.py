@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+from benchmarks.programs import COLLATZ
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCRIPT = textwrap.dedent('''
@@ -19,15 +21,6 @@ SCRIPT = textwrap.dedent('''
     from collatz_mod import collatz
     assert ag.function(collatz)(np.int64(27)) == 111
     print(json.dumps(sorted(set(sys.modules) - before)))
-''')
-
-COLLATZ = textwrap.dedent('''
-    def collatz(n):
-        steps = 0
-        while n != 1:
-            n = n // 2 if n % 2 == 0 else 3 * n + 1
-            steps += 1
-        return steps
 ''')
 
 
