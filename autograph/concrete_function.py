@@ -11,6 +11,7 @@ the input parameters, the output type and the captured Variables.
 Also here: the parameter binding and device choice that `Function` (autograph.function) shares.
 """
 
+import functools
 import inspect
 import operator
 import _thread
@@ -353,7 +354,8 @@ class ConcreteFunction:
             direct = getattr(compiled, "__direct__", None)   # native code: see direct_runner
             if direct is not None and fresh is compiled and not move and \
                     (outputs_mode != "host" or dev.to_host is None):
-                runner.__direct__ = _direct(direct, self._unpack)
+                runner.__direct__ = _direct(direct, self._unpack,
+                                            getattr(compiled, "__inline__", None))
             self._runners[cache_key] = runner
             return runner
 
@@ -443,9 +445,11 @@ def _fresh_constants(compiled, graph, dev):
     return run
 
 
-def _direct(make, unpack):
+def _direct(make, unpack, inline=None):
     """The runner of native code for calls whose scalar arguments are NumPy scalars: the
-    dispatcher called with them as given, the only output returned without a tuple."""
+    dispatcher called with them as given, the only output returned without a tuple. With
+    `__inline__(params, args)` on it: that body as lines for a function of its own
+    (native.py's `inline`, native_call.py)."""
     if unpack is _first:
         direct = make(scalars_as_arrays=False, first_only=True)
     else:
@@ -454,7 +458,18 @@ def _direct(make, unpack):
         def direct(*arrays):
             return unpack(run(*arrays))
     direct.__native_direct__ = True   # (tests ask which runner a fast path keeps)
+    if inline is not None:
+        direct.__inline__ = functools.partial(_inline, inline, unpack)
     return direct
+
+
+def _inline(inline, unpack, params, args):
+    lines, ns = inline(params, args, first_only=unpack is _first)
+    if unpack is not _first:   # the body returns the outputs' tuple: the structure instead
+        assert lines[-1].startswith("return ")
+        lines[-1] = f"return unpack({lines[-1][len('return '):]})"
+        ns["unpack"] = unpack
+    return lines, ns
 
 
 def direct_runner(runner, args):

@@ -17,6 +17,8 @@ import types
 # autograph's own modules live here; tests, examples and user code live elsewhere
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 CODEGEN_PREFIX = "<autograph codegen"   # files of graphs compiled to Python (runtime.codegen)
+# files of generated glue around native code (its runners, jit calls' entries): autograph's own
+GLUE_PREFIX = "<autograph glue"
 
 
 @functools.lru_cache(maxsize=None)
@@ -56,7 +58,7 @@ def mark_internal(filename):
 
 
 def _is_user(filename):
-    if filename.startswith(CODEGEN_PREFIX):
+    if filename.startswith((CODEGEN_PREFIX, GLUE_PREFIX)):
         return False
     if filename[:1] == "<":      # converted code ("<autograph: f at ...>"), <stdin>, <string>
         return filename not in _internal_converted

@@ -33,6 +33,7 @@ ConcreteFunction lives in autograph.concrete_function (re-exported here).
 import contextlib
 import functools
 import importlib
+import operator
 import sys
 import _thread
 import types
@@ -121,7 +122,7 @@ def function(func=None, *, input_signature=None, reduce_retracing=False, autogra
       graph with the Python executor.
     """
     def decorate(f):
-        return Function(f, input_signature=input_signature, reduce_retracing=reduce_retracing,
+        return (_NativeFunction if jit_compile else Function)(f, input_signature=input_signature, reduce_retracing=reduce_retracing,
                         autograph=autograph, device=device, outputs=outputs,
                         jit_compile=jit_compile)
 
@@ -248,7 +249,7 @@ class Function:
                                                               id(instance)))
             except TypeError:   # no weakrefs (e.g. __slots__): keep it for the Function's life
                 ref = _StrongRef(instance)
-            bound = Function(self._python_function, self._input_signature, self._reduce_retracing,
+            bound = type(self)(self._python_function, self._input_signature, self._reduce_retracing,
                              self._autograph, self._device, self._outputs,
                              self._jit_compile, _instance=ref)
             self._bound[id(instance)] = (ref, bound)
@@ -321,17 +322,28 @@ class Function:
             return
         if devices.current_device() is not None or (not on_numpy and self._device is None):
             return
-        if positions != list(range(len(given))):   # Python values or reordered keywords
+        direct = positions == list(range(len(given)))
+        if not direct:   # Python values or reordered keywords
             runner = functools.partial(_select, runner, tuple(positions))
         else:
             runner = direct_runner(runner, given)
         if len(self._fast) >= _FAST_PATH_ENTRIES:   # many shapes through one [None] trace:
-            self._fast.clear()                       # start over rather than grow forever
+            self._forget_fast()                      # start over rather than grow forever
         key = fast_key(args) if not kwargs else _kw_key(args, kwargs)
         if any(type(v) in _HELD_WEAKLY for v in given):
             from autograph import function_more
             key = function_more.weak_parts(key, self)
+        elif direct and not kwargs:
+            self._remembered(given, runner)
         self._fast[key] = runner
+
+    def _remembered(self, args, runner):
+        """The fast path now runs `runner` for calls like this one, all of whose arguments
+        are arrays passed positionally (_NativeFunction goes further)."""
+
+    def _forget_fast(self):
+        """Start the call fast path over (a new trace, a key's object died, too many keys)."""
+        self._fast.clear()
 
     def _remember_nested(self, args, kwargs, flat, runner, on_numpy):
         """The fast path for a call with structures of NumPy arrays (function_more)."""
@@ -387,7 +399,7 @@ class Function:
             concrete = self._trace(names, values, trace_key)
             self._traces[trace_key] = concrete
             self._dispatch.clear()
-            self._fast.clear()
+            self._forget_fast()
             self._watch_objects(trace_key, concrete)
             return concrete
 
@@ -409,7 +421,7 @@ class Function:
             if fn is not None:
                 fn._traces.pop(key, None)
                 fn._dispatch.clear()
-                fn._fast.clear()
+                fn._forget_fast()
 
         concrete._watches = [weakref.ref(k.obj, forget) for k in tt.objects(key)
                              if k.obj is not None]
@@ -511,6 +523,29 @@ def _is_staged_string(leaf):
     """A string made by ag formatting (runtime.formatting: loaded only where one was made)."""
     formatting = sys.modules.get("autograph.runtime.formatting")
     return formatting is not None and isinstance(leaf, formatting.StagedString)
+
+
+
+class _NativeFunction(Function):
+    """A Function with jit_compile=True. Its `__call__` is a property giving `_entry`, which
+    the interpreter calls with the arguments, no frame of ours before it: after a call with
+    NumPy arguments, a function of its own for those argument types that checks them and
+    runs the native code (autograph.native_call); else `Function.__call__`."""
+
+    __call__ = property(operator.attrgetter("_entry"))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._generic = self._entry = types.MethodType(Function.__call__, self)
+
+    def _remembered(self, args, runner):
+        if self._entry is self._generic:   # the first argument types only: no churn
+            from autograph import native_call
+            self._entry = native_call.entry(self, args, runner) or self._generic
+
+    def _forget_fast(self):
+        super()._forget_fast()
+        self._entry = self._generic
 
 
 def _select(runner, positions, *args):

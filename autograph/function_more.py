@@ -56,7 +56,7 @@ def remember_nested(fn, args, kwargs, flat, runner, on_numpy):
     if len(arrays) != len(flat) or any(a is not b for a, b in zip(arrays, flat)):
         return
     if len(fn._fast) >= _FAST_PATH_ENTRIES:
-        fn._fast.clear()
+        fn._forget_fast()
     fn._fast[nested[0]] = runner
 
 
@@ -179,7 +179,7 @@ def weak_parts(key, fn):
     def forget(_ref):
         f = this()
         if f is not None:
-            f._fast.clear()
+            f._forget_fast()
 
     return _weak_parts(key, forget)
 

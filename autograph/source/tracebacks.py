@@ -19,10 +19,10 @@ _is_library = frames.is_library   # the standard library and installed packages 
 
 
 def _is_internal(filename):
-    """True for autograph's own modules (not generated code; tests and examples live
-    outside the package directory)."""
-    return (filename not in _registry
-            and os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep))
+    """True for autograph's own modules and generated glue (not generated code that maps to
+    the user's lines; tests and examples live outside the package directory)."""
+    return filename.startswith(frames.GLUE_PREFIX) or (
+        filename not in _registry and os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep))
 
 
 def user_frames_of(tb):

@@ -29,6 +29,7 @@ import weakref
 
 import numpy as np
 
+from autograph.frames import GLUE_PREFIX
 from autograph.log import log
 from autograph.runtime.exec.native_lower import Lowering, NativeLoweringError
 from autograph.runtime.exec.codegen_shapes import box as _box, boxed as _boxed
@@ -160,6 +161,7 @@ class _Runner:
         run.__source__ = self.source
         run.__native__ = dispatcher
         run.__direct__ = functools.partial(self.direct, ns)
+        run.__inline__ = functools.partial(self.inline, ns)
         return run
 
     def direct(self, ns, scalars_as_arrays, first_only):
@@ -171,29 +173,65 @@ class _Runner:
             raise ValueError("first_only needs a graph with one output")
         return self._python(ns, scalars_as_arrays, first_only)
 
+    def inline(self, ns, params, args, first_only):
+        """(lines, namespace): `direct`'s body for arguments named `params`, for a caller
+        that puts it in a function of its own (native_call.py) whose globals are the
+        namespace, compiled for `args` first. The caller checked those arguments' exact
+        types: when every value passed is a scalar (the arguments NumPy scalars, Variables
+        of shape ()), the body calls the compiled overload's entry point and skips the
+        dispatcher's type resolution; else the dispatcher."""
+        ns = dict(ns, native=self.dispatcher)
+        lines = self._body(ns, params, False, first_only)
+        values = self._passed(ns, args)
+        self.compile_for(values)
+        if all(isinstance(a, np.generic) for a in args) and all(
+                attrs.get("shape") == () for _, _, attrs in self.lowering.variables.values()):
+            numba = _import_numba()
+            overload = self.dispatcher.overloads.get(tuple(numba.typeof(a) for a in values))
+            ns["native"] = getattr(overload, "entry_point", None) or self.dispatcher
+        return lines, ns
+
+    def _passed(self, ns, args):
+        """What the body passes to native code now: `args`, constants, Variables' values."""
+        values = list(args) + [ns[f"c{i}"] for i in range(len(self.lowering.const_args))]
+        if self.lowering.variables:
+            from autograph.runtime import variables as var_module
+            for _, ref, attrs in self.lowering.variables.values():
+                value = var_module._deref(ref, attrs["name"], self.function_name)._value
+                values.append(value[()] if attrs.get("shape") == () else value)
+        return values
+
     def _python(self, ns, scalars_as_arrays, first_only):
+        params = [f"a{i}" for i in range(len(self.graph.inputs))]
+        lines = [f"def run({', '.join(params)}):"]
+        lines += ["    " + line for line in self._body(ns, params, scalars_as_arrays, first_only)]
+        local = {}   # the function's globals are `ns`, shared by every variant
+        exec(compile("\n".join(lines) + "\n", f"{GLUE_PREFIX}: native {self.graph.name}>", "exec"),
+             ns, local)
+        return local["run"]
+
+    def _body(self, ns, params, scalars_as_arrays, first_only):
         g, low = self.graph, self.lowering
-        params = [f"a{i}" for i in range(len(g.inputs))]
         args = [f"{p}[()]" if t.shape == () and scalars_as_arrays else p
                 for p, t in zip(params, g.inputs)]
         for i, (_, value) in enumerate(low.const_args):
             ns[f"c{i}"] = value[()] if value.ndim == 0 else np.array(value)
             args.append(f"c{i}")
-        lines = [f"def run({', '.join(params)}):"]
+        lines = []
         variables = list(low.variables.values())
         if variables:
             from autograph.runtime import variables as var_module
             ns["deref"] = var_module._deref
             for i, (_, ref, attrs) in enumerate(variables):
                 ns[f"vref{i}"], ns[f"vname{i}"] = ref, attrs["name"]
-                lines.append(f"    v{i} = deref(vref{i}, vname{i}, {self.function_name!r})")
+                lines.append(f"v{i} = deref(vref{i}, vname{i}, {self.function_name!r})")
                 shape = attrs.get("shape")
                 args.append(f"v{i}._value[()]" if shape == () else f"v{i}._value")
-        lines.append(f"    r = native({', '.join(args)})")
+        lines.append(f"r = native({', '.join(args)})")
         shape0 = g.outputs[0].shape if g.outputs else None   # None: a Variable's value
         bare = first_only and low.single and shape0 != ()
         if low.single and not bare and shape0 != ():
-            lines.append("    r = (r,)")
+            lines.append("r = (r,)")
         outs = []
         passed = {id(t): p for p, t in zip(params, g.inputs)}
         for i, t in enumerate(g.outputs):
@@ -213,17 +251,15 @@ class _Runner:
             attrs = variables[j][2]
             if attrs["shape"] == ():   # a NumPy scalar, as the executors' kernels store
                 value = _boxed(ns, f"vd{j}", np.dtype(attrs["dtype"]), f"r[{k + n}]")
-                lines.append(f"    v{j}._value = {value}")
+                lines.append(f"v{j}._value = {value}")
             else:
-                lines.append(f"    v{j}._value = r[{k + n}]")
+                lines.append(f"v{j}._value = r[{k + n}]")
         if first_only:
             bare = bare and outs[0] == "r[0]"
-            lines.append("    return r" if bare else f"    return {outs[0]}")
+            lines.append("return r" if bare else f"return {outs[0]}")
         else:
-            lines.append(f"    return ({''.join(o + ', ' for o in outs).rstrip()})")
-        local = {}   # the function's globals are `ns`, shared by every variant
-        exec(compile("\n".join(lines) + "\n", f"<autograph native {g.name}>", "exec"), ns, local)
-        return local["run"]
+            lines.append(f"return ({''.join(o + ', ' for o in outs).rstrip()})")
+        return lines
 
     def compile_for(self, args):
         """Compile (or load) the dispatcher for these arguments, timing it."""
