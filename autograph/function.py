@@ -122,9 +122,9 @@ def function(func=None, *, input_signature=None, reduce_retracing=False, autogra
       graph with the Python executor.
     """
     def decorate(f):
-        return (_NativeFunction if jit_compile else Function)(f, input_signature=input_signature, reduce_retracing=reduce_retracing,
-                        autograph=autograph, device=device, outputs=outputs,
-                        jit_compile=jit_compile)
+        cls = _NativeFunction if jit_compile else Function
+        return cls(f, input_signature=input_signature, reduce_retracing=reduce_retracing,
+                   autograph=autograph, device=device, outputs=outputs, jit_compile=jit_compile)
 
     return decorate if func is None else decorate(func)
 
@@ -249,9 +249,9 @@ class Function:
                                                               id(instance)))
             except TypeError:   # no weakrefs (e.g. __slots__): keep it for the Function's life
                 ref = _StrongRef(instance)
-            bound = type(self)(self._python_function, self._input_signature, self._reduce_retracing,
-                             self._autograph, self._device, self._outputs,
-                             self._jit_compile, _instance=ref)
+            bound = type(self)(self._python_function, self._input_signature,
+                               self._reduce_retracing, self._autograph, self._device,
+                               self._outputs, self._jit_compile, _instance=ref)
             self._bound[id(instance)] = (ref, bound)
             return bound
 
@@ -523,7 +523,6 @@ def _is_staged_string(leaf):
     """A string made by ag formatting (runtime.formatting: loaded only where one was made)."""
     formatting = sys.modules.get("autograph.runtime.formatting")
     return formatting is not None and isinstance(leaf, formatting.StagedString)
-
 
 
 class _NativeFunction(Function):

@@ -54,7 +54,7 @@ def entry(fn, args, runner):
         return None
     names = [p.name for p in params]
     lines, ns = inline([f"a{i}" for i in range(len(args))], args)
-    if set(names) & set(ns):   # a parameter would hide a name the body reads
+    if set(names) & (set(ns) | {"type", "Exception"}):   # it would hide a name we read
         return None
     checks = []
     for i, (name, a) in enumerate(zip(names, args)):

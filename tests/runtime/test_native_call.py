@@ -112,6 +112,13 @@ def test_parameters_named_like_the_body_s_names_still_answer_right():
         assert f(*args) == 1234
     assert f(*args[::-1]) == 4321
 
+    def builtin_names(type, Exception):
+        return type - Exception
+
+    f = ag.function(builtin_names, jit_compile=True)
+    for _ in range(3):
+        assert f(np.int64(5), np.int64(3)) == 2
+
 
 def test_a_new_trace_starts_over_and_the_latest_types_get_the_entry():
     f = ag.function(collatz, jit_compile=True)
