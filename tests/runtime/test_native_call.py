@@ -13,7 +13,7 @@ numba = pytest.importorskip("numba")
 
 import autograph as ag  # noqa: E402
 from autograph.runtime.variables import DeletedVariableError  # noqa: E402
-from tests.runtime.test_native import same  # noqa: E402
+from tests.runtime.test_native import collatz, same  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -33,14 +33,6 @@ class CountingDict(dict):
 def counted(f):
     f._fast = CountingDict(f._fast)
     return f._fast
-
-
-def collatz(n):
-    steps = np.int64(0)
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
 
 
 def scaled(x, s):
