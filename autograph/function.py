@@ -25,7 +25,9 @@ The steady-state call is the hot path: when the arguments are arrays and Python 
 the key is a flat tuple of (type, dtype, shape) per array and (type, value) per Python value,
 looked up in one dict that holds a ready-to-run callable (the compiled graph of the matching
 trace). Anything else (structures, objects, device scopes) takes the general path: bind the
-arguments, build the trace key, find the most specific trace.
+arguments, build the trace key, find the most specific trace. A `jit_compile=True` Function
+goes further: its calls skip `__call__` for a function written for their argument types
+(autograph.native_call).
 
 ConcreteFunction lives in autograph.concrete_function (re-exported here).
 """
