@@ -160,19 +160,11 @@ def _load_record(record, fn):
 def _rebind(entry, fn):
     """The converted code of `entry` as a function of `fn`'s globals, defaults and closure
     (what the loader makes for the function it converts)."""
+    from autograph.source import origin
     own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     code = entry.code
-    cells = tuple(own[v] if v in own else entry.cells[v] for v in code.co_freevars)
-    new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, cells)
-    new.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
-    new.__qualname__ = fn.__qualname__
-    new.__doc__ = fn.__doc__
-    new.__module__ = fn.__module__
-    new.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
-    new.__dict__.update({k: v for k, v in fn.__dict__.items()
-                         if k not in ("__wrapped__", _CONVERTED)})
-    new.__autograph_original__ = fn
-    return new
+    return origin.function_for(
+        code, fn, tuple(own[v] if v in own else entry.cells[v] for v in code.co_freevars))
 
 
 def _cached(f):

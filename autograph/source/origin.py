@@ -299,6 +299,22 @@ def _requalify(code, old, new, generated):
     return code.replace(co_consts=tuple(consts), co_qualname=qualname)
 
 
+def function_for(code, fn, closure):
+    """A function running `code` in place of `fn`: `fn`'s globals, name, defaults,
+    annotations and attributes, with `closure` (cells in `code.co_freevars` order), and
+    `__autograph_original__` naming `fn`."""
+    new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    new.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    new.__qualname__ = fn.__qualname__
+    new.__doc__ = fn.__doc__
+    new.__module__ = fn.__module__
+    new.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
+    new.__dict__.update({k: v for k, v in fn.__dict__.items()
+                         if k not in ("__wrapped__", "__autograph_converted__")})
+    new.__autograph_original__ = fn
+    return new
+
+
 def make_function(module_text, fn, cells, inner_name, cls, generated, filename, flags, line_map):
     """The function `inner_name` defined by generated `module_text` (registered under
     `filename`, with origin map `line_map`: a dict or a callable making one), bound to
@@ -320,16 +336,7 @@ def make_function(module_text, fn, cells, inner_name, cls, generated, filename, 
     missing = [v for v in inner_code.co_freevars if v not in cells]
     if missing:
         raise errors.ConversionError(f"internal: no cell for free variables {missing}")
-    new_fn = types.FunctionType(inner_code, fn.__globals__, fn.__name__, fn.__defaults__,
-                                tuple(cells[v] for v in inner_code.co_freevars))
-    new_fn.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
-    new_fn.__qualname__ = fn.__qualname__
-    new_fn.__doc__ = fn.__doc__
-    new_fn.__module__ = fn.__module__
-    new_fn.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
-    new_fn.__dict__.update({k: v for k, v in fn.__dict__.items()
-                            if k not in ("__wrapped__", "__autograph_converted__")})
-    new_fn.__autograph_original__ = fn
+    new_fn = function_for(inner_code, fn, tuple(cells[v] for v in inner_code.co_freevars))
 
     register(filename, module_text, line_map)
     # the file's text, origin map (and the tree it is built from) and name live as long as

@@ -146,7 +146,8 @@ class _Runner:
 
     def make(self):
         """`run(*arrays) -> tuple of outputs`, plus on it `__direct__(scalars_as_arrays,
-        first_only)`: the same run specialized for a call fast path (see `direct`)."""
+        first_only)`: the same run specialized for a call fast path (see `direct`), and
+        `__inline__(params, args, first_only)`: its body for a jit call's entry (`inline`)."""
         ns = {"native": None, "np": np}
         run = self._python(ns, scalars_as_arrays=True, first_only=False)
         dispatcher = self.dispatcher
