@@ -199,14 +199,23 @@ class ConcreteFunction:
     """One trace: a graph for one input signature, compiled once per device, callable with
     arrays (Python arguments must equal the values it was traced with)."""
 
-    def __init__(self, function, graph, names, values, key, structure, flat_outputs, tensor_slots):
+    def __init__(self, function, graph, names, values, key, structure, flat_outputs, tensor_slots,
+                 program=None):
         self._function_name = function.__name__
         self._sig = function._sig
         self._device = function._device
         self._outputs_mode = function._outputs
         self._jit_compile = getattr(function, "_jit_compile", None)
         self._python_fn = weakref.ref(function)
-        self.graph = graph
+        self._graph = graph
+        # from the trace cache (autograph.trace_cache): the graph's compiled code for the
+        # cpu, (fn, indices of the outputs that are constants); the graph is then traced
+        # only when asked for (`graph`), from these values
+        self._program = program
+        self._values = None if program is None else tuple(
+            k if type(k) is tt.TensorSpec else v for k, v in zip(key, values))
+        self._tracer = None if program is None else function   # (held: it traces `graph`)
+        self._cache_key = None   # the trace cache's key for a trace it may keep
         self._names = names
         self._key = key
         self._watches = []
@@ -227,6 +236,16 @@ class ConcreteFunction:
     # -- public API ---------------------------------------------------------------------------
 
     @property
+    def graph(self):
+        """The traced graph (for a trace loaded from the trace cache: traced again now, the
+        graph the trace cache's program was compiled from)."""
+        if self._graph is None:   # (two threads may both trace: the same graph, one kept)
+            graph, _, flat, _, _ = self._tracer._trace_graph(self._names, self._values,
+                                                             self._key)
+            self._flat_outputs, self._graph = flat, graph   # (in this order: see above)
+        return self._graph
+
+    @property
     def name(self):
         return self._function_name
 
@@ -240,6 +259,7 @@ class ConcreteFunction:
     @property
     def structured_outputs(self):
         """The traced result with the graph's output tensors in place of arrays."""
+        self.graph   # (a trace from the trace cache: traced now)
         if nest.is_nested(self._structure):
             return nest.pack_sequence_as(self._structure, self._flat_outputs)
         return self._flat_outputs[0]   # a single value: a tensor, or a Python value
@@ -340,14 +360,21 @@ class ConcreteFunction:
         if runner is not None and runner.__device__ is dev:
             return runner
         with self._lock:
-            graph = self._graph_to_run()
-            if self._jit_compile:   # native code (Numba); None and False: codegen
-                from autograph.runtime.exec import native
-                compiled = native.compile_graph(graph, dev, self._function_name)
+            if self._program is not None and dev.name == "cpu" and not self._jit_compile:
+                compiled, consts = self._program
             else:
-                from autograph.runtime.exec import codegen
-                compiled = codegen.compile_graph(graph, dev)
-            fresh = _fresh_constants(compiled, graph, dev)
+                graph = self._graph_to_run()
+                consts = constant_outputs(graph)
+                if self._jit_compile:   # native code (Numba); None and False: codegen
+                    from autograph.runtime.exec import native
+                    compiled = native.compile_graph(graph, dev, self._function_name)
+                else:
+                    from autograph.runtime.exec import codegen
+                    compiled = codegen.compile_graph(graph, dev)
+                    if self._cache_key is not None and dev.name == "cpu":
+                        from autograph import trace_cache
+                        trace_cache.store(self, compiled, consts)
+            fresh = _fresh_constants(compiled, consts, dev)
             runner = _make_runner(fresh, self._unpack, dev, outputs_mode, move,
                                   self._function_name)
             runner.__device__ = dev
@@ -427,12 +454,17 @@ def _builder(s, leaf):
     return lambda outs: nest.rebuild(s, [k(outs) for k in kids])
 
 
-def _fresh_constants(compiled, graph, dev):
-    """`compiled`, copying the outputs that are constants of the graph (`return
+def constant_outputs(graph):
+    """The places of `graph`'s outputs that are constant arrays (not 0-d): see
+    _fresh_constants."""
+    return [i for i, t in enumerate(graph.outputs)
+            if t.node.op == "Const" and t.shape != () and t.shape is not None]
+
+
+def _fresh_constants(compiled, consts, dev):
+    """`compiled`, copying the outputs at `consts`, constants of the graph (`return
     np.zeros(3)`): the graph holds one read-only array for them, while the Python function
     makes a new writable array in every call. Graphs without such outputs run as they are."""
-    consts = [i for i, t in enumerate(graph.outputs)
-              if t.node.op == "Const" and t.shape != () and t.shape is not None]
     if not consts:
         return compiled
     xp = dev.xp

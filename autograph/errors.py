@@ -59,6 +59,27 @@ def origin_location(origin):
     return (filename, lineno, 0, text, function_name)
 
 
+class RunErrorLocator:
+    """The handler of a compiled graph's errors (generated code calls it from its `except`):
+    names the node whose line of `filename` raised, its op and the user's line that made it
+    (`made_by`: per generated line, (node name, op, origin) or None) in the exception,
+    which keeps its type."""
+    __slots__ = ("filename", "graph_name", "made_by")
+
+    def __init__(self, filename, graph_name, made_by):
+        self.filename, self.graph_name, self.made_by = filename, graph_name, made_by
+
+    def __call__(self, exc):
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != self.filename:
+            tb = tb.tb_next
+        if tb is None or not 1 <= tb.tb_lineno <= len(self.made_by):
+            return
+        made_by = self.made_by[tb.tb_lineno - 1]
+        if made_by is not None:
+            locate_run_error(exc, self.graph_name, *made_by)
+
+
 def describe_origin(origin):
     """'file.py:12 (`y = A @ b`)' for a node's origin, or '' when unknown."""
     loc = origin_location(origin)

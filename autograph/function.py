@@ -398,7 +398,7 @@ class Function:
                 trace_key = self._generalize(key)
             if trace_key in self._traces:
                 return self._traces[trace_key]
-            concrete = self._trace(names, values, trace_key)
+            concrete = self._trace_or_load(names, values, trace_key)
             self._traces[trace_key] = concrete
             self._dispatch.clear()
             self._forget_fast()
@@ -452,7 +452,39 @@ class Function:
                 self._converted = self._python_function
         return self._converted
 
+    def _trace_or_load(self, names, values, key):
+        """The ConcreteFunction of a new trace key: from the trace cache where it has the
+        trace (a later process), else traced, and kept there if it may be (see
+        autograph.trace_cache: plain functions converted by autograph, on the cpu)."""
+        if not self._autograph or self._jit_compile or self._device is not None or \
+                self._instance_ref is not None or not config.disk_cache_enabled():
+            return self._trace(names, values, key)
+        from autograph import trace_cache
+        return trace_cache.trace(self, names, values, key)
+
     def _trace(self, names, values, key):
+        graph, result, flat, tensor_slots, created = self._trace_graph(names, values, key)
+        if created:
+            if self._tracing_count > 0:   # (normally refused at creation, see _forbid_creation)
+                raise ValueError(self._creation_error(
+                    ", ".join(repr(getattr(v, "name", "?")) for v in created)))
+            self._variables.extend(created)
+        self._traced(names, key, "traced", graph)
+        return ConcreteFunction(self, graph, names, values, key, result, flat, tensor_slots)
+
+    def _traced(self, names, key, how, graph=None):
+        """Count a new trace (`how`: "traced", or where it came from) and say so."""
+        self._tracing_count += 1
+        log(1, "%s %s #%d for %s", how, self.__name__, self._tracing_count, key)
+        if graph is not None and get_verbosity() >= 2:   # counting nested nodes walks the graph
+            log(2, "graph of %s: %d nodes, %d counting branch and loop bodies", self.__name__,
+                len(graph.nodes), sum(1 for _ in graph.walk()))
+        self._warn_if_retracing(names, key)
+        self._last_trace = (names, key)
+
+    def _trace_graph(self, names, values, key):
+        """(graph, result, flat result with the graph's outputs in it, their places in it,
+        the Variables made) of the Python function traced for `values` (`key`)."""
         fn = self._traceable()
         graph = Graph(self.__name__)
         specs = iter(tt.tensor_specs(key))
@@ -481,21 +513,9 @@ class Function:
                         leaf, self.__name__)
             tensor_slots = [i for i, leaf in enumerate(flat) if isinstance(leaf, Tensor)]
             outputs = graph.set_outputs([flat[i] for i in tensor_slots])
-        if created:
-            if self._tracing_count > 0:   # (normally refused at creation, see _forbid_creation)
-                raise ValueError(self._creation_error(
-                    ", ".join(repr(getattr(v, "name", "?")) for v in created)))
-            self._variables.extend(created)
-        self._tracing_count += 1
-        log(1, "traced %s #%d for %s", self.__name__, self._tracing_count, key)
-        if get_verbosity() >= 2:   # counting nested nodes walks the graph: only when asked
-            log(2, "graph of %s: %d nodes, %d counting branch and loop bodies", self.__name__,
-                len(graph.nodes), sum(1 for _ in graph.walk()))
-        self._warn_if_retracing(names, key)
-        self._last_trace = (names, key)
         for i, t in zip(tensor_slots, outputs):
             flat[i] = t
-        return ConcreteFunction(self, graph, names, values, key, result, flat, tensor_slots)
+        return graph, result, flat, tensor_slots, created
 
     def _creation_error(self, what):
         return (f"{self.__name__} created ag.Variable {what} while tracing again (trace "
@@ -553,8 +573,9 @@ def _select(runner, positions, *args):
     return runner(*[args[i] for i in positions])
 
 
-# this module and the one with its rarely used parts (autograph/function_more.py)
-_OWN_FILES = frozenset({__file__, __file__[:-len("function.py")] + "function_more.py"})
+# this module, the one with its rarely used parts and the trace cache, which calls _trace
+_OWN_FILES = frozenset({__file__, __file__[:-len("function.py")] + "function_more.py",
+                        __file__[:-len("function.py")] + "trace_cache.py"})
 
 
 def _user_stacklevel():

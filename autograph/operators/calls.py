@@ -70,6 +70,8 @@ def _builtin_operator(f):
 
 def converted_call(f, *args, **kwargs):
     """Call `f(*args, **kwargs)`, converting `f` first if it is user code."""
+    if _state.watch is not None:   # a trace the trace cache may keep: it sees each callee
+        _state.watch(f)
     kind = type(f)
     if kind is types.BuiltinFunctionType:   # len, abs, ... and methods like list.append
         if isinstance(f.__self__, CONTAINERS):
@@ -102,6 +104,13 @@ def converted_call(f, *args, **kwargs):
     return _handler(f, args, kwargs)
 
 
+def trace_effect():
+    """Tell a trace being recorded (autograph.trace_cache) that tracing did something a
+    later process would miss if it loaded the trace instead of tracing (it warned)."""
+    if _state.watch is not None:
+        _state.watch(None)
+
+
 # -- Python containers changed inside a traced loop -------------------------------------------
 
 CONTAINERS = (list, dict, set, bytearray, collections.deque)
@@ -124,6 +133,7 @@ _MUTATORS = {
 class _State(_thread._local):
     def __init__(self):
         self.loops = []   # one _Staged per loop or `if` being traced into a graph
+        self.watch = None   # fn(callee) while a trace is recorded (autograph.trace_cache)
 
 
 _state = _State()

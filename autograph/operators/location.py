@@ -34,6 +34,8 @@ def warn_once(message, category, warned, key=None):
     """Warn with `message` at the innermost user line, once per line (`warned`: the set
     of lines, or of `key`s where the line is unknown, already warned about)."""
     import warnings
+    from autograph.operators import calls
+    calls.trace_effect()   # a trace that warned is not one to load instead of tracing
     loc = user_location()
     seen = (loc.filename, loc.lineno) if loc is not None else key
     if seen in warned:

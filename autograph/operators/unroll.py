@@ -9,10 +9,8 @@ number of nodes the loop added. The cure is a loop the graph runs: iterate over
 `ag.range(n)` or a tensor, or make the condition a tensor.
 """
 
-import warnings
-
 from autograph.operators.control_flow import UNROLL_LIMIT as LIMIT
-from autograph.operators.location import user_location
+from autograph.operators.location import warn_once
 
 _warned = set()
 
@@ -24,16 +22,7 @@ class UnrollWarning(UserWarning):
 def warn(steps, added):
     """Warn once per user line: a Python loop ran `steps` iterations and added `added` nodes
     (the count: control_flow._Watch, which imports this module only then)."""
-    loc = user_location()
-    key = (loc.filename, loc.lineno) if loc is not None else None
-    if key in _warned:
-        return
-    _warned.add(key)
-    message = (f"A Python loop ran {steps:,} iterations while tracing and unrolled into "
-               f"{added:,} graph nodes: each iteration is staged again, which makes the trace "
-               f"and the graph slow. To run the loop in the graph, iterate over ag.range(n) "
-               f"(or a tensor), or make its condition a tensor.")
-    if loc is None:
-        warnings.warn(message, UnrollWarning, stacklevel=4)
-    else:
-        warnings.warn_explicit(message, UnrollWarning, loc.filename, loc.lineno)
+    warn_once(f"A Python loop ran {steps:,} iterations while tracing and unrolled into "
+              f"{added:,} graph nodes: each iteration is staged again, which makes the trace "
+              f"and the graph slow. To run the loop in the graph, iterate over ag.range(n) "
+              f"(or a tensor), or make its condition a tensor.", UnrollWarning, _warned)

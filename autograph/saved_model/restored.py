@@ -16,8 +16,8 @@ import numpy as np
 
 from autograph import trace_type as tt
 from autograph.concrete_function import (
-    FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, fast_key,
-    user_error)
+    FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, constant_outputs,
+    fast_key, user_error)
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.ir.tensor import Tensor
@@ -127,7 +127,8 @@ class RestoredConcrete:
         if runner is None or runner.__device__ is not dev:
             from autograph.runtime.exec import codegen, optimize
             graph = optimize.optimize(self.graph)
-            compiled = _fresh_constants(codegen.compile_graph(graph, dev), graph, dev)
+            compiled = _fresh_constants(codegen.compile_graph(graph, dev), constant_outputs(graph),
+                                        dev)
             runner = _make_runner(compiled, self._unpack, dev, "device", move, self.name)
             runner.__device__ = dev
             runner.__numpy_cpu__ = not move

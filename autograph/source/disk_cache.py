@@ -185,9 +185,9 @@ def _installed(root, frames):
             and frames.is_library(os.path.join(root, "__init__.py")))
 
 
-def _path(k):
+def _path(k, suffix=".agc"):
     folder = directory()
-    return None if folder is None or k is None else os.path.join(folder, k[:2], k + ".agc")
+    return None if folder is None or k is None else os.path.join(folder, k[:2], k + suffix)
 
 
 # the record's fields in file order: str, or None (cls), or a list of str (generated), int (flags)
@@ -251,7 +251,7 @@ def load(k):
     return decode(text, k)
 
 
-_pending = []          # (path, key, record) not written yet
+_pending = []          # (path, fn making the file's bytes) not written yet
 _PENDING_MAX = 32      # written in a batch when this many wait (and at exit)
 
 
@@ -261,11 +261,18 @@ def store(k, record):
     not pay for building the origin map and writing the file; quietly nothing when the
     directory cannot be written."""
     path = _path(k)
-    if path is None:
-        return
+    if path is not None:
+        later(path, lambda: encode(k, record, record["lines"]() if callable(record["lines"])
+                                   else record["lines"]).encode("utf-8"))
+
+
+def later(path, make):
+    """Write the bytes `make()` gives to `path` when the records waiting are written (at
+    exit, or as `store` says); nothing when `make` raises or the file cannot be written.
+    (autograph.trace_cache stores its files this way too.)"""
     if not _pending:
         atexit.register(flush)
-    _pending.append((path, k, record))
+    _pending.append((path, make))
     if len(_pending) >= _PENDING_MAX:
         flush()
 
@@ -273,19 +280,18 @@ def store(k, record):
 def flush():
     """Write the records waiting to be stored."""
     while _pending:
-        path, k, record = _pending.pop()
-        _write(path, k, record)
+        path, make = _pending.pop()
+        _write(path, make)
     atexit.unregister(flush)
 
 
-def _write(path, k, record):
+def _write(path, make):
     try:
-        lines = record["lines"]() if callable(record["lines"]) else record["lines"]
-        text = encode(k, record, lines)
+        data = make()
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        with open(tmp, "wb") as f:
+            f.write(data)
         os.replace(tmp, path)   # readers see the whole file or none
     except Exception:   # a full disk, a read-only home, an unexpected map: no cache entry
         pass

@@ -222,7 +222,7 @@ class _Compiler:
         self.emit(2, "raise")
         source = "\n".join(self.lines) + "\n"
         filename = f"{CODEGEN_PREFIX} {g.name} #{next(_counter)}>"
-        self.namespace["ag_error_at"] = _ErrorLocator(filename, g.name, self.made_by)
+        self.namespace["ag_error_at"] = errors.RunErrorLocator(filename, g.name, self.made_by)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), self.namespace)
         fn = self.namespace[self.lines[0][4:].split("(", 1)[0]]
@@ -230,6 +230,7 @@ class _Compiler:
         fn.__device__ = self.device
         fn.__graph__ = weakref.ref(g)
         fn.__name_probes__ = self.probes
+        fn.__kernels__ = {name: op for op, (name, _) in self.kernels.items()}   # trace_cache
         weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
         return fn
 
@@ -627,28 +628,9 @@ class _Compiler:
         return taken, made_by
 
     def need_truth(self):
-        if "truth" not in self.namespace:
+        if not self.on_host and "truth" not in self.namespace:   # see `truth`
             to_host = self.device.to_host
             self.namespace["truth"] = lambda value: bool(to_host(value))
-
-
-class _ErrorLocator:
-    """The handler of a compiled graph's errors: names the node whose line raised (its op
-    and the user's line that made it) in the exception, which keeps its type."""
-    __slots__ = ("filename", "graph_name", "made_by")
-
-    def __init__(self, filename, graph_name, made_by):
-        self.filename, self.graph_name, self.made_by = filename, graph_name, made_by
-
-    def __call__(self, exc):
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != self.filename:
-            tb = tb.tb_next
-        if tb is None or not 1 <= tb.tb_lineno <= len(self.made_by):
-            return
-        made_by = self.made_by[tb.tb_lineno - 1]
-        if made_by is not None:
-            errors.locate_run_error(exc, self.graph_name, *made_by)
 
 
 class _Counter:
