@@ -14,7 +14,8 @@ nothing a later process would miss.** Every trace is checked; nothing is kept on
 - the function: a plain `def` with a source file (the disk cache's key: the file's text, the
   function's line, names and flags, autograph's and Python's versions), in an ag.function
   with autograph on, no `jit_compile`, no device, not a method; NumPy's version; in a
-  checkout (not an installed package) the size and time of every file of autograph;
+  checkout (not an installed package) the file holds the size and time of each of
+  autograph's modules the tracing process had imported, and a load checks them;
 - the arguments: arrays (dtype and shape) and Python primitives (type and value);
 - each global, closure or builtin name the function's code reads: a module of NumPy, math,
   cmath or autograph, an attribute of one of those by name (`from numpy import where`), or
@@ -36,7 +37,8 @@ A loaded trace has no graph until one is asked for (`concrete.graph`, gradients,
 another device): the function is traced then, as it would have been. It counts as a trace
 (`experimental_get_tracing_count`) like any other.
 
-The file (`<key>.agt` in the disk cache's directory, same switches) is marshal data:
+The file (`<key>.agt` in the disk cache's directory, same switches; `AUTOGRAPH_TRACE_CACHE=0`
+turns off this cache alone) is marshal data:
 generated source, numbers, strings and array bytes. Like the disk cache's converted source
 (and Python's own .pyc files) its code is compiled and run: the directory is the user's.
 """
@@ -79,6 +81,10 @@ def trace(function, names, values, key):
     if concrete is not None:
         function._traced(names, key, "loaded the trace of")
         return concrete
+    if function._traceable() is function._python_function:   # (it warned, saying why)
+        log(2, "trace cache: %s is traced each process: it could not be converted",
+            function.__name__)
+        return function._trace(names, values, key)
     from autograph.operators import calls
     record = _Record(function._python_function)
     before, calls._state.watch = calls._state.watch, record.watch
@@ -102,14 +108,16 @@ def cache_key(function, names, key):
     """The file key of this trace; raises _NotKept saying why a trace may not be cached."""
     if disk_cache.directory() is None:
         raise _NotKept("the disk cache is off")
+    if os.environ.get("AUTOGRAPH_TRACE_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
+        raise _NotKept("AUTOGRAPH_TRACE_CACHE is off")
     fn = function._python_function
     if type(fn) is not types.FunctionType:
         raise _NotKept("not a plain function")
     base = disk_cache.key(fn)
     if base is None:
         raise _NotKept("a lambda, or no source file")
-    parts = [base, str(FORMAT), np.__version__, _autograph_files(), str(function._outputs),
-             ",".join(names)]
+    parts = [base, str(FORMAT), np.__version__, str(sys.flags.optimize), _checkout(),
+             str(function._outputs), ",".join(names)]
     for name, k in zip(names, key):
         described = _describe_key(k)
         if described is None:
@@ -259,31 +267,44 @@ def _resolve(module, name):
     return obj
 
 
-_files = None
+_root = None   # autograph's folder when it is a checkout (not an installed package)
 
 
-def _autograph_files():
-    """autograph's version for an installed package; in a checkout, also the name, size
-    and time of each of its files (a trace depends on all of them)."""
-    global _files
-    if _files is None:
+def _checkout():
+    """autograph's folder if it is a checkout someone may edit, else '' (an installed
+    package changes only with its version, which the disk cache's key holds)."""
+    global _root
+    if _root is None:
         import autograph
         from autograph import frames
         root = os.path.dirname(os.path.abspath(autograph.__file__))
-        parts = [getattr(autograph, "__version__", "?")]
-        if not disk_cache._installed(root, frames):
-            for folder, dirs, files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        path = os.path.join(folder, name)
-                        try:
-                            st = os.stat(path)
-                        except OSError:
-                            continue
-                        parts.append(f"{path[len(root):]}:{st.st_size}:{st.st_mtime_ns}")
-        _files = "|".join(parts)
-    return _files
+        _root = "" if disk_cache._installed(root, frames) else root
+    return _root
+
+
+def _files_now():
+    """(path in autograph, size, mtime) of each of autograph's modules this process has
+    imported, in a checkout: the code a trace ran is among them. A loaded trace checks
+    them (`_unchanged`), so an edit in a checkout never meets an old trace."""
+    root = _checkout()
+    if not root:
+        return []
+    files = []
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.startswith(root + os.sep):
+            st = os.stat(path)
+            files.append((path[len(root):], st.st_size, st.st_mtime_ns))
+    return sorted(files)
+
+
+def _unchanged(files):
+    root = _checkout()
+    for path, size, mtime in files:
+        st = os.stat(root + path)
+        if st.st_size != size or st.st_mtime_ns != mtime:
+            return False
+    return True
 
 
 # -- what a trace calls -------------------------------------------------------------------------
@@ -297,11 +318,12 @@ _PURE_TYPES = {range, enumerate, zip, int, float, bool, complex, str, bytes, tup
 _VALUES = {list, dict, set, tuple, str, bytes, bytearray, int, float, complex, frozenset,
            collections.deque}
 # NumPy functions that read or write files or NumPy's global state (or an array in place)
-_NUMPY_EFFECTS = {"fill", "resize", "sort", "partition", "itemset", "byteswap", "save", "savez", "savez_compressed", "savetxt", "load", "loadtxt",
+_NUMPY_EFFECTS = {"save", "savez", "savez_compressed", "savetxt", "load", "loadtxt",
                   "genfromtxt", "fromfile", "fromregex", "memmap", "tofile", "dump", "seed",
                   "get_state", "copyto", "put", "putmask", "place", "fill_diagonal",
                   "put_along_axis", "info", "show_config", "show_runtime", "errstate",
-                  "printoptions", "get_printoptions"}
+                  "printoptions", "get_printoptions", "fill", "resize", "sort", "partition",
+                  "itemset", "byteswap"}
 # names whose reading keeps a trace out (they may be attributes: `np.save(...)`, direct calls
 # of library code that converted code makes without operators.calls seeing them)
 _EFFECT_NAMES = _NUMPY_EFFECTS | {"open", "print", "input", "exec", "eval", "globals", "locals",
@@ -375,6 +397,9 @@ def store(concrete, compiled, consts):
     except _NotKept as why:
         log(2, "trace cache: %s is traced each process: its code holds %s", concrete.name, why)
         return
+    except Exception as e:   # a cache: what cannot be written down is not kept, never raised
+        log(2, "trace cache: %s is not kept: %r", concrete.name, e)
+        return
     disk_cache.later(path, lambda: marshal.dumps(entry))
 
 
@@ -387,9 +412,10 @@ def _entry(concrete, compiled, consts, k):
     for n, v in namespace.items():
         if n in ("__builtins__", "ag_error_at", name):
             continue
-        op = kernels.get(n)
-        if op is not None and _kernel(op, v.__module__) is v:
-            globals_.append((n, ("kernel", op, v.__module__)))
+        op, module = kernels.get(n), getattr(v, "__module__", None)
+        if op is not None and isinstance(module, str) and _ours(module) and \
+                _kernel(op, module) is v:
+            globals_.append((n, ("kernel", op, module)))
             continue
         try:
             globals_.append((n, _describe_global(v)))
@@ -401,7 +427,7 @@ def _entry(concrete, compiled, consts, k):
     return {"format": FORMAT, "key": k, "source": compiled.__source__, "name": name,
             "graph_name": where.graph_name, "globals": globals_, "made_by": made_by,
             "structure": structure, "tensor_slots": list(concrete._tensor_slots),
-            "consts": list(consts)}
+            "consts": list(consts), "files": _files_now()}
 
 
 def _user_origin(origin):
@@ -470,7 +496,8 @@ def _load(function, k, names, values, key):
     try:
         with open(path, "rb") as f:
             entry = marshal.loads(f.read())
-        if type(entry) is not dict or entry.get("format") != FORMAT or entry.get("key") != k:
+        if type(entry) is not dict or entry.get("format") != FORMAT or entry.get("key") != k \
+                or not _unchanged(entry["files"]):
             return None
         program = _program(entry)
         structure = _decode_structure(entry["structure"])

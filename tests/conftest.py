@@ -8,6 +8,28 @@ temporary directory.
 twice and the second run loads what the first stored (the check that a loaded trace
 behaves like a traced one, across the whole suite)."""
 
+import importlib.util
 import os
 
+import pytest
+
 os.environ["AUTOGRAPH_CACHE_DIR"] = os.environ.get("AUTOGRAPH_TEST_CACHE_DIR", "off")
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """The disk caches on, in a folder of the test's own."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(folder))
+    return folder
+
+
+def load_module(tmp_path, text, name):
+    """Module `name` with source `text`, from a file in `tmp_path`: a new code object every
+    time, so autograph's in-memory caches miss, as in another process."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

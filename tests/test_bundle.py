@@ -51,7 +51,9 @@ def package(tmp_path):
 
 
 def _run(folder, **env_changes):
-    env = dict(os.environ, PYTHONPATH=str(folder), AUTOGRAPH_CACHE_DIR=str(folder / "cache"))
+    # (the trace cache off: every process traces, as a first call of a new function does)
+    env = dict(os.environ, PYTHONPATH=str(folder), AUTOGRAPH_CACHE_DIR=str(folder / "cache"),
+               AUTOGRAPH_TRACE_CACHE="0")
     for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "AUTOGRAPH_BUNDLE"):
         env.pop(name, None)
     env.update(env_changes)

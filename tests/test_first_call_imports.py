@@ -24,10 +24,13 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-def _first_call_modules(tmp_path):
+def _first_call_modules(tmp_path, trace_cache=False):
+    """A fresh process's modules after the first call of collatz; with `trace_cache` off
+    it traces (as the first call of a new function does), else it may load the trace."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, str(tmp_path)]),
                AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("AUTOGRAPH_CACHE", None)
+    env["AUTOGRAPH_TRACE_CACHE"] = "1" if trace_cache else "0"
     out = subprocess.run([sys.executable, str(tmp_path / "script.py")], env=env, cwd=tmp_path,
                          capture_output=True, text=True, check=True).stdout
     return set(json.loads(out.splitlines()[-1]))
@@ -57,8 +60,9 @@ def test_a_warm_first_call_imports_no_compiler(tmp_path):
 # What a warm first call of collatz loads beyond `import numpy`, at most (measured: see
 # the commit that set these). A change that pulls in another module on this path fails
 # here: raise a bound only with a reason, and prefer making the new import lazy.
-MAX_AUTOGRAPH_MODULES = 34   # 55 before issue 16's cuts; 46 before the second round's merges;
-                             # +1: autograph._bundle, which serves the other 32 from one file
+MAX_AUTOGRAPH_MODULES = 35   # 55 before issue 16's cuts; 46 before the second round's merges;
+                             # +1: autograph._bundle, which serves the other 32 from one file;
+                             # +1: autograph.trace_cache, which decides if a trace is kept
 MAX_OTHER_MODULES = 1   # atexit, tiny (5 before: json, threading...; the key's _sha256 until
 ALLOWED_OTHER = {"atexit", "gc"}   # the key became CPython's built-in source hash)
 
@@ -86,6 +90,27 @@ def test_warm_first_call_module_count_is_bounded(tmp_path):
                    "autograph.operators.updates", "autograph.saved_model", "autograph.autodiff",
                    "autograph.runtime.exec.native", "autograph.runtime.numpy.dispatch"):
         assert unused not in warm, unused
+
+
+MAX_LOADED_TRACE_MODULES = 21   # measured 20: `import autograph`'s 16, the cpu device, the disk
+                               # cache and the trace cache (with their packages)
+
+
+def test_a_loaded_trace_imports_the_loader_only(tmp_path):
+    """With the trace in the trace cache (autograph.trace_cache) the first call imports
+    no tracer, optimizer or code generator: only what reads the file."""
+    (tmp_path / "script.py").write_text(SCRIPT)
+    (tmp_path / "collatz_mod.py").write_text(COLLATZ)
+    _first_call_modules(tmp_path, trace_cache=True)     # traces, then stores at exit
+    warm = _first_call_modules(tmp_path, trace_cache=True)
+    ours = sorted(m for m in warm if m == "autograph" or m.startswith("autograph."))
+    assert "autograph.trace_cache" in ours
+    for unused in ("autograph.api", "autograph.operators.control_flow",
+                   "autograph.runtime.control_flow", "autograph.runtime.exec.optimize",
+                   "autograph.runtime.exec.codegen", "autograph.runtime.numpy.elementwise",
+                   "autograph.source.origin"):
+        assert unused not in warm, unused
+    assert len(ours) <= MAX_LOADED_TRACE_MODULES, (len(ours), ours)
 
 
 def test_import_alone_loads_no_extra_stdlib(tmp_path):

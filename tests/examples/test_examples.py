@@ -244,7 +244,8 @@ def test_verbosity_logs_conversions_and_traces():
     import subprocess
     import sys
     from tests.examples.conftest import EXAMPLES, ROOT, Output
-    env = dict(os.environ, AUTOGRAPH_VERBOSITY="1")
+    # (the disk caches off: a conversion or trace loaded from them logs differently)
+    env = dict(os.environ, AUTOGRAPH_VERBOSITY="1", AUTOGRAPH_CACHE_DIR="off")
     done = subprocess.run([sys.executable, os.path.join(EXAMPLES, "square_if_positive.py")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

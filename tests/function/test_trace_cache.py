@@ -3,7 +3,6 @@ a new module, with the disk caches on in a temporary directory) loads a trace's 
 instead of tracing, and the loaded trace computes what the traced one does; a trace whose
 tracing had effects or read what the key cannot name is never loaded."""
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -16,6 +15,8 @@ import autograph as ag
 function_module = sys.modules["autograph.function"]   # (ag.function is the decorator)
 from autograph import trace_cache
 from autograph.source import disk_cache
+from benchmarks.programs import COLLATZ
+from tests.conftest import load_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -29,13 +30,7 @@ DEVNULL = os.devnull
 SCALE = 3
 LIMITS = (1, 2.5)
 
-def collatz(n):
-    steps = 0
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
-
+''' + COLLATZ + '''
 def search(x, target):
     found = -1
     for i in range(x.shape[0]):
@@ -120,21 +115,8 @@ def makes_variable(x):
 '''
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(folder))
-    return folder
-
-
 def _module(tmp_path, text=MODULE, name="traced_mod"):
-    path = tmp_path / f"{name}.py"
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)   # a new code object every time: the memory caches miss
-    return mod
+    return load_module(tmp_path, text, name)
 
 
 def _traced_then_loaded(tmp_path, monkeypatch, name, *args):
@@ -297,8 +279,8 @@ def test_the_key_names_arguments_values_and_options(tmp_path, cache_dir):
                   (ag.TensorSpec([4], np.float64), ag.trace_type.Literal(2)),
                   (ag.TensorSpec([3], np.float32), ag.trace_type.Literal(2))]:
         assert trace_cache.cache_key(fn, names, other) != k
-    assert trace_cache.cache_key(ag.function(mod.mixed, outputs="device") if False else
-                                 fn, names, (spec, ag.trace_type.Literal(2))) == k
+    mod.np = np.linalg                      # a global now names another module
+    assert trace_cache.cache_key(fn, names, (spec, ag.trace_type.Literal(2))) != k
 
 
 def test_a_fresh_process_loads_and_imports_no_compiler(tmp_path):
@@ -323,3 +305,36 @@ print(ag.function(prints)(np.float64(1.0)))
     assert runs[0][1] != "imported: []"          # the first process traced
     assert runs[1][1] == "imported: []", runs[1]
     assert runs[0][2:] == runs[1][2:] == ["tracing prints", "2.0"]
+
+
+def test_its_own_switch_turns_off_only_the_trace_cache(tmp_path, cache_dir, monkeypatch):
+    monkeypatch.setenv("AUTOGRAPH_TRACE_CACHE", "0")
+    assert ag.function(_module(tmp_path).collatz)(np.int64(27)) == 111
+    disk_cache.flush()
+    assert list(cache_dir.rglob("*.agc")) and not list(cache_dir.rglob("*.agt"))
+
+
+def test_an_edited_autograph_module_misses(tmp_path, cache_dir, monkeypatch):
+    """In a checkout the file lists autograph's modules as the tracing process had them
+    (size, time); a module that changed since makes the load miss, and the new trace
+    replaces the file."""
+    import marshal
+    if not trace_cache._checkout():
+        pytest.skip("autograph is an installed package here: its version is in the key")
+    ag.function(_module(tmp_path).collatz)(np.int64(27))
+    disk_cache.flush()
+    (path,) = cache_dir.rglob("*.agt")
+    entry = marshal.loads(path.read_bytes())
+    names = [f[0] for f in entry["files"]]
+    assert any(n.endswith("codegen.py") for n in names) and any(
+        n.endswith("control_flow.py") for n in names), names
+    entry["files"][0] = (entry["files"][0][0], entry["files"][0][1] + 1, entry["files"][0][2])
+    path.write_bytes(marshal.dumps(entry))
+    fn = ag.function(_module(tmp_path).collatz)
+    traced = []
+    original = function_module.Function._trace_graph
+    monkeypatch.setattr(function_module.Function, "_trace_graph",
+                        lambda *a: traced.append(1) or original(*a))
+    assert fn(np.int64(27)) == 111 and traced == [1]
+    disk_cache.flush()
+    assert marshal.loads(path.read_bytes())["files"][0][1] == entry["files"][0][1] - 1

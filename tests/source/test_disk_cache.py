@@ -2,7 +2,6 @@
 same file, with the in-memory caches bypassed) loads the conversion without parsing or
 running a pass, and gets the same function, source and error locations."""
 
-import importlib.util
 import json
 import os
 import sys
@@ -15,6 +14,7 @@ import autograph as ag
 from autograph import api, config
 from autograph.converters import pipeline
 from autograph.source import disk_cache
+from tests.conftest import load_module
 
 MODULE = '''
 import numpy as np
@@ -37,20 +37,8 @@ def scaled(x):
 '''
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(folder))
-    return folder
-
-
 def _module(tmp_path, text=MODULE, name="cached_mod"):
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)   # a new code object every time: the memory caches miss
-    return mod
+    return load_module(tmp_path, text, name)
 
 
 def _no_passes(monkeypatch):
