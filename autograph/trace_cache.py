@@ -73,7 +73,7 @@ def trace(function, names, values, key):
     """The ConcreteFunction of Function `function` for trace key `key`: loaded when the
     cache has it, else traced (and stored once compiled, if it may be)."""
     try:
-        k = cache_key(function, names, key)
+        k, conversion = cache_key(function, names, key)
     except _NotKept as why:
         log(2, "trace cache: %s is traced each process: %s", function.__name__, why)
         return function._trace(names, values, key)
@@ -98,14 +98,15 @@ def trace(function, names, values, key):
     elif concrete.graph.variables:
         log(2, "trace cache: %s is traced each process: it made Variables", function.__name__)
     else:
-        concrete._cache_key = k   # stored when it is compiled (ConcreteFunction._runner)
+        concrete._cache_key = (k, conversion)   # stored once compiled (ConcreteFunction._runner)
     return concrete
 
 
 # -- the key ------------------------------------------------------------------------------------
 
 def cache_key(function, names, key):
-    """The file key of this trace; raises _NotKept saying why a trace may not be cached."""
+    """(the file key of this trace, the disk cache's key of its conversion); raises _NotKept
+    saying why a trace may not be cached."""
     if disk_cache.directory() is None:
         raise _NotKept("the disk cache is off")
     if os.environ.get("AUTOGRAPH_TRACE_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
@@ -150,7 +151,7 @@ def cache_key(function, names, key):
     h = disk_cache._Hash()
     for part in parts:
         h.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    return h.hexdigest()
+    return h.hexdigest(), base
 
 
 class _NotKept(Exception):
@@ -282,20 +283,27 @@ def _checkout():
     return _root
 
 
+_files = (None, [])   # (the autograph modules imported, their files) when last looked at
+
+
 def _files_now():
     """(path in autograph, size, mtime) of each of autograph's modules this process has
     imported, in a checkout: the code a trace ran is among them. A loaded trace checks
     them (`_unchanged`), so an edit in a checkout never meets an old trace."""
+    global _files
     root = _checkout()
     if not root:
         return []
-    files = []
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if isinstance(path, str) and path.startswith(root + os.sep):
-            st = os.stat(path)
-            files.append((path[len(root):], st.st_size, st.st_mtime_ns))
-    return sorted(files)
+    names = frozenset(n for n in list(sys.modules) if n.startswith("autograph"))
+    if names != _files[0]:   # (files are looked at again only when modules were imported)
+        files = []
+        for name in names:
+            path = getattr(sys.modules.get(name), "__file__", None)
+            if isinstance(path, str) and path.startswith(root + os.sep):
+                st = os.stat(path)
+                files.append((path[len(root):], st.st_size, st.st_mtime_ns))
+        _files = (names, sorted(files))
+    return _files[1]
 
 
 def _unchanged(files):
@@ -388,12 +396,12 @@ def _numpy_object(owner, name):
 def store(concrete, compiled, consts):
     """Keep the trace of `concrete`, compiled by codegen to `compiled` (outputs at `consts`
     constant), under its key: written when the disk cache writes (at exit)."""
-    k, concrete._cache_key = concrete._cache_key, None
+    (k, conversion), concrete._cache_key = concrete._cache_key, None
     path = disk_cache._path(k, _SUFFIX)
     if path is None:
         return
     try:
-        entry = _entry(concrete, compiled, consts, k)
+        entry = _entry(concrete, compiled, consts, k, conversion)
     except _NotKept as why:
         log(2, "trace cache: %s is traced each process: its code holds %s", concrete.name, why)
         return
@@ -403,7 +411,7 @@ def store(concrete, compiled, consts):
     disk_cache.later(path, lambda: marshal.dumps(entry))
 
 
-def _entry(concrete, compiled, consts, k):
+def _entry(concrete, compiled, consts, k, conversion):
     namespace = compiled.__globals__
     name = compiled.__name__
     where = namespace["ag_error_at"]
@@ -421,20 +429,18 @@ def _entry(concrete, compiled, consts, k):
             globals_.append((n, _describe_global(v)))
         except _NotKept:
             raise _NotKept(f"{n} = {v!r:.60}") from None
-    made_by = [None if m is None else (m[0], m[1], _user_origin(m[2])) for m in where.made_by]
+    # node origins stay lines of the converted code (`_Locator` maps them on an error)
+    generated = {m[2][0] for m in where.made_by if m is not None and m[2] is not None}
+    if len(generated) > 1:
+        raise _NotKept("nodes made by more than one function")
+    made_by = [None if m is None else tuple(m) for m in where.made_by]
     slots = set(concrete._tensor_slots)
     structure = _encode_structure(concrete._structure, slots, itertools.count())
     return {"format": FORMAT, "key": k, "source": compiled.__source__, "name": name,
             "graph_name": where.graph_name, "globals": globals_, "made_by": made_by,
             "structure": structure, "tensor_slots": list(concrete._tensor_slots),
-            "consts": list(consts), "files": _files_now()}
-
-
-def _user_origin(origin):
-    """A node's origin as the user's (file, line, function): a loaded trace has no
-    converted code to map generated lines through."""
-    loc = errors.origin_location(origin)
-    return None if loc is None else (loc[0], loc[1], loc[4])
+            "consts": list(consts), "files": _files_now(),
+            "conversion": (conversion, next(iter(generated), ""))}
 
 
 def _describe_global(value):
@@ -513,8 +519,9 @@ def _program(entry):
     namespace = {name: _decode_global(d) for name, d in entry["globals"]}
     name, graph_name, source = entry["name"], entry["graph_name"], entry["source"]
     filename = f"{CODEGEN_PREFIX} {graph_name} #{next(_counter)} from the trace cache>"
-    made_by = [None if m is None else tuple(m) for m in entry["made_by"]]
-    namespace["ag_error_at"] = errors.RunErrorLocator(filename, graph_name, made_by)
+    made_by = [None if m is None else (m[0], m[1], m[2] and tuple(m[2]))
+               for m in entry["made_by"]]
+    namespace["ag_error_at"] = _Locator(filename, graph_name, made_by, entry["conversion"])
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace[name]
@@ -533,6 +540,41 @@ def _kernel(op, module):
     cpu = devices.get_device("cpu")
     kernel = cpu.kernels.get(op) or primitives.lookup(op).kernel
     return kernel if callable(kernel) else cpu.kernel(op, kernel)
+
+
+class _Locator(errors.RunErrorLocator):
+    """A loaded trace's error handler. Its nodes' origins are lines of the function's
+    converted code, which a process that loaded the trace never made: on the first error,
+    the disk cache's record of the conversion maps them to the user's lines."""
+    __slots__ = ("conversion",)
+
+    def __init__(self, filename, graph_name, made_by, conversion):
+        super().__init__(filename, graph_name, made_by)
+        self.conversion = conversion   # (the conversion's key, its generated file name)
+
+    def __call__(self, exc):
+        if self.conversion is not None:
+            conversion, self.conversion = self.conversion, None
+            try:
+                self.made_by = _user_lines(self.made_by, *conversion)
+            except Exception:   # no record: the message names the node, not the line
+                pass
+        super().__call__(exc)
+
+
+def _user_lines(made_by, conversion, generated):
+    record = disk_cache.load(conversion)
+    lines = disk_cache.origin_map(record) if record is not None else {}
+
+    def user(origin):
+        if origin is None or origin[0] != generated:
+            return origin
+        for line in range(origin[1], max(0, origin[1] - 50), -1):   # (as origin_location)
+            loc = lines.get(line)
+            if loc is not None:
+                return (loc.filename, loc.lineno, loc.function_name)
+        return None
+    return [None if m is None else (m[0], m[1], user(m[2])) for m in made_by]
 
 
 def _decode_global(d):
