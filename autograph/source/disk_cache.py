@@ -288,9 +288,13 @@ def flush():
 def _write(path, make):
     try:
         data = make()
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
+        try:
+            f = open(tmp, "wb")
+        except FileNotFoundError:   # the first file of its folder (a mkdir per file cost more)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            f = open(tmp, "wb")
+        with f:
             f.write(data)
         os.replace(tmp, path)   # readers see the whole file or none
     except Exception:   # a full disk, a read-only home, an unexpected map: no cache entry
