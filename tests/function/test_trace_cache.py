@@ -15,6 +15,7 @@ import autograph as ag
 function_module = sys.modules["autograph.function"]   # (ag.function is the decorator)
 from autograph import trace_cache
 from autograph.source import disk_cache
+from benchmarks.cases.cliffs import SEARCH_RANGE
 from benchmarks.programs import COLLATZ
 from tests.conftest import load_module
 
@@ -30,14 +31,7 @@ DEVNULL = os.devnull
 SCALE = 3
 LIMITS = (1, 2.5)
 
-''' + COLLATZ + '''
-def search(x, target):
-    found = -1
-    for i in range(x.shape[0]):
-        if x[i] == target:
-            found = i
-            break
-    return found
+''' + COLLATZ + SEARCH_RANGE + '''
 
 def mixed(x, n):
     total = np.zeros_like(x)
