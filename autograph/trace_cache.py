@@ -131,18 +131,11 @@ def cache_key(function, names, key):
         if name in _EFFECT_NAMES or name.startswith("set") and name != "set":
             raise _NotKept(f"it reads {name!r}")   # (maybe an attribute: np.save, a setter)
     for name in sorted(_global_names(code) | set(code.co_freevars)):
-        if name in closure:
-            try:
-                value = closure[name].cell_contents
-            except ValueError:   # an empty cell
-                value = _EMPTY
-        elif name in fn.__globals__:
-            value = fn.__globals__[name]
-        else:
-            value = _builtin(name)
-            if value is not _EMPTY and not _pure_builtin(name, value):
-                # print, open, id, ...: called directly, unseen by `_Record`
-                raise _NotKept(f"it reads the builtin {name}")
+        value = disk_cache.bound_value(fn, closure, name)
+        if name not in closure and name not in fn.__globals__ and \
+                value is not disk_cache.EMPTY and not _pure_builtin(name, value):
+            # print, open, id, ...: called directly, unseen by `_Record`
+            raise _NotKept(f"it reads the builtin {name}")
         described = _describe_value(value)
         if described is None:
             raise _NotKept(f"{name} is a {type(value).__name__} (it could change between "
@@ -158,13 +151,8 @@ class _NotKept(Exception):
     """Why a trace is not cached (logged at verbosity 2), or why it cannot be stored."""
 
 
-_EMPTY = object()
 _PLAIN = {type(None), bool, int, float, complex, str, bytes}
 _MODULES = {"numpy", "math", "cmath", "autograph", "builtins"}
-
-
-def _builtin(name):
-    return getattr(sys.modules["builtins"], name, _EMPTY)
 
 
 def _pure_builtin(name, value):
@@ -225,7 +213,7 @@ def _describe_key(k):
 def _describe_value(value):
     """`value` as text that names it across processes, or None when it cannot be named
     (see the module docstring)."""
-    if value is _EMPTY:
+    if value is disk_cache.EMPTY:
         return "-"
     kind = type(value)
     if kind in _PLAIN:

@@ -36,6 +36,7 @@ import atexit
 import builtins
 import linecache
 import os
+import stat
 import sys
 import types
 
@@ -92,36 +93,66 @@ def key(fn):
     """The cache key of plain function `fn`'s conversion, or None when it is not cached."""
     code = fn.__code__
     filename = code.co_filename
-    if fn.__name__ == "<lambda>" or filename.startswith("<") or not os.path.isfile(filename):
+    if fn.__name__ == "<lambda>" or filename.startswith("<"):
         return None
+    text = _text_hash(filename)   # its bytes: an edit changes the key
+    if text is None:
+        return None
+    h = _Hash()
+    parts = [str(FORMAT), _autograph_fingerprint(), sys.version, filename, str(code.co_firstlineno),
+             fn.__qualname__, ",".join(code.co_freevars), str(code.co_flags), text]
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    for name in sorted(_names(code)):
+        h.update(f"{name}={_describe(bound_value(fn, closure, name))}\0".encode(
+            "utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+# file name -> ((size, mtime), the hash of its bytes): the trace cache asks for the key of a
+# function whose conversion asked a moment before; a file is read again only once changed
+_texts = {}
+
+
+def _text_hash(filename):
+    """The hash of file `filename`'s bytes, or None (no such file, or an empty one)."""
+    try:
+        st = os.stat(filename)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    seen = (st.st_size, st.st_mtime_ns)
+    known = _texts.get(filename)
+    if known is not None and known[0] == seen:
+        return known[1]
     linecache.checkcache(filename)    # conversion reads the file as it is now
     try:
-        with open(filename, "rb") as f:   # its bytes: an edit changes the key
+        with open(filename, "rb") as f:
             text = f.read()
     except OSError:
         return None
     if not text:
         return None
     h = _Hash()
-    parts = [str(FORMAT), _autograph_fingerprint(), sys.version, filename, str(code.co_firstlineno),
-             fn.__qualname__, ",".join(code.co_freevars), str(code.co_flags)]
-    for part in parts:
-        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    h.update(text + b"\0")
-    closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
-    for name in sorted(_names(code)):
-        if name in closure:
-            try:
-                value = closure[name].cell_contents
-            except ValueError:   # an empty cell
-                value = _EMPTY
-        else:
-            value = fn.__globals__.get(name, getattr(builtins, name, _EMPTY))
-        h.update(f"{name}={_describe(value)}\0".encode("utf-8", "surrogatepass"))
-    return h.hexdigest()
+    h.update(text)
+    _texts[filename] = (seen, h.hexdigest())
+    return _texts[filename][1]
 
 
-_EMPTY = object()
+EMPTY = object()   # what an unbound name, or an empty closure cell, stands for
+
+
+def bound_value(fn, closure, name):
+    """What `name` stands for in `fn` (`closure`: its free variables' cells by name): the
+    closure cell's content, else the global, else the builtin, else EMPTY."""
+    if name in closure:
+        try:
+            return closure[name].cell_contents
+        except ValueError:   # an empty cell
+            return EMPTY
+    return fn.__globals__.get(name, getattr(builtins, name, EMPTY))
 
 
 def _names(code):
@@ -135,7 +166,7 @@ def _names(code):
 
 def _describe(value):
     """What a name stood for, as far as conversion can tell: stable across processes."""
-    if value is _EMPTY:
+    if value is EMPTY:
         return "-"
     if isinstance(value, types.ModuleType):
         return "module:" + value.__name__
