@@ -264,10 +264,7 @@ def _checkout():
     package changes only with its version, which the disk cache's key holds)."""
     global _root
     if _root is None:
-        import autograph
-        from autograph import frames
-        root = os.path.dirname(os.path.abspath(autograph.__file__))
-        _root = "" if disk_cache._installed(root, frames) else root
+        _root = disk_cache.checkout_root()
     return _root
 
 

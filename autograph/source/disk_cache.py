@@ -185,10 +185,9 @@ def _autograph_fingerprint():
     global _fingerprint
     if _fingerprint is None:
         import autograph
-        from autograph import frames
-        root = os.path.dirname(os.path.abspath(autograph.__file__))
+        root = checkout_root()
         parts = [getattr(autograph, "__version__", "?")]
-        if not _installed(root, frames):
+        if root:
             for sub in ("converters", "analysis", "source"):
                 try:
                     entries = sorted(os.scandir(os.path.join(root, sub)), key=_name)
@@ -203,6 +202,15 @@ def _autograph_fingerprint():
                         parts.append(f"{sub}/{entry.name}:{st.st_size}:{st.st_mtime_ns}")
         _fingerprint = "|".join(parts)
     return _fingerprint
+
+
+def checkout_root():
+    """autograph's folder where it is a checkout someone may edit, else '' (an installed
+    package changes only with its version)."""
+    import autograph
+    from autograph import frames
+    root = os.path.dirname(os.path.abspath(autograph.__file__))
+    return "" if _installed(root, frames) else root
 
 
 def _name(entry):
