@@ -370,14 +370,19 @@ def _pure_function(module, name):
     if top == "builtins":
         return name in _PURE_BUILTINS
     if top == "numpy":
-        return name not in _NUMPY_EFFECTS and not name.startswith("set")
+        return not _numpy_effect(name)
     return top in ("math", "cmath", "autograph")
 
 
 def _numpy_object(owner, name):
     """A method of a NumPy array, scalar or random generator that changes nothing outside."""
-    return type(owner).__module__.partition(".")[0] == "numpy" and \
-        name not in _NUMPY_EFFECTS and not name.startswith("set")
+    return type(owner).__module__.partition(".")[0] == "numpy" and not _numpy_effect(name)
+
+
+def _numpy_effect(name):
+    """Whether NumPy's function or method `name` may touch files, global state or its array
+    in place (setters too: np.seterr, np.random.set_state, ...)."""
+    return name in _NUMPY_EFFECTS or name.startswith("set")
 
 
 # -- storing ------------------------------------------------------------------------------------
