@@ -17,11 +17,24 @@ of an array that only the transform made, and that only it reads, writes into th
 as codegen does: a Python loop reading `xs[t]` costs one row per read, not one array.
 The transform's nodes are pure, so a value an update wrote over is recomputed if a node
 added later (a nested tape's) reads it.
+
+A node has run when it has a value for every output, not just the first: differentiating a
+`cond` or `while_loop` that already ran adds outputs to it (a loop's trip count and stacks,
+a branch's exported values), and the node runs again, with the effects inside it replayed
+from its first run (replay.py). A node that cannot give a missing output (an effect that
+already happened) is an error naming the user's line, never a spin.
+
+While its tape records, `gradient` returns tensors of the live graph (they have values:
+NumPy computes with them), so the gradient computation is itself recorded and a persistent
+tape differentiates it again, as TensorFlow's tape records a `gradient` called inside its
+block (higher-order gradients in one tape).
 """
 
 import numpy as np
 
-from autograph.runtime.control_flow import is_effectful
+from autograph import errors
+from autograph.autodiff import replay
+from autograph.runtime.control_flow import CONTROL_FLOW_OPS, is_effectful
 from autograph.runtime.devices import get_device
 from autograph.runtime.exec import interpreter
 from autograph.runtime.exec.loop_inplace import KERNELS as INPLACE_KERNELS
@@ -39,6 +52,8 @@ class LiveGraph(Graph):
         self.device = get_device(None)
         self._uses = {}           # id(tensor) -> how many nodes read it
         self._deferred = None     # while `gradient` stages: the nodes it made, not yet run
+        self._journals = {}       # id(cond/while_loop node) -> its effects' journal (replay.py)
+        self._ran = set()         # ids of the nodes that ran (an effect runs once)
 
     def add_node(self, op, inputs=(), attrs=None, specs=(), name=None, origin=None):
         node = super().add_node(op, inputs, attrs, specs, name, origin)
@@ -63,14 +78,22 @@ class LiveGraph(Graph):
             return
         values = [self.values[id(t)] for t in node.inputs]
         kernel = INPLACE_KERNELS.get(node.op)
-        if kernel is not None and self._owned(node.inputs[0]):
+        if node.op in CONTROL_FLOW_OPS:
+            journal = self._journals.get(id(node))
+            if journal is None:
+                journal = self._journals[id(node)] = replay.Journal()
+            else:
+                journal.replaying()
+            outs = replay.run(node, values, self.device, journal)
+        elif kernel is not None and self._owned(node.inputs[0]):
             outs = [kernel(self.device.xp, *values, **node.attrs)]
             # the old value is gone: a reader added later (a nested tape) recomputes it
             del self.values[id(node.inputs[0])]
         else:
             outs = interpreter._eval(node, values, self.device)
         for t, v in zip(node.outputs, outs):
-            self.values[id(t)] = v
+            if id(t) not in self.values:   # (a node run again keeps the values it gave)
+                self.values[id(t)] = v
 
     def _owned(self, t):
         """Whether an update may write into t's value: the transform made it fresh (zeros
@@ -93,9 +116,16 @@ class LiveGraph(Graph):
                 stack.extend(waiting)
                 continue
             stack.pop()
-            if top.outputs and id(top.outputs[0]) in self.values:
+            if top.op == "Placeholder":
+                continue   # (its value is given: `source`)
+            if top.outputs and all(id(t) in self.values for t in top.outputs):
                 continue   # (reached twice)
+            if id(top) in self._ran and top.op not in CONTROL_FLOW_OPS and is_effectful(top):
+                raise _unresolvable(top, "it has an effect, which already happened")
             self._evaluate(top)
+            self._ran.add(id(top))
+            if any(id(t) not in self.values for t in top.outputs):
+                raise _unresolvable(top, "running it gave no value for an output")
 
     def live_value(self, t):
         if id(t) not in self.values:
@@ -125,9 +155,19 @@ class LiveGraph(Graph):
             values = [None if g is None else np.asarray(self.live_value(g)) for g in grads]
         finally:
             self._deferred = outer if outer is None else outer | self._deferred
+        recorded = tape._recording()
         out = []
         for orig, x, g, value in zip(flat_sources, flat, grads, values):
             if x is None:
                 g = None if unconnected == "none" else np.zeros_like(np.asarray(orig, float))
-            out.append(None if g is None else value)
+                value = g
+            out.append(None if g is None else g if recorded and isinstance(g, Tensor)
+                       else value)
         return nest.pack_sequence_as(sources, out)
+
+
+def _unresolvable(node, why):
+    return RuntimeError(
+        f"The eager GradientTape cannot compute the value of {node.op!r} node {node.name!r} "
+        f"(made at {errors.describe_origin(node.origin)}): {why}. This is a bug in "
+        "autograph's eager tape; ag.function around the computation avoids the live graph.")

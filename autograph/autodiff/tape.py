@@ -27,8 +27,12 @@ class GradientTape:
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
         self._graph = None
+        # the recorded range, as marks (nodes) rather than positions: the gradient transform
+        # inserts nodes before a loop it augments (stacks, a trip count), which shifts the
+        # positions of every later node; a mark is the node just before a range's start,
+        # or the last node inside it (None: the graph's start), see _index
         self._start = self._end = None
-        self._stopped = []          # [start, end) ranges under stop_recording
+        self._stopped = []          # [(start mark, end mark)] of ranges under stop_recording
         self._watched = []          # tensors and Variables
         self._used = False
         self._live = None           # eager: the live graph and its scope
@@ -44,11 +48,11 @@ class GradientTape:
             self._scope = self._live.as_default()
             self._scope.__enter__()
             graph = self._live
-        self._graph, self._start, self._end = graph, len(graph.nodes), None
+        self._graph, self._start, self._end = graph, _mark(graph), None
         return self
 
     def __exit__(self, *exc):
-        self._end = len(self._graph.nodes)
+        self._end = _mark(self._graph)
         if self._live is not None:
             self._scope.__exit__(*exc)
         return False
@@ -74,14 +78,15 @@ class GradientTape:
     @contextlib.contextmanager
     def stop_recording(self):
         """Nodes staged inside this block carry no gradient for this tape."""
-        a = len(self._graph.nodes)
+        k = len(self._stopped)
+        self._stopped.append((_mark(self._graph), _OPEN))
         try:
             yield
         finally:
-            self._stopped.append((a, len(self._graph.nodes)))
+            self._stopped[k] = (self._stopped[k][0], _mark(self._graph))
 
     def reset(self):
-        self._start = len(self._graph.nodes)
+        self._start = _mark(self._graph)
         self._watched, self._stopped = [], []
 
     def watched_variables(self):
@@ -90,8 +95,14 @@ class GradientTape:
     # -- gradients -----------------------------------------------------------------------------
 
     def _range(self):
-        end = self._end if self._end is not None else len(self._graph.nodes)
-        return self._start, end
+        """[a, b): the positions of the recorded nodes now."""
+        b = _index(self._graph, self._end) if self._end is not None else len(self._graph.nodes)
+        return _index(self._graph, self._start), b
+
+    def _recording(self):
+        """Inside the `with` block and not under stop_recording: what runs now is recorded."""
+        return self._graph is not None and self._end is None and not any(
+            e is _OPEN for _, e in self._stopped)
 
     def _accessed(self):
         from autograph.runtime.variables import Variable
@@ -158,8 +169,9 @@ class GradientTape:
         a, b = self._range()
         accessed = {id(v) for v in self._accessed()}
         ctx = transform.Context()
+        stopped = [(_index(graph, s), _index(graph, e)) for s, e in self._stopped]
         for i, node in enumerate(graph.nodes):
-            if i < a or i >= b or any(s <= i < e for s, e in self._stopped):
+            if i < a or i >= b or any(s <= i < e for s, e in stopped):
                 ctx.stopped.add(id(node))
         watched_ids = {id(x) for x in self._watched if isinstance(x, Tensor)}
         recorded = {id(t) for n in graph.nodes[a:b] for t in n.outputs}
@@ -215,6 +227,28 @@ class GradientTape:
             return nest.pack_sequence_as(sources, out)
         finally:
             self.persistent = persistent
+
+
+_OPEN = object()
+
+
+def _mark(graph):
+    """A mark for the current end of `graph`: its last node (None when it has none). The
+    position just after a mark stays right when nodes are inserted before later nodes."""
+    return graph.nodes[-1] if graph.nodes else None
+
+
+def _index(graph, mark):
+    """The position just after `mark` in `graph.nodes` now."""
+    if mark is None:
+        return 0
+    if mark is _OPEN:
+        return len(graph.nodes)
+    for i in range(len(graph.nodes) - 1, -1, -1):   # (marks are mostly near the end)
+        if graph.nodes[i] is mark:
+            return i + 1
+    raise RuntimeError(f"GradientTape: node {mark.name!r} of its recorded range left the "
+                       "graph (a graph rewritten while a tape records it)")
 
 
 def _walk(node):

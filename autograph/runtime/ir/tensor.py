@@ -114,6 +114,9 @@ class Tensor:
 
     def __repr__(self):
         shape = "<unknown>" if self.shape is None else _shape_str(self.shape)
+        if self.node.graph.live:   # (an eager tape's tensor has its value: show it, as TF does)
+            return (f'Tensor("{self.name}", shape={shape}, dtype={self.dtype.name}, '
+                    f'numpy={_live(self)!r})')
         return f'Tensor("{self.name}", shape={shape}, dtype={self.dtype.name})'
 
     # -- Python protocols that need a concrete value ----------------------------------------
