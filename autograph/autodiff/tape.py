@@ -202,6 +202,10 @@ class GradientTape:
 
     def jacobian(self, target, sources, unconnected_gradients="none"):
         """d target[i...] / d sources: shape target.shape + source.shape per source."""
+        if target is None:
+            raise ValueError("GradientTape.jacobian(): the target is None. A gradient() "
+                             "that does not depend on its sources is None (pass "
+                             "unconnected_gradients='zero' to get zeros instead).")
         persistent, self.persistent = self.persistent, True
         try:
             flat_sources = nest.flatten(sources)

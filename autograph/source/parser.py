@@ -445,7 +445,9 @@ def _instructions(code):
     """The operations of `code` and their arguments, without what depends on how the
     module around it was compiled rather than on the function's text: a method call on
     an imported module is `LOAD_ATTR` there and `LOAD_METHOD` elsewhere, which moves the
-    jump offsets; the NULL a call needs is pushed by its own op or by LOAD_GLOBAL."""
+    jump offsets (and so whether a jump needs an EXTENDED_ARG prefix, whose value `dis`
+    already folds into the jump); the NULL a call needs is pushed by its own op or by
+    LOAD_GLOBAL."""
     import dis
 
     def arg(i):
@@ -455,7 +457,7 @@ def _instructions(code):
             return ("code", i.argval.co_name)
         return i.argval
     return [(_AS_ATTR.get(i.opname, i.opname), arg(i)) for i in dis.get_instructions(code)
-            if i.opname != "PUSH_NULL"]
+            if i.opname not in ("PUSH_NULL", "EXTENDED_ARG")]
 
 
 def _bytecode_is_current(fn):
