@@ -135,15 +135,17 @@ class GradientTape:
         targets = nest.flatten(target)
         grad_ys = None if output_gradients is None else nest.flatten(output_gradients)
         if self._live is not None:
-            self._check_eager_use(targets, flat_sources)
+            self._check_eager_use(targets, flat_sources, unconnected)
             return self._live.gradient(self, targets, sources, flat_sources, grad_ys,
                                        unconnected)
         return nest.pack_sequence_as(sources, self._staged(targets, flat_sources, grad_ys,
                                                            unconnected))
 
-    def _check_eager_use(self, targets, flat_sources):
+    def _check_eager_use(self, targets, flat_sources, unconnected):
         """Eagerly, the one misuse that would otherwise give a silent None: computing with
-        the NumPy array given to `watch` instead of the tensor `watch` returned."""
+        the NumPy array given to `watch` instead of the tensor `watch` returned. A target
+        the tape did not record may also simply not depend on the sources: with
+        unconnected_gradients="zero" the caller expects that, and gets zeros."""
         for i, x in enumerate(flat_sources):
             if not isinstance(x, Tensor) and id(x) in self._watched_arrays \
                     and self._watched_arrays[id(x)][0] is x:
@@ -155,12 +157,15 @@ class GradientTape:
                     "compute with that x, and pass it to gradient() (or use an ag.Variable).")
         watched = [t for t in self._watched if isinstance(t, Tensor)]
         if watched and any(t is x for t in watched for x in flat_sources) and targets and \
+                unconnected == "none" and \
                 not any(isinstance(y, Tensor) or hasattr(y, "read_value") for y in targets):
             raise ValueError(
                 "GradientTape.gradient(): the target is a NumPy value that the tape did not "
-                "record, so it cannot depend on the watched tensors: it was computed from the "
-                "NumPy array given to tape.watch() rather than from the tensor that "
-                "tape.watch() returned (`x = tape.watch(x)`, then compute with x).")
+                "record, so it does not depend on the watched tensors. Either it was computed "
+                "from the NumPy array given to tape.watch() rather than from the tensor that "
+                "tape.watch() returned (`x = tape.watch(x)`, then compute with x), or it "
+                "really does not depend on them: then pass unconnected_gradients='zero' to "
+                "get zeros.")
 
     def _staged(self, targets, flat_sources, grad_ys, unconnected):
         from autograph.autodiff import transform
