@@ -22,7 +22,7 @@ import numpy as np
 import autograph as ag
 from benchmarks.differential.check import guarded, load
 
-C = np.array([1.0, -0.7])
+C = np.array([1.0, -0.7])    # (programs return vectors of length 2)
 KINDS = ("first", "second", "jacobian", "hessian")
 MODES = ("eager", "traced", "grad")
 MODE_RTOL, MODE_ATOL = 1e-9, 1e-11
@@ -145,9 +145,10 @@ def grad_mode(f, x0, var):
     def hrow(x, e):
         return np.sum(dF(x) * e)
     res = {"first": ag.grad(F)(x0), "second": ag.grad(F2)(x0)}
-    _, pullback = ag.vjp(y_of, x0)
+    y0, pullback = ag.vjp(y_of, x0)
+    rows = np.eye(np.size(y0))
+    res["jacobian"] = np.stack([pullback(r)[0] for r in rows])
     eye = np.eye(x0.size)
-    res["jacobian"] = np.stack([pullback(eye[i])[0] for i in range(x0.size)])
     hgrad = ag.grad(hrow)
     res["hessian"] = np.stack([hgrad(x0, eye[i]) for i in range(x0.size)])
     return res
@@ -165,9 +166,11 @@ def _close(a, b, rtol, atol):
     return a.shape == b.shape and np.allclose(a, b, rtol=rtol, atol=atol)
 
 
-def check(program, timeout=20.0, modes=MODES):
-    """(findings, kinks) for one GradProgram (see the module docstring)."""
-    f, _ = load(program.source)
+def check(program, timeout=20.0, modes=MODES, f=None):
+    """(findings, kinks) for one GradProgram (see the module docstring); `f`: the function
+    itself instead of the program's source (a shared sample)."""
+    if f is None:
+        f, _ = load(program.source)
     ref = reference(f, program.x, program.v)
     findings, kinks = [], 0
     got = {}
@@ -187,7 +190,7 @@ def check(program, timeout=20.0, modes=MODES):
         if kind == "first_v":
             expected = expected.reshape(program.v.shape)
         elif kind == "jacobian":
-            expected = expected.reshape(2, 2)
+            expected = expected.reshape(-1, program.x.size)
         elif kind in ("first", "second"):
             expected = expected.reshape(program.x.shape)
         kinks += not smooth
@@ -206,3 +209,18 @@ def check(program, timeout=20.0, modes=MODES):
             if base is None:
                 base = (mode, value)
     return findings, kinks
+
+
+# -- the shared samples (tests/autodiff/samples.py) as programs --------------------------------
+
+def sample_program(sample, matrix=None):
+    """(GradProgram, f) for a shared sample `sample(x)` (or `sample(x, matrix)`): a scalar
+    of a float64 vector of length 3, made a vector of length 2 (the sample at x and at
+    0.9 x) plus the Variable's value, so that every kind applies to it."""
+    from benchmarks.differential.gradgen import GradProgram
+
+    def f(x, v):
+        args = () if matrix is None else (matrix,)
+        return np.stack([sample(x, *args), sample(x * 0.9, *args)]) + v.read_value()
+    x = np.array([0.3, 0.2, 0.4])
+    return GradProgram(f"<sample {sample.__name__}>", x, np.array([0.1, -0.2])), f

@@ -20,6 +20,8 @@ import sys
 import time
 import warnings
 
+import numpy as np
+
 from benchmarks.differential import gradcheck, gradgen
 
 
@@ -84,6 +86,21 @@ def run(count, seed, jobs=1, chunk=20, timeout=30.0, progress=None):
             "seconds": round(time.perf_counter() - start, 1)}
 
 
+def run_samples(timeout):
+    """{sample name: findings} for every shared sample (empty lists when all agree)."""
+    from tests.autodiff import samples
+    out = {}
+    for fn in samples.VECTOR + samples.MATRIX:
+        w = None if fn in samples.VECTOR else samples_matrix()
+        p, f = gradcheck.sample_program(fn, w)
+        out[fn.__name__] = gradcheck.check(p, timeout=timeout, f=f)[0]
+    return out
+
+
+def samples_matrix():
+    return np.array([[0.5, -0.3, 0.2], [0.1, 0.4, -0.2], [-0.3, 0.2, 0.6]])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=2000)
@@ -92,6 +109,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per program and mode")
     ap.add_argument("--json", help="write the summary here")
     ap.add_argument("--show", type=int, help="print program N and its findings")
+    ap.add_argument("--samples", action="store_true",
+                    help="also check the shared samples (tests/autodiff/samples.py)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     if args.show is not None:
@@ -107,6 +126,8 @@ def main(argv=None):
         print(f"\r{done}/{total} programs", end="", file=sys.stderr, flush=True)
     summary = run(args.count, args.seed, args.jobs, timeout=args.timeout, progress=progress)
     print(file=sys.stderr)
+    if args.samples:
+        summary["samples"] = run_samples(args.timeout)
     print(json.dumps(summary, indent=1))
     if args.json:
         with open(args.json, "w") as fh:
