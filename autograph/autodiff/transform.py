@@ -193,7 +193,14 @@ def backprop(nodes, cts, active, ctx, resolve=identity_resolve):
         inputs = node.inputs    # (a control-flow rule may add loop variables to the node)
         needs = [id(t) in active for t in inputs]
         with staged_for(node.origin):   # the rule's nodes are the user's line's
-            in_cts = prim.vjp(outs, NodeView(node, resolve, ctx, needs))
+            try:
+                in_cts = prim.vjp(outs, NodeView(node, resolve, ctx, needs))
+            except NotImplementedError as e:   # a rule that cannot apply here: say where
+                if node.origin is None or "(made at " in str(e):
+                    raise
+                raise NotImplementedError(
+                    f"Cannot differentiate {node.op!r} (node {node.name!r}){where(node)}: "
+                    f"{e}") from None
             if len(in_cts) != len(inputs):
                 raise RuntimeError(f"the gradient rule of {node.op!r} returned "
                                    f"{len(in_cts)} cotangents for {len(inputs)} inputs")

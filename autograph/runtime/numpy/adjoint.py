@@ -77,8 +77,11 @@ def dims(x):
     """x's shape: Python ints, and int64 scalar tensors for lengths unknown while tracing."""
     from autograph.runtime.numpy.shape_ops import dim
     if x.shape is None:
-        raise NotImplementedError(f"a gradient rule needs the rank of {x!r}, unknown while "
-                                  "tracing; give the argument a TensorSpec with a known rank")
+        raise NotImplementedError(
+            f"a gradient rule needs the rank of {x!r}, unknown while tracing: an argument "
+            "traced without a known rank (give it a TensorSpec with one), or a cond or loop "
+            "that joins values of different ranks (a scalar and an array: make them the "
+            "same shape, e.g. np.full_like)")
     return [d if d is not None else dim(value(x), i) for i, d in enumerate(x.shape)]
 
 
@@ -147,6 +150,11 @@ def zeros(x, dtype=None):
 def expand_reduced(ct, x, axis, keepdims):
     """A reduction's cotangent `ct` broadcast back over x's shape (axis: tuple or None)."""
     from autograph.runtime.numpy.shape_ops import broadcast_to, expand_dims
+    if axis is None and x.shape is None:
+        # a reduction of everything needs no rank: its cotangent (a scalar, or all-ones
+        # dimensions with keepdims) broadcasts against x
+        import numpy as np
+        return np.add(np.zeros_like(value(x)), ct)
     if axis is None:
         axis = tuple(range(len(x.shape)))
     if not keepdims and axis:
@@ -157,6 +165,9 @@ def expand_reduced(ct, x, axis, keepdims):
 def count(x, axis):
     """How many elements of x a reduction over `axis` sees: a Python int when known while
     tracing, else an int64 scalar tensor."""
+    if axis is None and x.shape is None:
+        import numpy as np
+        return np.size(value(x))
     if axis is None:
         axis = tuple(range(len(x.shape)))
     n = 1
