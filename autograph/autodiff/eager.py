@@ -54,6 +54,7 @@ class LiveGraph(Graph):
         self._deferred = None     # while `gradient` stages: the nodes it made, not yet run
         self._journals = {}       # id(cond/while_loop node) -> its effects' journal (replay.py)
         self._ran = set()         # ids of the nodes that ran (an effect runs once)
+        self._foreign = {}        # id(another live graph's tensor) -> (it, its placeholder)
 
     def add_node(self, op, inputs=(), attrs=None, specs=(), name=None, origin=None):
         node = super().add_node(op, inputs, attrs, specs, name, origin)
@@ -132,6 +133,19 @@ class LiveGraph(Graph):
             self._demand(t.node)
         value = self.values[id(t)]
         return self.device.to_host(value) if not isinstance(value, np.ndarray) else value
+
+    def capture(self, tensor):
+        """A tensor of another eager tape's live graph (a tape that ended, or one beside
+        this) enters as its value, like a NumPy array: this tape records from there (and
+        `watch` on it works, as TF's tapes watch each other's tensors)."""
+        graph = tensor.node.graph
+        if graph is not self and graph.live:
+            hit = self._foreign.get(id(tensor))
+            if hit is None:
+                hit = self._foreign[id(tensor)] = (tensor, self.source(
+                    np.asarray(graph.live_value(tensor))))
+            return hit[1]
+        return super().capture(tensor)
 
     def source(self, array):
         """A placeholder holding `array`: a watched NumPy value."""
