@@ -16,7 +16,8 @@ import numpy as np
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 
-from autograph.data import host, stages
+from autograph.data import counts, host, stages
+from autograph.data import spec as specs
 from autograph.data import shuffle as shuffling
 
 _INDEXED_SOURCES = ("slices", "tensors", "range")
@@ -50,33 +51,46 @@ class Dataset:
     # -- sources --------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors):
-        """One element per row of the arrays in `tensors` (a nest of arrays of equal length)."""
-        leaves = [x if isinstance(x, Tensor) else np.asarray(x) for x in nest.flatten(tensors)]
-        if not leaves or any(np.ndim(x) == 0 for x in leaves):
+        """One element per row of the arrays in `tensors` (a nest of arrays of equal length).
+        A Python list is one array (tf.data's rule), tuples and dicts are structure."""
+        tensors = _as_arrays(tensors)
+        leaves = nest.flatten(tensors)
+        if not leaves or any(x.shape is not None and len(x.shape) == 0 for x in leaves):
             raise ValueError("from_tensor_slices needs arrays with a first axis to slice")
-        lengths = {x.shape[0] for x in leaves if x.shape[0] is not None}
+        lengths = {x.shape[0] for x in leaves if x.shape is not None and x.shape[0] is not None}
         if len(lengths) > 1:
             raise ValueError(f"from_tensor_slices: the arrays have different lengths {sorted(lengths)}")
         return Dataset("slices", own=leaves, structure=tensors)
 
     @staticmethod
     def from_tensors(tensors):
-        """One element: `tensors` itself."""
-        leaves = [x if isinstance(x, Tensor) else np.asarray(x) for x in nest.flatten(tensors)]
-        return Dataset("tensors", own=leaves, structure=tensors)
+        """One element: `tensors` itself (a Python list is one array, as in tf.data)."""
+        tensors = _as_arrays(tensors)
+        return Dataset("tensors", own=nest.flatten(tensors), structure=tensors)
 
     @staticmethod
-    def range(*args):
-        """int64 elements like Python's range(start, stop, step)."""
-        r = range(*[int(a) for a in args])
-        return Dataset("range", (r.start, r.stop, r.step))
+    def range(*args, output_type=np.int64):
+        """Elements like Python's range(start, stop, step), of dtype `output_type`."""
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"Dataset.range takes 1 to 3 arguments (stop or start, stop[, "
+                            f"step]), got {len(args)}")
+        r = range(*[counts.integer("Dataset.range", "argument", a) for a in args])
+        if r.step == 0:   # (range() above raised already; kept for a clear message)
+            raise ValueError("Dataset.range: step must not be zero")
+        return Dataset("range", (r.start, r.stop, r.step, np.dtype(output_type)))
 
     @staticmethod
     def from_generator(generator, output_signature):
         """Elements from `generator()` (called once per iteration), shaped and typed by
-        `output_signature` (a nest of ag.TensorSpec). Iterated on the host, also in a graph."""
+        `output_signature` (a nest of ag.TensorSpec). Every element is checked against the
+        signature (structure, dtype conversion, shape): a mismatch raises at the `next()`
+        that reads it, eagerly and in a graph. Iterated on the host, also in a graph."""
         if not callable(generator):
             raise TypeError("from_generator takes a callable that returns an iterator")
+        from autograph.trace_type import TensorSpec
+        if not all(isinstance(s, TensorSpec) for s in nest.flatten(output_signature)):
+            raise TypeError(f"from_generator: output_signature must be a nest of "
+                            f"ag.TensorSpec, got {output_signature!r}")
         return Dataset("gen", (output_signature,), fn=generator)
 
     # -- transformations ------------------------------------------------------------------
@@ -92,47 +106,64 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False):
         """Stack consecutive elements into batches of `batch_size` (the last may be shorter
         unless `drop_remainder`)."""
-        if int(batch_size) < 1:
-            raise ValueError("batch_size must be at least 1")
-        return Dataset("batch", (int(batch_size), bool(drop_remainder)), ups=(self,))
+        size = counts.integer("batch", "batch_size", batch_size)
+        if size < 1:
+            raise ValueError(f"batch: batch_size must be greater than zero, got {size}")
+        return Dataset("batch", (size, bool(drop_remainder)), ups=(self,))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
         """A buffered shuffle. With `reshuffle_each_iteration` (the default) every new
         iteration over the dataset (`iter(ds)`, each `for` loop, each run of a traced loop)
         and every pass of a later repeat() sees a new order; with a seed the k-th iteration's
         order is the same in every process. Without it, every iteration sees one order."""
+        size = counts.integer("shuffle", "buffer_size", buffer_size)
+        if size < 1:
+            raise ValueError(f"shuffle: buffer_size must be greater than zero, got {size}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**62))
         handle, counter = shuffling.new_counter()
-        ds = Dataset("shuffle", (int(buffer_size), bool(reshuffle_each_iteration)),
+        ds = Dataset("shuffle", (size, bool(reshuffle_each_iteration)),
                      ups=(self,), own=[np.int64(seed), handle])
         ds._counter = counter   # the dataset keeps its iteration counter alive
         return ds
 
     def repeat(self, count=None):
-        """The dataset `count` times (forever when None)."""
-        return Dataset("repeat", (None if count is None or count < 0 else int(count),), ups=(self,))
+        """The dataset `count` times: forever when None or negative, empty when 0. Repeating
+        forever ends when a pass yields no element (so `range(0).repeat()` is empty)."""
+        n = None if count is None else counts.integer("repeat", "count", count)
+        return Dataset("repeat", (None if n is None or n < 0 else n,), ups=(self,))
 
     def take(self, count):
-        return Dataset("take", (int(count),), ups=(self,))
+        """The first `count` elements (all of them when `count` is negative)."""
+        return Dataset("take", (counts.integer("take", "count", count),), ups=(self,))
 
     def skip(self, count):
-        return Dataset("skip", (int(count),), ups=(self,))
+        """All but the first `count` elements (none when `count` is negative)."""
+        return Dataset("skip", (counts.integer("skip", "count", count),), ups=(self,))
 
     def shard(self, num_shards, index):
         """Every num_shards-th element, starting at `index`."""
-        if not 0 <= int(index) < int(num_shards):
-            raise ValueError(f"shard index {index} is not in [0, {num_shards})")
-        return Dataset("shard", (int(num_shards), int(index)), ups=(self,))
+        num = counts.integer("shard", "num_shards", num_shards)
+        i = counts.integer("shard", "index", index)
+        if num < 1:
+            raise ValueError(f"shard: num_shards must be greater than zero, got {num}")
+        if not 0 <= i < num:
+            raise ValueError(f"shard: index must be in [0, num_shards) = [0, {num}), got {i}")
+        return Dataset("shard", (num, i), ups=(self,))
 
     def prefetch(self, buffer_size):
         """Produce up to `buffer_size` elements ahead, in a background thread (eager and
-        host iteration; a graph loop over arrays computes elements when it needs them)."""
-        return Dataset("prefetch", (max(int(buffer_size), 1),), ups=(self,))
+        host iteration; a graph loop over arrays computes elements when it needs them).
+        `ag.data.AUTOTUNE` (-1) picks the size; 0 prefetches nothing."""
+        size = counts.integer("prefetch", "buffer_size", buffer_size)
+        if size < counts.AUTOTUNE:
+            raise ValueError(f"prefetch: buffer_size must be >= 0 or ag.data.AUTOTUNE (-1), "
+                             f"got {size}")
+        return Dataset("prefetch", (counts.AUTOTUNE_PREFETCH if size < 0 else size,), ups=(self,))
 
     def enumerate(self, start=0):
         """(index, element) pairs."""
-        return Dataset("enumerate", (int(start),), ups=(self,))
+        return Dataset("enumerate", (counts.integer("enumerate", "start", start),), ups=(self,))
 
     # -- what a dataset is ----------------------------------------------------------------
     def _indexed(self):
@@ -194,24 +225,25 @@ class Dataset:
         if kind == "range":
             return stages.Range(*a)
         if kind == "gen":
-            return _SpecSource(a[0]) if graph else host.Generator(self._fn, a[0])
+            return host.Generator(self._fn, a[0])
+        if kind in ("take", "skip", "repeat") and counts.length(self) == 0:
+            # take(0), skip(-1), repeat(0): empty without reading the input (tf.data's rule)
+            return stages.TakeI(up, 0) if indexed else stages.Counted(up, "take", 0)
         if kind == "map":
             return stages.MapI(up, fn) if indexed else stages.MapS(up, fn)
         if kind == "filter":
             return stages.Filter(up, fn)
         if kind == "batch":
+            n = counts.length(self._ups[0])
+            rows = a[0] if n is None or n == counts.INFINITE else max(min(a[0], n), 1)
             if indexed:
-                return stages.BatchI(up, *a)
-            return stages.BatchS(up, a[0], a[1], self._ups[0].element_spec)
+                return stages.BatchI(up, a[0], a[1], rows)
+            return stages.BatchS(up, a[0], a[1], self._ups[0].element_spec, rows)
         if kind == "shuffle":
-            if indexed:
-                k = iteration(own[1]) if a[1] else np.int64(0)
-                return stages.ShuffleI(up, a[0], own[0], a[1], k)
-            # (graph=True here only learns the element spec: a host pipeline never runs
-            # its stages in a graph, and shuffling keeps the spec)
-            if graph:
-                return up
             k = iteration(own[1]) if a[1] else np.int64(0)
+            if indexed:
+                return stages.ShuffleI(up, a[0], own[0], a[1], k)
+            assert not graph, "a host pipeline is never staged in a graph"
             return host.ShuffleStream(up, a[0], own[0], a[1], k)
         if kind in ("take", "skip", "shard"):
             if indexed:
@@ -221,17 +253,22 @@ class Dataset:
         if kind == "repeat":
             return stages.Repeat(up, a[0])
         if kind == "prefetch":
-            return up if graph else host.Prefetch(up, a[0])
+            return up if graph or a[0] == 0 else host.Prefetch(up, a[0])
         if kind == "enumerate":
             return stages.Enumerate(up, a[0])
         raise AssertionError(kind)
 
     @property
     def element_spec(self):
-        """The nest of ag.TensorSpec of one element (traced once, in a throwaway graph)."""
+        """The nest of ag.TensorSpec of one element (autograph.data.spec: tf.data's rules)."""
         if self._spec is None:
-            self._spec = _element_spec(self)
+            self._spec = specs.element_spec(self)
         return self._spec
+
+    def cardinality(self):
+        """The number of elements (int64), or ag.data.INFINITE_CARDINALITY (-1), or
+        ag.data.UNKNOWN_CARDINALITY (-2) when a filter or a generator decides it."""
+        return counts.cardinality(counts.length(self))
 
     def __iter__(self):
         from autograph.runtime.ir.graph import get_default_graph
@@ -250,37 +287,12 @@ class Dataset:
         return iter(self)
 
     def __len__(self):
-        n = self._length()
+        n = counts.length(self)
         if n is None:
             raise TypeError(f"the length of this dataset is not known ({self._unknown_why()})")
-        if n == float("inf"):
+        if n == counts.INFINITE:
             raise TypeError("the dataset is infinite (repeat() without a count)")
         return int(n)
-
-    def _length(self):
-        k, a = self._kind, self._args
-        if k == "slices":
-            return self._own[0].shape[0]
-        if k == "tensors":
-            return 1
-        if k == "range":
-            return len(range(*a))
-        if k in ("gen", "filter"):
-            return None
-        n = self._ups[0]._length()
-        if n is None:
-            return None
-        if k == "batch":
-            return n // a[0] if a[1] else -(-n // a[0])
-        if k == "take":
-            return min(n, a[0]) if a[0] >= 0 else n
-        if k == "skip":
-            return max(n - a[0], 0)
-        if k == "shard":
-            return max(-(-(n - a[1]) // a[0]), 0)
-        if k == "repeat":
-            return float("inf") if a[0] is None else n * a[0] if n else 0
-        return n
 
     def _unknown_why(self):
         return "it reads a generator" if self._host_only() else "filter() decides at run time"
@@ -293,23 +305,6 @@ class Dataset:
         return f"<Dataset {self._kind} element_spec={spec}>"
 
 
-class _SpecSource(stages.Indexed):
-    """A generator as seen while learning the element spec: placeholders of its signature."""
-
-    def __init__(self, signature):
-        self.signature = signature
-
-    def length(self, ist):
-        from autograph.runtime.ir.graph import get_default_graph
-        return get_default_graph().placeholder("n", np.dtype(np.int64), ())
-
-    def at(self, ist, i):
-        from autograph.runtime.ir.graph import get_default_graph
-        g = get_default_graph()
-        return nest.map_structure(lambda s: g.placeholder("x", np.dtype(s.dtype), s.shape),
-                                  self.signature)
-
-
 def _converted(fn):
     from autograph import api
 
@@ -318,20 +313,11 @@ def _converted(fn):
     return call
 
 
-def _element_spec(ds):
-    import contextlib
-    import io
-
-    from autograph.runtime.ir.graph import Graph
-    from autograph.trace_type import TensorSpec
-    g = Graph("element_spec")
-    with g.as_default(), contextlib.redirect_stdout(io.StringIO()):
-        # any length: the spec of an element does not depend on how many there are
-        leaves = [g.placeholder("x", x.dtype, _any_length(x.shape)) for x in ds._leaves()]
-        stage = ds._stage(iter(leaves), graph=True)
-        elem = stage.elem(stage.init(np.int64(0)))
-    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), elem)
-
-
-def _any_length(shape):
-    return shape if shape is None or len(shape) == 0 else (None,) + tuple(shape[1:])
+def _as_arrays(tensors):
+    """A nest given to a source, read as tf.data reads it: tuples, dicts, namedtuples and
+    dataclasses are structure, a Python list is one array, tensors stay tensors."""
+    if isinstance(tensors, Tensor):
+        return tensors
+    if isinstance(tensors, list) or not nest.is_nested(tensors):
+        return np.asarray(tensors)
+    return nest.rebuild(tensors, [_as_arrays(x) for x in nest.children(tensors)])

@@ -7,10 +7,16 @@ anything. A position that holds live host state (a generator, a streaming shuffl
 prefetch thread) cannot be written down; its state is the number of elements consumed,
 and restoring replays that many from a fresh iterator (the generator must be repeatable).
 
+An iterator is safe to share between threads: one lock around each step (next, get_state,
+set_state) delivers every element exactly once, as tf.data's iterators do. Without
+contention the lock costs a fraction of a microsecond per element.
+
 Starting an iterator takes the next iteration number of every reshuffling shuffle in the
 pipeline (autograph.data.shuffle); the state records them, so a restored iterator continues
 the same orders (restoring does not take new numbers: the counters move only on `iter()`).
 """
+
+import threading
 
 import numpy as np
 
@@ -27,6 +33,7 @@ class Iterator:
 
     def __init__(self, dataset):
         self._dataset = dataset
+        self._lock = threading.Lock()
         self._start()
 
     def _start(self, iterations=None):
@@ -50,6 +57,10 @@ class Iterator:
         return self
 
     def __next__(self):
+        with self._lock:
+            return self._step_unlocked()
+
+    def _step_unlocked(self):
         if self._done:
             raise StopIteration
         stage = self._stage
@@ -80,6 +91,10 @@ class Iterator:
     # -- state ----------------------------------------------------------------------------
     def get_state(self):
         """The position as plain data (dicts, lists, numbers): `json.dumps` takes it."""
+        with self._lock:
+            return self._get_state()
+
+    def _get_state(self):
         leaves = nest.flatten(self._ps)
         position = None
         if all(isinstance(x, (np.ndarray, np.generic)) for x in leaves):
@@ -90,6 +105,10 @@ class Iterator:
 
     def set_state(self, state):
         """Continue from a state that get_state() gave (in this process or another)."""
+        with self._lock:
+            self._set_state(state)
+
+    def _set_state(self, state):
         if state.get("version") != _VERSION:
             raise ValueError(f"unknown iterator state version {state.get('version')!r}")
         self.close()
@@ -104,7 +123,7 @@ class Iterator:
             self._ps = nest.pack_sequence_as(self._ps, leaves)
         else:
             for _ in range(int(state["consumed"])):
-                next(self)
+                self._step_unlocked()
         self._consumed = int(state["consumed"])
         self._done = bool(state.get("done", False))
 
