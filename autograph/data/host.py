@@ -258,7 +258,8 @@ def _next_kernel(xp, it, *, specs):
     iterator = _ITERATORS.get(int(np.asarray(it)))
     value = None if iterator is None else next(iterator, _END)
     if value is None or value is _END:
-        return [np.bool_(False)] + [np.zeros(tuple(d or 0 for d in s), dtype=t) for t, s in specs]
+        return [np.bool_(False)] + [np.zeros(() if s is None else tuple(d or 0 for d in s), dtype=t)
+                                    for t, s in specs]
     return [np.bool_(True)] + [np.asarray(v) for v in nest.flatten(value)]
 
 
