@@ -46,9 +46,13 @@ def integer(op, name, value):
     return n
 
 
-def length(ds):
-    """The number of elements of one iteration over `ds` (int, INFINITE or None)."""
+def length(ds, bound=False):
+    """The number of elements of one iteration over `ds` (int, INFINITE or None). With
+    `bound`, an upper bound instead (a filter passes at most its input): what a graph's
+    batch buffer needs at most."""
     k, a = ds._kind, ds._args
+    if bound and k == "filter":
+        return length(ds._ups[0], bound)
     if k == "slices":
         shape = ds._own[0].shape
         return None if shape is None else shape[0]
@@ -61,7 +65,7 @@ def length(ds):
     if (k == "take" and a[0] == 0) or (k == "skip" and a[0] < 0) or \
             (k == "repeat" and a[0] == 0):
         return 0                      # empty whatever the input
-    n = length(ds._ups[0])
+    n = length(ds._ups[0], bound)
     if k == "take":
         return n if a[0] < 0 or n is None else min(n, a[0])
     if n is None or n == INFINITE:

@@ -94,18 +94,23 @@ class Dataset:
         return Dataset("gen", (output_signature,), fn=generator)
 
     # -- transformations ------------------------------------------------------------------
-    def map(self, fn):
+    def map(self, fn, num_parallel_calls=None, deterministic=None):
         """fn(element) for every element (tuples are unpacked into arguments); fn is converted
-        like an ag.function body, so its Python control flow works on tensors."""
+        like an ag.function body, so its Python control flow works on tensors.
+        `num_parallel_calls` and `deterministic` are accepted for tf.data code; elements are
+        computed one after another, in order (what deterministic=True promises)."""
+        if num_parallel_calls is not None and num_parallel_calls != counts.AUTOTUNE:
+            counts.integer("map", "num_parallel_calls", num_parallel_calls)
         return Dataset("map", ups=(self,), fn=fn)
 
     def filter(self, predicate):
         """The elements for which predicate(element) is true."""
         return Dataset("filter", ups=(self,), fn=predicate)
 
-    def batch(self, batch_size, drop_remainder=False):
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None):
         """Stack consecutive elements into batches of `batch_size` (the last may be shorter
-        unless `drop_remainder`)."""
+        unless `drop_remainder`). `num_parallel_calls`/`deterministic` as in map()."""
         size = counts.integer("batch", "batch_size", batch_size)
         if size < 1:
             raise ValueError(f"batch: batch_size must be greater than zero, got {size}")
@@ -154,8 +159,9 @@ class Dataset:
     def prefetch(self, buffer_size):
         """Produce up to `buffer_size` elements ahead, in a background thread (eager and
         host iteration; a graph loop over arrays computes elements when it needs them).
-        `ag.data.AUTOTUNE` (-1) picks the size; 0 prefetches nothing."""
-        size = counts.integer("prefetch", "buffer_size", buffer_size)
+        `ag.data.AUTOTUNE` (-1) or None picks the size; 0 prefetches nothing."""
+        size = counts.AUTOTUNE if buffer_size is None else \
+            counts.integer("prefetch", "buffer_size", buffer_size)
         if size < counts.AUTOTUNE:
             raise ValueError(f"prefetch: buffer_size must be >= 0 or ag.data.AUTOTUNE (-1), "
                              f"got {size}")
@@ -234,7 +240,7 @@ class Dataset:
         if kind == "filter":
             return stages.Filter(up, fn)
         if kind == "batch":
-            n = counts.length(self._ups[0])
+            n = counts.length(self._ups[0], bound=True)
             rows = a[0] if n is None or n == counts.INFINITE else max(min(a[0], n), 1)
             if indexed:
                 return stages.BatchI(up, a[0], a[1], rows)

@@ -71,8 +71,9 @@ def _and(a, b):
 
 
 def call(fn, elem):
-    """A user function on an element: tuples are unpacked into arguments (tf.data's rule)."""
-    return fn(*elem) if isinstance(elem, tuple) else fn(elem)
+    """A user function on an element: a plain tuple is unpacked into arguments, a namedtuple
+    (like any other structure) is one argument (tf.data's rule)."""
+    return fn(*elem) if type(elem) is tuple else fn(elem)
 
 
 def _arange(lo, hi):
