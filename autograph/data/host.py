@@ -258,9 +258,20 @@ def _next_kernel(xp, it, *, specs):
     iterator = _ITERATORS.get(int(np.asarray(it)))
     value = None if iterator is None else next(iterator, _END)
     if value is None or value is _END:
-        return [np.bool_(False)] + [np.zeros(() if s is None else tuple(d or 0 for d in s), dtype=t)
-                                    for t, s in specs]
+        return [np.bool_(False)] + [_no_element(t, s) for t, s in specs]
     return [np.bool_(True)] + [np.asarray(v) for v in nest.flatten(value)]
+
+
+def _no_element(dtype, shape):
+    """What data_iter_next yields past the end (never read): zeros of the spec's shape, or
+    of no rows where that shape is huge (batch(2**40, drop_remainder=True) says 2**40)."""
+    shape = () if shape is None else tuple(d or 0 for d in shape)
+    size = 1
+    for d in shape:
+        size *= d
+    if size > 2**16:
+        shape = tuple(0 for _ in shape)
+    return np.zeros(shape, dtype)
 
 
 def _close_infer(it, *_):
