@@ -22,7 +22,7 @@ import numpy as np
 
 from autograph.runtime.ir import nest
 
-from autograph.data import host
+from autograph.data import host, stages
 from autograph.data import shuffle as shuffling
 
 _VERSION = 2
@@ -52,6 +52,11 @@ class Iterator:
         self._ps = self._stage.init(np.int64(0))
         self._consumed = 0
         self._done = False
+        # an indexed pipeline (arrays, range, ... without filter/repeat) has a fixed length
+        # per iteration: next() is a cursor check and one at(), no seek/valid/advance
+        self._length = None
+        if isinstance(self._stage, stages.Indexed):
+            self._length = self._stage.length(self._ps[1:])
 
     def __iter__(self):
         return self
@@ -64,6 +69,16 @@ class Iterator:
         if self._done:
             raise StopIteration
         stage = self._stage
+        if self._length is not None:
+            ps = self._ps
+            i = ps[0]
+            if i >= self._length:
+                self._done = True
+                raise StopIteration
+            value = stage.at(ps[1:], i)
+            self._ps = (i + 1,) + ps[1:]
+            self._consumed += 1
+            return value
         ps = stage.seek(self._ps)
         if not stage.valid(ps):
             self._ps, self._done = ps, True
