@@ -198,7 +198,8 @@ class Dataset:
         own = [next(leaves) for _ in self._own]
         ds = Dataset.__new__(Dataset)
         ds._kind, ds._args, ds._ups, ds._own = self._kind, self._args, ups, own
-        ds._structure, ds._fn, ds._spec, ds._handle = self._structure, self._fn, self._spec, None
+        # (the spec is found again from the new leaves: a relaxed trace has other shapes)
+        ds._structure, ds._fn, ds._spec, ds._handle = self._structure, self._fn, None, None
         if hasattr(self, "_counter"):   # (a shuffle's counter, while its handle names it)
             ds._counter = self._counter
         return ds

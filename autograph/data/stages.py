@@ -498,7 +498,8 @@ class BatchS(Wrap):
 
     def seek(self, ps):
         up, b = self.up, np.int64(self.size)
-        put = _setrow if isinstance(ps[1], Tensor) else self._put
+        from autograph.runtime.ir.graph import get_default_graph
+        put = self._put if get_default_graph() is None else _setrow
 
         def test(p, c, *bufs):
             return _and(up.valid(p), c < b)

@@ -539,3 +539,54 @@ def test_enumerate(mode):
 def test_enumerate_of_a_stream(mode):
     ds = Dataset.range(10).filter(lambda x: x > 6).enumerate(-3)
     produces(ds, [(-3, 7), (-2, 8), (-1, 9)], mode)
+
+
+# -- element_spec of every transformation (tf.data's rules), and of datasets built in a trace ----
+
+SPEC_BASE = lambda: Dataset.from_tensors((np.zeros((2, 3), np.float32), np.arange(4)))  # noqa: E731
+SPEC_CASES = {
+    "from_tensors": (lambda d: d, ((2, 3), (4,))),
+    "map": (lambda d: d.map(lambda a, b: (a.T, b[:2])), ((3, 2), (2,))),
+    "filter": (lambda d: d.filter(lambda a, b: True), ((2, 3), (4,))),
+    "shuffle": (lambda d: d.shuffle(3), ((2, 3), (4,))),
+    "repeat": (lambda d: d.repeat(3), ((2, 3), (4,))),
+    "repeat_forever": (lambda d: d.repeat(), ((2, 3), (4,))),
+    "take": (lambda d: d.take(-1), ((2, 3), (4,))),
+    "skip": (lambda d: d.skip(0), ((2, 3), (4,))),
+    "shard": (lambda d: d.shard(2, 1), ((2, 3), (4,))),
+    "prefetch": (lambda d: d.prefetch(2), ((2, 3), (4,))),
+    "batch": (lambda d: d.repeat(5).batch(2), ((None, 2, 3), (None, 4))),
+    "batch_drop": (lambda d: d.repeat(5).batch(2, drop_remainder=True), ((2, 2, 3), (2, 4))),
+    "batch_batch": (lambda d: d.repeat(9).batch(2, True).batch(2), ((None, 2, 2, 3), (None, 2, 4))),
+    "enumerate": (lambda d: d.enumerate(), ((), ((2, 3), (4,)))),
+}
+
+
+def _spec_shapes(spec):
+    return tuple(_spec_shapes(s) if isinstance(s, tuple) else s.shape for s in spec)
+
+
+@MODES
+@pytest.mark.parametrize("name", sorted(SPEC_CASES))
+def test_element_spec_of_every_transformation(name, mode):
+    make, want = SPEC_CASES[name]
+    ds = make(SPEC_BASE())
+    assert _spec_shapes(ds.element_spec) == want
+    if "forever" in name:
+        ds = ds.take(3)
+    if mode == "eager":   # every element fits the spec (produces() checks it too)
+        for e in eager(ds):
+            got = _spec_shapes(tuple(e)) if isinstance(e, tuple) else None
+            assert got is not None
+    else:                 # the traced body's static shapes fit it (checked in traced())
+        traced(ds)
+
+
+def test_dataset_built_from_traced_arguments():
+    @ag.function
+    def total(x):
+        s = np.float64(0.0)
+        for v in Dataset.from_tensor_slices(x).batch(2):
+            s += np.sum(v)
+        return s
+    assert total(np.arange(5.0)) == 10.0 and total(np.arange(7.0)) == 21.0
