@@ -16,7 +16,7 @@ import numpy as np
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 
-from autograph.data import counts, host, stages
+from autograph.data import counts, host, stages, streams
 from autograph.data import spec as specs
 from autograph.data import shuffle as shuffling
 
@@ -235,17 +235,17 @@ class Dataset:
             return host.Generator(self._fn, a[0])
         if kind in ("take", "skip", "repeat") and counts.length(self) == 0:
             # take(0), skip(-1), repeat(0): empty without reading the input (tf.data's rule)
-            return stages.TakeI(up, 0) if indexed else stages.Counted(up, "take", 0)
+            return stages.TakeI(up, 0) if indexed else streams.Counted(up, "take", 0)
         if kind == "map":
-            return stages.MapI(up, fn) if indexed else stages.MapS(up, fn)
+            return stages.MapI(up, fn) if indexed else streams.MapS(up, fn)
         if kind == "filter":
-            return stages.Filter(up, fn)
+            return streams.Filter(up, fn)
         if kind == "batch":
             n = counts.length(self._ups[0], bound=True)
             rows = a[0] if n is None or n == counts.INFINITE else max(min(a[0], n), 1)
             if indexed:
                 return stages.BatchI(up, a[0], a[1], rows)
-            return stages.BatchS(up, a[0], a[1], self._ups[0].element_spec, rows)
+            return streams.BatchS(up, a[0], a[1], self._ups[0].element_spec, rows)
         if kind == "shuffle":
             k = iteration(own[1]) if a[1] else np.int64(0)
             if indexed:
@@ -256,13 +256,13 @@ class Dataset:
             if indexed:
                 cls = {"take": stages.TakeI, "skip": stages.SkipI, "shard": stages.ShardI}[kind]
                 return cls(up, *a)
-            return stages.Counted(up, kind, *a)
+            return streams.Counted(up, kind, *a)
         if kind == "repeat":
-            return stages.Repeat(up, a[0])
+            return streams.Repeat(up, a[0])
         if kind == "prefetch":
             return up if graph or a[0] == 0 else host.Prefetch(up, a[0])
         if kind == "enumerate":
-            return stages.Enumerate(up, a[0])
+            return streams.Enumerate(up, a[0])
         raise AssertionError(kind)
 
     @property
