@@ -75,16 +75,22 @@ class Iterator:
             if i >= self._length:
                 self._done = True
                 raise StopIteration
-            value = stage.at(ps[1:], i)
-            self._ps = (i + 1,) + ps[1:]
-            self._consumed += 1
-            return value
+            try:
+                return stage.at(ps[1:], i)
+            finally:   # (an element whose map function raised is dropped, as in tf.data)
+                self._ps = (i + 1,) + ps[1:]
+                self._consumed += 1
         ps = stage.seek(self._ps)
         if not stage.valid(ps):
             self._ps, self._done = ps, True
             self.close()
             raise StopIteration
-        value = stage.elem(ps)
+        try:
+            value = stage.elem(ps)
+        except Exception:
+            self._ps = stage.advance(ps)
+            self._consumed += 1
+            raise
         self._ps = stage.advance(ps)
         self._consumed += 1
         return value
@@ -138,7 +144,12 @@ class Iterator:
             self._ps = nest.pack_sequence_as(self._ps, leaves)
         else:
             for _ in range(int(state["consumed"])):
-                self._step_unlocked()
+                try:
+                    self._step_unlocked()
+                except StopIteration:
+                    break
+                except Exception:   # noqa: BLE001 (raised to the user the first time)
+                    pass
         self._consumed = int(state["consumed"])
         self._done = bool(state.get("done", False))
 

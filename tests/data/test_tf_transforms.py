@@ -590,3 +590,21 @@ def test_dataset_built_from_traced_arguments():
             s += np.sum(v)
         return s
     assert total(np.arange(5.0)) == 10.0 and total(np.arange(7.0)) == 21.0
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_map_error_drops_the_element_and_iteration_goes_on(stream):
+    """tf.data: an element whose map function fails raises at its next(); the next next()
+    reads the element after it."""
+    def f(x):
+        if int(x) == 2:
+            raise ZeroDivisionError("element 2")
+        return x * 10
+    ds = Dataset.range(5)
+    if stream:
+        ds = ds.filter(lambda x: True)
+    it = iter(ds.map(ag.do_not_convert(f)))
+    assert int(next(it)) == 0 and int(next(it)) == 10
+    with pytest.raises(ZeroDivisionError, match="element 2"):
+        next(it)
+    assert [int(x) for x in it] == [30, 40]
