@@ -4,6 +4,7 @@ tf.data gives negative and zero counts a meaning, and we follow it:
 
     take(n)    n < 0: every element          n = 0: none (the input is never read)
     skip(n)    n < 0: every element skipped  (the input is never read)
+    zip        the shortest input; concatenate: the sum (infinite if one is)
     repeat(n)  n < 0 or None: forever, ending when a pass yields nothing; n = 0: empty
     batch(n), shuffle(n), shard(n, i)        n must be > 0, 0 <= i < n (ValueError)
     prefetch(n) n = -1 (AUTOTUNE): a size we pick; n = 0: no prefetch; n < -1: ValueError
@@ -62,6 +63,14 @@ def length(ds, bound=False):
         return len(range(*a[:3]))
     if k in ("gen", "filter"):
         return None
+    if k in ("zip", "concatenate"):
+        ns = [length(up, bound) for up in ds._ups]
+        if k == "concatenate":
+            return INFINITE if INFINITE in ns else None if None in ns else sum(ns)
+        known = [n for n in ns if n is not None]
+        if None in ns and not (bound and known):
+            return None   # (tf.data: unknown when any input is; a bound: the least known)
+        return min(known)
     if (k == "take" and a[0] == 0) or (k == "skip" and a[0] < 0) or \
             (k == "repeat" and a[0] == 0):
         return 0                      # empty whatever the input

@@ -16,7 +16,7 @@ import numpy as np
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 
-from autograph.data import counts, host, stages, streams
+from autograph.data import combine, counts, host, stages, streams
 from autograph.data import spec as specs
 from autograph.data import shuffle as shuffling
 
@@ -93,7 +93,27 @@ class Dataset:
                             f"ag.TensorSpec, got {output_signature!r}")
         return Dataset("gen", (output_signature,), fn=generator)
 
+    @staticmethod
+    def zip(*datasets):
+        """Elements of several datasets side by side, as a nest like the argument:
+        `zip(a, b)` or `zip((a, b))` yields tuples, `zip({"x": a, "y": b})` dicts. It ends
+        with the shortest dataset."""
+        if len(datasets) == 1:   # zip(ds) is ds's elements; zip((a, b)) is zip(a, b)
+            datasets = datasets[0]
+        flat, template = _datasets_in(datasets)
+        if not flat:
+            raise ValueError("Dataset.zip needs at least one dataset")
+        return Dataset("zip", ups=flat, structure=template)
+
     # -- transformations ------------------------------------------------------------------
+    def concatenate(self, dataset):
+        """This dataset's elements, then `dataset`'s (their elements must have the same
+        structure and dtypes; a dimension on which they differ is None in element_spec)."""
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"concatenate takes a Dataset, got {type(dataset).__name__}")
+        combine.concatenated_spec(self.element_spec, dataset.element_spec)   # (raises here)
+        return Dataset("concatenate", ups=(self, dataset))
+
     def map(self, fn, num_parallel_calls=None, deterministic=None):
         """fn(element) for every element (tuples are unpacked into arguments); fn is converted
         like an ag.function body, so its Python control flow works on tensors.
@@ -175,6 +195,8 @@ class Dataset:
     def _indexed(self):
         if self._kind in _INDEXED_SOURCES:
             return True
+        if self._kind in ("zip", "concatenate"):
+            return all(up._indexed() for up in self._ups)
         return self._kind in _KEEPS_INDEX and self._ups[0]._indexed()
 
     def _host_only(self):
@@ -233,6 +255,12 @@ class Dataset:
             return stages.Range(*a)
         if kind == "gen":
             return host.Generator(self._fn, a[0])
+        if kind == "zip":
+            every = all(isinstance(u, stages.Indexed) for u in ups)
+            return (combine.ZipI if every else combine.ZipS)(ups, self._structure)
+        if kind == "concatenate":
+            every = all(isinstance(u, stages.Indexed) for u in ups)
+            return (combine.ConcatI if every else combine.ConcatS)(*ups)
         if kind in ("take", "skip", "repeat") and counts.length(self) == 0:
             # take(0), skip(-1), repeat(0): empty without reading the input (tf.data's rule)
             return stages.TakeI(up, 0) if indexed else streams.Counted(up, "take", 0)
@@ -328,3 +356,18 @@ def _as_arrays(tensors):
     if isinstance(tensors, list) or not nest.is_nested(tensors):
         return np.asarray(tensors)
     return nest.rebuild(tensors, [_as_arrays(x) for x in nest.children(tensors)])
+
+
+def _datasets_in(x):
+    """(the datasets in a nest, the nest with their positions as leaves)."""
+    if isinstance(x, Dataset):
+        return [x], 0
+    if not isinstance(x, (tuple, list, dict)):
+        raise TypeError(f"Dataset.zip takes datasets (in tuples or dicts), got {type(x).__name__}")
+    flat, kids = [], []
+    for kid in nest.children(x):
+        sub, t = _datasets_in(kid)
+        kids.append(nest.map_structure(lambda i, k=len(flat): i + k, t))
+        flat.extend(sub)
+    rebuilt = nest.rebuild(x, kids)
+    return flat, tuple(rebuilt) if isinstance(rebuilt, list) else rebuilt

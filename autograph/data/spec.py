@@ -11,6 +11,8 @@ pipeline:
                          the input spec (its Python control flow converted, as in the loop)
     batch(n)             (None, *shape), or (n, *shape) with drop_remainder=True
     enumerate            (TensorSpec((), int64), spec)
+    zip                  the nest of the inputs' specs
+    concatenate          the most specific spec both inputs fit (autograph.data.combine)
     filter, shuffle, take, skip, shard, repeat, prefetch: the input's spec
 
 A traced loop's elements have these shapes (autograph.data.stages pins a dropped-remainder
@@ -38,6 +40,11 @@ def element_spec(ds):
         return TensorSpec((), a[3])
     if k == "gen":
         return a[0]
+    if k == "zip":
+        return nest.pack_sequence_as(ds._structure, [u.element_spec for u in ds._ups])
+    if k == "concatenate":
+        from autograph.data.combine import concatenated_spec
+        return concatenated_spec(ds._ups[0].element_spec, ds._ups[1].element_spec)
     up = ds._ups[0].element_spec
     if k == "map":
         return _traced(ds._fn, up)
