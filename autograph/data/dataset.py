@@ -16,7 +16,8 @@ import numpy as np
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 
-from autograph.data import host, stages
+from autograph.data import combine, counts, host, stages, streams
+from autograph.data import spec as specs
 from autograph.data import shuffle as shuffling
 
 _INDEXED_SOURCES = ("slices", "tensors", "range")
@@ -50,94 +51,152 @@ class Dataset:
     # -- sources --------------------------------------------------------------------------
     @staticmethod
     def from_tensor_slices(tensors):
-        """One element per row of the arrays in `tensors` (a nest of arrays of equal length)."""
-        leaves = [x if isinstance(x, Tensor) else np.asarray(x) for x in nest.flatten(tensors)]
-        if not leaves or any(np.ndim(x) == 0 for x in leaves):
+        """One element per row of the arrays in `tensors` (a nest of arrays of equal length).
+        A Python list is one array (tf.data's rule), tuples and dicts are structure."""
+        tensors = _as_arrays(tensors)
+        leaves = nest.flatten(tensors)
+        if not leaves or any(x.shape is not None and len(x.shape) == 0 for x in leaves):
             raise ValueError("from_tensor_slices needs arrays with a first axis to slice")
-        lengths = {x.shape[0] for x in leaves if x.shape[0] is not None}
+        lengths = {x.shape[0] for x in leaves if x.shape is not None and x.shape[0] is not None}
         if len(lengths) > 1:
             raise ValueError(f"from_tensor_slices: the arrays have different lengths {sorted(lengths)}")
         return Dataset("slices", own=leaves, structure=tensors)
 
     @staticmethod
     def from_tensors(tensors):
-        """One element: `tensors` itself."""
-        leaves = [x if isinstance(x, Tensor) else np.asarray(x) for x in nest.flatten(tensors)]
-        return Dataset("tensors", own=leaves, structure=tensors)
+        """One element: `tensors` itself (a Python list is one array, as in tf.data)."""
+        tensors = _as_arrays(tensors)
+        return Dataset("tensors", own=nest.flatten(tensors), structure=tensors)
 
     @staticmethod
-    def range(*args):
-        """int64 elements like Python's range(start, stop, step)."""
-        r = range(*[int(a) for a in args])
-        return Dataset("range", (r.start, r.stop, r.step))
+    def range(*args, output_type=np.int64):
+        """Elements like Python's range(start, stop, step), of dtype `output_type`."""
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"Dataset.range takes 1 to 3 arguments (stop or start, stop[, "
+                            f"step]), got {len(args)}")
+        r = range(*[counts.integer("Dataset.range", "argument", a) for a in args])
+        if r.step == 0:   # (range() above raised already; kept for a clear message)
+            raise ValueError("Dataset.range: step must not be zero")
+        return Dataset("range", (r.start, r.stop, r.step, np.dtype(output_type)))
 
     @staticmethod
     def from_generator(generator, output_signature):
         """Elements from `generator()` (called once per iteration), shaped and typed by
-        `output_signature` (a nest of ag.TensorSpec). Iterated on the host, also in a graph."""
+        `output_signature` (a nest of ag.TensorSpec). Every element is checked against the
+        signature (structure, dtype conversion, shape): a mismatch raises at the `next()`
+        that reads it, eagerly and in a graph. Iterated on the host, also in a graph."""
         if not callable(generator):
             raise TypeError("from_generator takes a callable that returns an iterator")
+        from autograph.trace_type import TensorSpec
+        if not all(isinstance(s, TensorSpec) for s in nest.flatten(output_signature)):
+            raise TypeError(f"from_generator: output_signature must be a nest of "
+                            f"ag.TensorSpec, got {output_signature!r}")
         return Dataset("gen", (output_signature,), fn=generator)
 
+    @staticmethod
+    def zip(*datasets):
+        """Elements of several datasets side by side, as a nest like the argument:
+        `zip(a, b)` or `zip((a, b))` yields tuples, `zip({"x": a, "y": b})` dicts. It ends
+        with the shortest dataset."""
+        if len(datasets) == 1:   # zip(ds) is ds's elements; zip((a, b)) is zip(a, b)
+            datasets = datasets[0]
+        flat, template = _datasets_in(datasets)
+        if not flat:
+            raise ValueError("Dataset.zip needs at least one dataset")
+        return Dataset("zip", ups=flat, structure=template)
+
     # -- transformations ------------------------------------------------------------------
-    def map(self, fn):
+    def concatenate(self, dataset):
+        """This dataset's elements, then `dataset`'s (their elements must have the same
+        structure and dtypes; a dimension on which they differ is None in element_spec)."""
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"concatenate takes a Dataset, got {type(dataset).__name__}")
+        combine.concatenated_spec(self.element_spec, dataset.element_spec)   # (raises here)
+        return Dataset("concatenate", ups=(self, dataset))
+
+    def map(self, fn, num_parallel_calls=None, deterministic=None):
         """fn(element) for every element (tuples are unpacked into arguments); fn is converted
-        like an ag.function body, so its Python control flow works on tensors."""
+        like an ag.function body, so its Python control flow works on tensors.
+        `num_parallel_calls` and `deterministic` are accepted for tf.data code; elements are
+        computed one after another, in order (what deterministic=True promises)."""
+        if num_parallel_calls is not None and num_parallel_calls != counts.AUTOTUNE:
+            counts.integer("map", "num_parallel_calls", num_parallel_calls)
         return Dataset("map", ups=(self,), fn=fn)
 
     def filter(self, predicate):
         """The elements for which predicate(element) is true."""
         return Dataset("filter", ups=(self,), fn=predicate)
 
-    def batch(self, batch_size, drop_remainder=False):
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None):
         """Stack consecutive elements into batches of `batch_size` (the last may be shorter
-        unless `drop_remainder`)."""
-        if int(batch_size) < 1:
-            raise ValueError("batch_size must be at least 1")
-        return Dataset("batch", (int(batch_size), bool(drop_remainder)), ups=(self,))
+        unless `drop_remainder`). `num_parallel_calls`/`deterministic` as in map()."""
+        size = counts.integer("batch", "batch_size", batch_size)
+        if size < 1:
+            raise ValueError(f"batch: batch_size must be greater than zero, got {size}")
+        return Dataset("batch", (size, bool(drop_remainder)), ups=(self,))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
         """A buffered shuffle. With `reshuffle_each_iteration` (the default) every new
         iteration over the dataset (`iter(ds)`, each `for` loop, each run of a traced loop)
         and every pass of a later repeat() sees a new order; with a seed the k-th iteration's
         order is the same in every process. Without it, every iteration sees one order."""
+        size = counts.integer("shuffle", "buffer_size", buffer_size)
+        if size < 1:
+            raise ValueError(f"shuffle: buffer_size must be greater than zero, got {size}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**62))
         handle, counter = shuffling.new_counter()
-        ds = Dataset("shuffle", (int(buffer_size), bool(reshuffle_each_iteration)),
+        ds = Dataset("shuffle", (size, bool(reshuffle_each_iteration)),
                      ups=(self,), own=[np.int64(seed), handle])
         ds._counter = counter   # the dataset keeps its iteration counter alive
         return ds
 
     def repeat(self, count=None):
-        """The dataset `count` times (forever when None)."""
-        return Dataset("repeat", (None if count is None or count < 0 else int(count),), ups=(self,))
+        """The dataset `count` times: forever when None or negative, empty when 0. Repeating
+        forever ends when a pass yields no element (so `range(0).repeat()` is empty)."""
+        n = None if count is None else counts.integer("repeat", "count", count)
+        return Dataset("repeat", (None if n is None or n < 0 else n,), ups=(self,))
 
     def take(self, count):
-        return Dataset("take", (int(count),), ups=(self,))
+        """The first `count` elements (all of them when `count` is negative)."""
+        return Dataset("take", (counts.integer("take", "count", count),), ups=(self,))
 
     def skip(self, count):
-        return Dataset("skip", (int(count),), ups=(self,))
+        """All but the first `count` elements (none when `count` is negative)."""
+        return Dataset("skip", (counts.integer("skip", "count", count),), ups=(self,))
 
     def shard(self, num_shards, index):
         """Every num_shards-th element, starting at `index`."""
-        if not 0 <= int(index) < int(num_shards):
-            raise ValueError(f"shard index {index} is not in [0, {num_shards})")
-        return Dataset("shard", (int(num_shards), int(index)), ups=(self,))
+        num = counts.integer("shard", "num_shards", num_shards)
+        i = counts.integer("shard", "index", index)
+        if num < 1:
+            raise ValueError(f"shard: num_shards must be greater than zero, got {num}")
+        if not 0 <= i < num:
+            raise ValueError(f"shard: index must be in [0, num_shards) = [0, {num}), got {i}")
+        return Dataset("shard", (num, i), ups=(self,))
 
     def prefetch(self, buffer_size):
         """Produce up to `buffer_size` elements ahead, in a background thread (eager and
-        host iteration; a graph loop over arrays computes elements when it needs them)."""
-        return Dataset("prefetch", (max(int(buffer_size), 1),), ups=(self,))
+        host iteration; a graph loop over arrays computes elements when it needs them).
+        `ag.data.AUTOTUNE` (-1) or None picks the size; 0 prefetches nothing."""
+        size = counts.AUTOTUNE if buffer_size is None else \
+            counts.integer("prefetch", "buffer_size", buffer_size)
+        if size < counts.AUTOTUNE:
+            raise ValueError(f"prefetch: buffer_size must be >= 0 or ag.data.AUTOTUNE (-1), "
+                             f"got {size}")
+        return Dataset("prefetch", (counts.AUTOTUNE_PREFETCH if size < 0 else size,), ups=(self,))
 
     def enumerate(self, start=0):
         """(index, element) pairs."""
-        return Dataset("enumerate", (int(start),), ups=(self,))
+        return Dataset("enumerate", (counts.integer("enumerate", "start", start),), ups=(self,))
 
     # -- what a dataset is ----------------------------------------------------------------
     def _indexed(self):
         if self._kind in _INDEXED_SOURCES:
             return True
+        if self._kind in ("zip", "concatenate"):
+            return all(up._indexed() for up in self._ups)
         return self._kind in _KEEPS_INDEX and self._ups[0]._indexed()
 
     def _host_only(self):
@@ -161,7 +220,8 @@ class Dataset:
         own = [next(leaves) for _ in self._own]
         ds = Dataset.__new__(Dataset)
         ds._kind, ds._args, ds._ups, ds._own = self._kind, self._args, ups, own
-        ds._structure, ds._fn, ds._spec, ds._handle = self._structure, self._fn, self._spec, None
+        # (the spec is found again from the new leaves: a relaxed trace has other shapes)
+        ds._structure, ds._fn, ds._spec, ds._handle = self._structure, self._fn, None, None
         if hasattr(self, "_counter"):   # (a shuffle's counter, while its handle names it)
             ds._counter = self._counter
         return ds
@@ -194,44 +254,56 @@ class Dataset:
         if kind == "range":
             return stages.Range(*a)
         if kind == "gen":
-            return _SpecSource(a[0]) if graph else host.Generator(self._fn, a[0])
+            return host.Generator(self._fn, a[0])
+        if kind == "zip":
+            every = all(isinstance(u, stages.Indexed) for u in ups)
+            return (combine.ZipI if every else combine.ZipS)(ups, self._structure)
+        if kind == "concatenate":
+            every = all(isinstance(u, stages.Indexed) for u in ups)
+            return (combine.ConcatI if every else combine.ConcatS)(*ups)
+        if kind in ("take", "skip", "repeat") and counts.length(self) == 0:
+            # take(0), skip(-1), repeat(0): empty without reading the input (tf.data's rule)
+            return stages.TakeI(up, 0) if indexed else streams.Counted(up, "take", 0)
         if kind == "map":
-            return stages.MapI(up, fn) if indexed else stages.MapS(up, fn)
+            return stages.MapI(up, fn) if indexed else streams.MapS(up, fn)
         if kind == "filter":
-            return stages.Filter(up, fn)
+            return streams.Filter(up, fn)
         if kind == "batch":
+            n = counts.length(self._ups[0], bound=True)
+            rows = a[0] if n is None or n == counts.INFINITE else max(min(a[0], n), 1)
             if indexed:
-                return stages.BatchI(up, *a)
-            return stages.BatchS(up, a[0], a[1], self._ups[0].element_spec)
+                return stages.BatchI(up, a[0], a[1], rows)
+            return streams.BatchS(up, a[0], a[1], self._ups[0].element_spec, rows)
         if kind == "shuffle":
-            if indexed:
-                k = iteration(own[1]) if a[1] else np.int64(0)
-                return stages.ShuffleI(up, a[0], own[0], a[1], k)
-            # (graph=True here only learns the element spec: a host pipeline never runs
-            # its stages in a graph, and shuffling keeps the spec)
-            if graph:
-                return up
             k = iteration(own[1]) if a[1] else np.int64(0)
+            if indexed:
+                return stages.ShuffleI(up, a[0], own[0], a[1], k)
+            assert not graph, "a host pipeline is never staged in a graph"
             return host.ShuffleStream(up, a[0], own[0], a[1], k)
         if kind in ("take", "skip", "shard"):
             if indexed:
                 cls = {"take": stages.TakeI, "skip": stages.SkipI, "shard": stages.ShardI}[kind]
                 return cls(up, *a)
-            return stages.Counted(up, kind, *a)
+            return streams.Counted(up, kind, *a)
         if kind == "repeat":
-            return stages.Repeat(up, a[0])
+            return streams.Repeat(up, a[0])
         if kind == "prefetch":
-            return up if graph else host.Prefetch(up, a[0])
+            return up if graph or a[0] == 0 else host.Prefetch(up, a[0])
         if kind == "enumerate":
-            return stages.Enumerate(up, a[0])
+            return streams.Enumerate(up, a[0])
         raise AssertionError(kind)
 
     @property
     def element_spec(self):
-        """The nest of ag.TensorSpec of one element (traced once, in a throwaway graph)."""
+        """The nest of ag.TensorSpec of one element (autograph.data.spec: tf.data's rules)."""
         if self._spec is None:
-            self._spec = _element_spec(self)
+            self._spec = specs.element_spec(self)
         return self._spec
+
+    def cardinality(self):
+        """The number of elements (int64), or ag.data.INFINITE_CARDINALITY (-1), or
+        ag.data.UNKNOWN_CARDINALITY (-2) when a filter or a generator decides it."""
+        return counts.cardinality(counts.length(self))
 
     def __iter__(self):
         from autograph.runtime.ir.graph import get_default_graph
@@ -250,37 +322,12 @@ class Dataset:
         return iter(self)
 
     def __len__(self):
-        n = self._length()
+        n = counts.length(self)
         if n is None:
             raise TypeError(f"the length of this dataset is not known ({self._unknown_why()})")
-        if n == float("inf"):
+        if n == counts.INFINITE:
             raise TypeError("the dataset is infinite (repeat() without a count)")
         return int(n)
-
-    def _length(self):
-        k, a = self._kind, self._args
-        if k == "slices":
-            return self._own[0].shape[0]
-        if k == "tensors":
-            return 1
-        if k == "range":
-            return len(range(*a))
-        if k in ("gen", "filter"):
-            return None
-        n = self._ups[0]._length()
-        if n is None:
-            return None
-        if k == "batch":
-            return n // a[0] if a[1] else -(-n // a[0])
-        if k == "take":
-            return min(n, a[0]) if a[0] >= 0 else n
-        if k == "skip":
-            return max(n - a[0], 0)
-        if k == "shard":
-            return max(-(-(n - a[1]) // a[0]), 0)
-        if k == "repeat":
-            return float("inf") if a[0] is None else n * a[0] if n else 0
-        return n
 
     def _unknown_why(self):
         return "it reads a generator" if self._host_only() else "filter() decides at run time"
@@ -293,23 +340,6 @@ class Dataset:
         return f"<Dataset {self._kind} element_spec={spec}>"
 
 
-class _SpecSource(stages.Indexed):
-    """A generator as seen while learning the element spec: placeholders of its signature."""
-
-    def __init__(self, signature):
-        self.signature = signature
-
-    def length(self, ist):
-        from autograph.runtime.ir.graph import get_default_graph
-        return get_default_graph().placeholder("n", np.dtype(np.int64), ())
-
-    def at(self, ist, i):
-        from autograph.runtime.ir.graph import get_default_graph
-        g = get_default_graph()
-        return nest.map_structure(lambda s: g.placeholder("x", np.dtype(s.dtype), s.shape),
-                                  self.signature)
-
-
 def _converted(fn):
     from autograph import api
 
@@ -318,20 +348,26 @@ def _converted(fn):
     return call
 
 
-def _element_spec(ds):
-    import contextlib
-    import io
-
-    from autograph.runtime.ir.graph import Graph
-    from autograph.trace_type import TensorSpec
-    g = Graph("element_spec")
-    with g.as_default(), contextlib.redirect_stdout(io.StringIO()):
-        # any length: the spec of an element does not depend on how many there are
-        leaves = [g.placeholder("x", x.dtype, _any_length(x.shape)) for x in ds._leaves()]
-        stage = ds._stage(iter(leaves), graph=True)
-        elem = stage.elem(stage.init(np.int64(0)))
-    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), elem)
+def _as_arrays(tensors):
+    """A nest given to a source, read as tf.data reads it: tuples, dicts, namedtuples and
+    dataclasses are structure, a Python list is one array, tensors stay tensors."""
+    if isinstance(tensors, Tensor):
+        return tensors
+    if isinstance(tensors, list) or not nest.is_nested(tensors):
+        return np.asarray(tensors)
+    return nest.rebuild(tensors, [_as_arrays(x) for x in nest.children(tensors)])
 
 
-def _any_length(shape):
-    return shape if shape is None or len(shape) == 0 else (None,) + tuple(shape[1:])
+def _datasets_in(x):
+    """(the datasets in a nest, the nest with their positions as leaves)."""
+    if isinstance(x, Dataset):
+        return [x], 0
+    if not isinstance(x, (tuple, list, dict)):
+        raise TypeError(f"Dataset.zip takes datasets (in tuples or dicts), got {type(x).__name__}")
+    flat, kids = [], []
+    for kid in nest.children(x):
+        sub, t = _datasets_in(kid)
+        kids.append(nest.map_structure(lambda i, k=len(flat): i + k, t))
+        flat.extend(sub)
+    rebuilt = nest.rebuild(x, kids)
+    return flat, tuple(rebuilt) if isinstance(rebuilt, list) else rebuilt

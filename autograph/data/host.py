@@ -36,12 +36,16 @@ class Generator(Stage):
 
     def seek(self, box):
         if not box.pulled:
-            box.pulled = True
             try:
                 value = next(box.it)
-                box.has, box.value = True, _conform(value, self.signature)
             except StopIteration:
                 box.has, box.value = False, None
+            else:
+                # an element that does not conform raises here and is dropped: the next
+                # seek reads the one after it (as tf.data does)
+                box.value = conform(value, self.signature, self.fn)
+                box.has = True
+            box.pulled = True
         return box
 
     def valid(self, box):
@@ -55,14 +59,53 @@ class Generator(Stage):
         return box
 
 
-def _conform(value, signature):
-    if isinstance(signature, tuple) and not isinstance(value, tuple):
-        value = tuple(value)
-    flat = nest.flatten_up_to(signature, value) if hasattr(nest, "flatten_up_to") else \
-        nest.flatten(value)
+def conform(value, signature, fn):
+    """What a generator yielded, as arrays of `signature` (tf.data's checks): the structure
+    must match, each part must convert to its dtype and have a compatible shape; else a
+    TypeError (structure, dtype) or ValueError (shape) naming the generator."""
     specs = nest.flatten(signature)
-    arrays = [np.asarray(v, dtype=s.dtype) for v, s in zip(flat, specs)]
+    try:
+        parts = _flatten_up_to(signature, value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{_name(fn)} yielded an element that does not match the expected "
+                        f"structure {signature!r}: {value!r}") from None
+    arrays = []
+    for part, spec in zip(parts, specs):
+        try:
+            a = np.asarray(part, dtype=spec.dtype)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"{_name(fn)} yielded an element that cannot be converted to "
+                            f"{np.dtype(spec.dtype).name}: {part!r}") from None
+        if spec.shape is not None and (len(spec.shape) != a.ndim or any(
+                d is not None and d != n for d, n in zip(spec.shape, a.shape))):
+            raise ValueError(f"{_name(fn)} yielded an element of shape {a.shape} where an "
+                             f"element of shape {spec.shape} was expected ({spec!r})")
+        arrays.append(a)
     return nest.pack_sequence_as(signature, arrays)
+
+
+def _flatten_up_to(signature, value):
+    """The parts of `value` at the leaves (TensorSpecs) of `signature`."""
+    if not nest.is_nested(signature):
+        return [value]
+    if isinstance(signature, dict):
+        if not isinstance(value, dict) or set(value) != set(signature):
+            raise TypeError("keys differ")
+        return [p for k in nest._sorted_keys(signature) for p in _flatten_up_to(signature[k],
+                                                                             value[k])]
+    kids = nest.children(signature)
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or \
+            len(value) != len(kids):
+        raise TypeError("length differs")
+    return [p for sk, v in zip(kids, list(value)) for p in _flatten_up_to(sk, v)]
+
+
+def _name(fn):
+    """`the generator gen (file.py:12)`: where the user's generator is defined."""
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    code = getattr(fn, "__code__", None)
+    where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+    return f"from_generator: the generator {name}{where}"
 
 
 class ShuffleStream(Stage):
@@ -215,8 +258,20 @@ def _next_kernel(xp, it, *, specs):
     iterator = _ITERATORS.get(int(np.asarray(it)))
     value = None if iterator is None else next(iterator, _END)
     if value is None or value is _END:
-        return [np.bool_(False)] + [np.zeros(tuple(d or 0 for d in s), dtype=t) for t, s in specs]
+        return [np.bool_(False)] + [_no_element(t, s) for t, s in specs]
     return [np.bool_(True)] + [np.asarray(v) for v in nest.flatten(value)]
+
+
+def _no_element(dtype, shape):
+    """What data_iter_next yields past the end (never read): zeros of the spec's shape, or
+    of no rows where that shape is huge (batch(2**40, drop_remainder=True) says 2**40)."""
+    shape = () if shape is None else tuple(d or 0 for d in shape)
+    size = 1
+    for d in shape:
+        size *= d
+    if size > 2**16:
+        shape = tuple(0 for _ in shape)
+    return np.zeros(shape, dtype)
 
 
 def _close_infer(it, *_):

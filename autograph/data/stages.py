@@ -14,8 +14,8 @@ and a traced `for` loop is exactly that loop as one while_loop node. Both run th
 code, on NumPy or on tensors (NumPy calls dispatch to the graph), which is why traced and eager
 iteration agree. Sources that can be indexed (from_tensor_slices, range, from_tensors, and
 map/shuffle/batch/take/skip/shard of them) are `Indexed`: their position is a cursor, and
-batch gathers a whole batch with one fancy index. Inner loops (filter, repeat, stream batch)
-use ag.while_loop / ag.cond, which run as plain Python on NumPy values.
+batch gathers a whole batch with one fancy index. The other stages (filter, repeat, and
+what follows them) are streams, in autograph.data.streams.
 """
 
 import numpy as np
@@ -55,6 +55,15 @@ def _zeros(shape, dtype):
     return np.zeros(shape, dtype)
 
 
+def _bool(v):
+    """A bool starting value of a position (a tensor while tracing, as _int)."""
+    from autograph.runtime.ir.graph import get_default_graph
+    if get_default_graph() is not None:
+        from autograph.runtime.ir import primitives
+        return primitives.constant(np.bool_(v), dtype=np.bool_)
+    return np.bool_(v)
+
+
 def _and(a, b):
     if isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)):
         return bool(a) and bool(b)
@@ -62,8 +71,9 @@ def _and(a, b):
 
 
 def call(fn, elem):
-    """A user function on an element: tuples are unpacked into arguments (tf.data's rule)."""
-    return fn(*elem) if isinstance(elem, tuple) else fn(elem)
+    """A user function on an element: a plain tuple is unpacked into arguments, a namedtuple
+    (like any other structure) is one argument (tf.data's rule)."""
+    return fn(*elem) if type(elem) is tuple else fn(elem)
 
 
 def _arange(lo, hi):
@@ -150,14 +160,16 @@ class Slices(Indexed):
 class Range(Indexed):
     gatherable = True
 
-    def __init__(self, start, stop, step):
-        self.start, self.stop, self.step = start, stop, step
+    def __init__(self, start, stop, step, dtype=np.dtype(np.int64)):
+        self.start, self.stop, self.step, self.dtype = start, stop, step, np.dtype(dtype)
+        self.n = np.int64(len(range(start, stop, step)))
 
     def length(self, ist):
-        return np.int64(len(range(self.start, self.stop, self.step)))
+        return self.n
 
     def at(self, ist, i):
-        return np.int64(self.start) + i * np.int64(self.step)
+        x = np.int64(self.start) + i * np.int64(self.step)
+        return x if self.dtype == np.int64 else x.astype(self.dtype)
 
     gather = at
 
@@ -260,8 +272,9 @@ class ShardI(_Reindex):
         self.num, self.index = num, index
 
     def length(self, ist):
+        # ceil(n / num) for n > 0 and 0 below, written so that no sum overflows int64
         n = self.up.length(ist) - np.int64(self.index)
-        return np.maximum((n + np.int64(self.num - 1)) // np.int64(self.num), np.int64(0))
+        return np.maximum((n - 1) // np.int64(self.num) + 1, np.int64(0))
 
     def source(self, ist, i):
         return i * np.int64(self.num) + np.int64(self.index)
@@ -269,19 +282,25 @@ class ShardI(_Reindex):
 
 class BatchI(Indexed):
     """Batch k is rows [k*b, min(k*b+b, n)) of the upstream: one gather when the upstream
-    can gather, else an inner loop that fills a buffer row by row."""
+    can gather, else the rows one by one (eagerly a list; in a graph an inner loop that
+    fills a buffer of `rows` = min(b, upstream length) rows)."""
 
-    def __init__(self, up, size, drop):
+    def __init__(self, up, size, drop, rows=None):
         self.up, self.size, self.drop = up, size, drop
+        self.rows = size if rows is None else rows
 
     def istate(self, epoch):
         return self.up.istate(epoch)
 
     def length(self, ist):
+        # (n - 1) // b + 1 is ceil(n / b) for n >= 0 without the overflow of n + b - 1
         n, b = self.up.length(ist), np.int64(self.size)
-        return n // b if self.drop else (n + b - 1) // b
+        return n // b if self.drop else (n - 1) // b + 1
 
     def at(self, ist, k):
+        return _static_batch(self._at(ist, k), self.size if self.drop else None)
+
+    def _at(self, ist, k):
         b = np.int64(self.size)
         lo = k * b
         hi = np.minimum(lo + b, self.up.length(ist))
@@ -290,7 +309,10 @@ class BatchI(Indexed):
         if self.up.gatherable:
             return self.up.gather(ist, _arange(lo, hi))
         first = self.up.at(ist, lo)
-        bufs = [np.stack([x] * self.size) for x in nest.flatten(first)]
+        if not isinstance(k, Tensor):
+            rows = [first] + [self.up.at(ist, i) for i in range(int(lo) + 1, int(hi))]
+            return _stack_rows(rows)
+        bufs = [_buffer(x, self.rows) for x in nest.flatten(first)]
 
         def body(j, *bufs):
             row = nest.flatten(self.up.at(ist, lo + j))
@@ -299,183 +321,40 @@ class BatchI(Indexed):
         return nest.pack_sequence_as(first, [buf[:hi - lo] for buf in out[1:]])
 
 
-# -- stream stages: positions that carry more than a cursor ---------------------------------------
-
-class Wrap(Stage):
-    """A stage over an upstream stage with ps = (upstream ps, *own)."""
-
-    def __init__(self, up):
-        self.up = up
-
-    def valid(self, ps):
-        return self.up.valid(ps[0])
-
-    def elem(self, ps):
-        return self.up.elem(ps[0])
+def _shape_mismatch(first, k, shape):
+    return (f"batch() cannot stack elements of different shapes: the batch's first element "
+            f"has shape {tuple(first)} and element {k} has shape {tuple(shape)}")
 
 
-class MapS(Wrap):
-    def __init__(self, up, fn):
-        super().__init__(up)
-        self.fn = fn
-
-    def init(self, epoch):
-        return (self.up.init(epoch),)
-
-    def seek(self, ps):
-        return (self.up.seek(ps[0]),)
-
-    def elem(self, ps):
-        return call(self.fn, self.up.elem(ps[0]))
-
-    def advance(self, ps):
-        return (self.up.advance(ps[0]),)
+def _stack_rows(rows):
+    """Eager rows (nests of arrays) stacked into one batch, component by component."""
+    flat = [nest.flatten(r) for r in rows]
+    out = []
+    for parts in zip(*flat):
+        parts = [np.asarray(x) for x in parts]
+        for k, x in enumerate(parts[1:], 1):
+            if x.shape != parts[0].shape:
+                raise ValueError(_shape_mismatch(parts[0].shape, k, x.shape))
+        out.append(np.stack(parts))
+    return nest.pack_sequence_as(rows[0], out)
 
 
-class Filter(MapS):
-    """seek: an inner loop that moves on while the predicate is false."""
-
-    def elem(self, ps):
-        return self.up.elem(ps[0])
-
-    def seek(self, ps):
-        up = self.up
-
-        def test(p, found):
-            return _and(up.valid(p), np.logical_not(found))
-
-        def body(p, found):
-            keep = _truth(call(self.fn, up.elem(p)))
-            nxt = cf.cond(keep, lambda: p, lambda: up.seek(up.advance(p)))
-            return nxt, keep
-        p, _ = cf.while_loop(test, body, (up.seek(ps[0]), np.bool_(False)))
-        return (p,)
+def _buffer(x, rows):
+    """A graph buffer of `rows` rows like x: broadcast zeros when x's shape is known."""
+    shape = getattr(x, "shape", None)
+    if shape is not None and all(d is not None for d in shape):
+        return _setrow(_zeros((rows,) + tuple(shape), x.dtype), 0, x)
+    return np.stack([x] * rows)
 
 
-def _truth(x):
-    if isinstance(x, Tensor):
-        return x if x.dtype == np.bool_ else x != 0
-    return np.bool_(bool(np.asarray(x)))
+def _static_batch(batch, n):
+    """A dropped-remainder batch in a graph: pin its first axis to n (as element_spec says)."""
+    if n is None:
+        return batch
 
-
-class Enumerate(Wrap):
-    def __init__(self, up, start):
-        super().__init__(up)
-        self.start = start
-
-    def init(self, epoch):
-        return (self.up.init(epoch), _int(self.start))
-
-    def seek(self, ps):
-        return (self.up.seek(ps[0]), ps[1])
-
-    def elem(self, ps):
-        return (ps[1], self.up.elem(ps[0]))
-
-    def advance(self, ps):
-        return (self.up.advance(ps[0]), ps[1] + 1)
-
-
-class Repeat(Wrap):
-    """ps = (upstream ps, pass number, first epoch number of this repeat)."""
-
-    def __init__(self, up, count):
-        super().__init__(up)
-        self.count = count
-
-    def init(self, epoch):
-        base = epoch * np.int64(self.count if self.count and self.count > 0 else 1)
-        return (self.up.init(base), _int(0), base)
-
-    def seek(self, ps):
-        up, (p, e, base) = self.up, ps
-
-        def test(p, e):
-            more = True if self.count is None or self.count < 0 else e + 1 < np.int64(self.count)
-            return _and(np.logical_not(up.valid(p)), more)
-
-        def body(p, e):
-            return up.seek(up.init(base + e + 1)), e + 1
-        p, e = cf.while_loop(test, body, (up.seek(p), e))
-        return (p, e, base)
-
-    def advance(self, ps):
-        return (self.up.advance(ps[0]),) + tuple(ps[1:])
-
-
-class Counted(Wrap):
-    """take/skip/shard of a stream: ps = (upstream ps, elements of the upstream passed)."""
-
-    def __init__(self, up, kind, a, b=0):
-        super().__init__(up)
-        self.kind, self.a, self.b = kind, a, b
-
-    def init(self, epoch):
-        return (self.up.init(epoch), _int(0))
-
-    def _skipping(self, c):
-        if self.kind == "skip":
-            return c < np.int64(self.a)
-        if self.kind == "shard":
-            return c % np.int64(self.a) != np.int64(self.b)
-        return False
-
-    def seek(self, ps):
-        up = self.up
-        if self.kind == "take":
-            return (up.seek(ps[0]), ps[1])
-
-        def test(p, c):
-            return _and(up.valid(p), self._skipping(c))
-        p, c = cf.while_loop(test, lambda p, c: (up.seek(up.advance(p)), c + 1),
-                             (up.seek(ps[0]), ps[1]))
-        return (p, c)
-
-    def valid(self, ps):
-        ok = self.up.valid(ps[0])
-        if self.kind == "take" and self.a >= 0:
-            ok = _and(ok, ps[1] < np.int64(self.a))
-        return ok
-
-    def advance(self, ps):
-        return (self.up.advance(ps[0]), ps[1] + 1)
-
-
-class BatchS(Wrap):
-    """batch of a stream: ps = (upstream ps, row count, buffers); seek fills the buffers."""
-
-    def __init__(self, up, size, drop, spec):
-        super().__init__(up)
-        self.size, self.drop, self.spec = size, drop, spec
-
-    def init(self, epoch):
-        bufs = []
-        for s in nest.flatten(self.spec):
-            if s.shape is None or any(d is None for d in s.shape):
-                from autograph import errors
-                raise errors.StagingError(
-                    f"batch() after filter()/repeat() needs elements of a known shape, but one "
-                    f"is {s}. Batch before filtering, or give from_generator a full signature.")
-            bufs.append(_zeros((self.size,) + tuple(s.shape), s.dtype))
-        return (self.up.init(epoch), _int(0)) + tuple(bufs)
-
-    def seek(self, ps):
-        up, b = self.up, np.int64(self.size)
-
-        def test(p, c, *bufs):
-            return _and(up.valid(p), c < b)
-
-        def body(p, c, *bufs):
-            row = nest.flatten(up.elem(p))
-            bufs = tuple(_setrow(buf, c, x) for buf, x in zip(bufs, row))
-            return (up.seek(up.advance(p)), c + 1) + bufs
-        return tuple(cf.while_loop(test, body, (up.seek(ps[0]),) + tuple(ps[1:])))
-
-    def valid(self, ps):
-        return ps[1] == np.int64(self.size) if self.drop else ps[1] > np.int64(0)
-
-    def elem(self, ps):
-        return nest.pack_sequence_as(self.spec, [buf[:ps[1]] for buf in ps[2:]])
-
-    def advance(self, ps):
-        return (ps[0], np.int64(0)) + tuple(ps[2:])
+    def pin(t):
+        if isinstance(t, Tensor) and t.shape is not None and len(t.shape) > 0 and \
+                t.shape[0] != n and all(d is not None for d in t.shape[1:]):
+            return np.reshape(t, (n,) + tuple(t.shape[1:]))
+        return t
+    return nest.map_structure(pin, batch)

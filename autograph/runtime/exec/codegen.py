@@ -681,8 +681,8 @@ def _counter_loop(node, consts, shortest=_SHORT):
     for nd in cg.nodes:
         if nd.op == "Placeholder" or nd is test or nd is out:
             continue
-        if is_effectful(nd) or any(t is ph for t in nd.inputs):
-            return None
+        if is_effectful(nd) or any(t is ph or t.node is test for t in nd.inputs):
+            return None   # (the for loop computes neither the counter nor its test)
         if any(id(t) in varying for t in nd.inputs):
             per_iteration.add(nd)
             varying.update(id(t) for t in nd.outputs)
