@@ -449,6 +449,8 @@ class Function:
                 # control flow then runs while tracing and cannot depend on tensor values)
                 warnings.warn(f"ag.function could not convert {self.__name__}, so it is traced "
                               f"unconverted: {e}", AutographWarning, stacklevel=_user_stacklevel())
+                from autograph.operators import unconverted   # later errors say why
+                unconverted.remember(self._python_function, e)
                 self._converted = self._python_function
         return self._converted
 

@@ -263,6 +263,13 @@ class Tensor:
 
     def __iter__(self):
         if self.shape is None or (self.shape and self.shape[0] is None):
+            if getattr(self.node, "op", None) == "range":   # the user loops over ag.range
+                raise_symbolic(self, "in a Python iteration", "it is ag.range(...)'s "
+                               "result, whose length is unknown while tracing: a `for` loop "
+                               "over it runs in the graph only in code autograph converts, "
+                               "and this code runs unconverted (autograph=False, "
+                               "@ag.do_not_convert, or a function autograph treats as a "
+                               "library)")
             raise_symbolic(self, "in a Python iteration", "the number of elements is unknown "
                            "while tracing. Write the `for` loop inside an autograph-converted "
                            "function (it becomes a while_loop), or loop over ag.range(n)")
@@ -472,12 +479,26 @@ def set_locator(fn):
     where = fn
 
 
+# context_note() -> why the code running now is not converted, with its line, or "": the
+# compiler (autograph.operators.unconverted) installs it; its text replaces the usual
+# advice (write it in converted code), which such code could not follow
+context_note = _no_location
+
+
+def set_context_note(fn):
+    global context_note
+    context_note = fn
+
+
 def raise_symbolic(tensor, what, fix):
     from autograph.runtime.ir import graph  # (lazily: graph imports this module)
     if graph.get_default_graph() is None and getattr(tensor, "node", None) is not None:
         # no trace is running: the tensor leaked out of the one that made it
         raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}. "
                                   + graph.leak_message(tensor))
+    note = context_note("")
+    if note:
+        raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}: {note}.")
     raise SymbolicTensorError(
         f"Cannot use the symbolic tensor {tensor!r} {what}: {fix}.{where(' At ')}")
 
