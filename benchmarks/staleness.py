@@ -60,7 +60,7 @@ def check_file(source, path):
     linecache.checkcache(path)
     refused = recompile_refused = 0
     for fn in fns:
-        node = parser._locate(fn, parser._source_lines(fn))
+        node = parser._locate(fn, parser._source_lines(fn)[0])
         try:
             freshness.check_unchanged(fn, node, parser._describe)
         except errors.ConversionError:
@@ -74,7 +74,7 @@ def check_file(source, path):
         with open(path, "w") as f:
             f.write(edited)
         linecache.checkcache(path)
-        node = parser._locate(entry, parser._source_lines(entry))
+        node = parser._locate(entry, parser._source_lines(entry)[0])
         caught = not freshness.compiles_the_same(entry, node)
     return len(fns), refused, recompile_refused, caught
 

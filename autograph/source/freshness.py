@@ -6,8 +6,9 @@ runs, and converting it would silently compute something else: `check_unchanged(
 node)` refuses that case with a ConversionError. It guards against a rare case, so it must
 never refuse the common one; it answers in layers, cheapest and surest first:
 
-1. code an import hook compiled (pytest's assertion rewriting, ...) is trusted: the hook
-   compiles other code than the text, so nothing can be compared;
+1. code an import hook compiled from the module's file (pytest's assertion rewriting, a
+   zip import, ...) is trusted: the hook may compile other code than the text, so nothing
+   can be compared;
 2. the file has not been modified since this process started (its mtime is older than
    the process, with a margin for clock resolution) while linecache's lines are the file's
    current ones: whatever this process imported from it is that text (Linux, where
@@ -63,8 +64,12 @@ PROCESS_START = _read_process_start()
 # -- the layers -------------------------------------------------------------------------------
 
 def _compiled_by_hook(fn):
-    loader = fn.__globals__.get("__loader__")
-    return loader is not None and not isinstance(loader, _PLAIN_LOADERS)
+    """Layer 1: `fn` comes from its module's file, which a loader of its own compiled
+    (text that exec() compiled in such a module is compared as any other)."""
+    g = fn.__globals__
+    loader = g.get("__loader__")
+    return (loader is not None and not isinstance(loader, _PLAIN_LOADERS)
+            and g.get("__file__") == fn.__code__.co_filename)
 
 
 def _loaded_from_file(fn):

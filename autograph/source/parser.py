@@ -17,6 +17,7 @@ import inspect
 import linecache
 import os
 import re
+import sys
 import textwrap
 import _thread
 import types
@@ -230,19 +231,44 @@ def _getlines(filename, module_globals):
     return linecache.getlines(filename, module_globals)
 
 
+def _no_source(fn):
+    hint = ("Code typed at the interactive prompt or passed to exec() as a string has no "
+            "file to read. Define the function in a file (or, for exec, register the text "
+            "with linecache.cache under the filename given to compile()), or mark it with "
+            "@autograph.do_not_convert to run it unconverted.")
+    return errors.ConversionError(
+        f"cannot convert {_describe(fn)}: its source code is not available "
+        f"(no text for file {fn.__code__.co_filename!r}). {hint}")
+
+
+def _command_lines(fn):
+    """The text of `python -c TEXT` when `fn` may come from it (a '<string>' function of
+    __main__ in a process started with -c), else None. Python keeps the text only in
+    sys.orig_argv; parse_entity checks that it is `fn`'s code (an exec() of other text in
+    __main__ also makes '<string>' functions)."""
+    main = sys.modules.get("__main__")
+    if (fn.__code__.co_filename != "<string>" or main is None
+            or fn.__globals__ is not getattr(main, "__dict__", None)
+            or sys.argv[:1] != ["-c"]):
+        return None
+    argv = getattr(sys, "orig_argv", [])
+    for i, arg in enumerate(argv[1:-1], 1):
+        if arg == "-c" or (arg[:1] == "-" and arg[1:2] != "-" and arg.endswith("c")
+                           and arg[1:].isalpha()):
+            return argv[i + 1].splitlines(True)
+    return None
+
+
 def _source_lines(fn):
+    """The lines of `fn`'s file, and whether they are the text of `python -c`."""
     code = fn.__code__
-    filename = code.co_filename
-    lines = _getlines(filename, fn.__globals__)
+    lines = _getlines(code.co_filename, fn.__globals__)
+    if lines:
+        return lines, False
+    lines = _command_lines(fn)
     if not lines:
-        hint = ("Code typed at the interactive prompt or passed to exec() as a string has no "
-                "file to read. Define the function in a file (or, for exec, register the text "
-                "with linecache.cache under the filename given to compile()), or mark it with "
-                "@autograph.do_not_convert to run it unconverted.")
-        raise errors.ConversionError(
-            f"cannot convert {_describe(fn)}: its source code is not available "
-            f"(no text for file {filename!r}). {hint}")
-    return lines
+        raise _no_source(fn)
+    return lines, True
 
 
 def _param_names(args):
@@ -425,10 +451,15 @@ def parse_entity(fn):
     what to do when the source cannot be had.
     """
     fn = _unwrap_callable(fn)
-    lines = _source_lines(fn)
-    py_node = _locate(fn, lines)
+    lines, command = _source_lines(fn)
+    try:
+        py_node = _locate(fn, lines)
+        freshness.check_unchanged(fn, py_node, _describe)
+    except errors.ConversionError:
+        if command:   # not the -c text's code after all (exec of other text in __main__)
+            raise _no_source(fn) from None
+        raise
     code = fn.__code__
-    freshness.check_unchanged(fn, py_node, _describe)
     if isinstance(py_node, ast.Lambda):
         source = ast.get_source_segment("".join(lines), py_node, padded=False) or ""
     else:
