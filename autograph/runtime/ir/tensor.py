@@ -264,12 +264,14 @@ class Tensor:
     def __iter__(self):
         if self.shape is None or (self.shape and self.shape[0] is None):
             if getattr(self.node, "op", None) == "range":   # the user loops over ag.range
-                raise_symbolic(self, "in a Python iteration", "it is ag.range(...)'s "
-                               "result, whose length is unknown while tracing: a `for` loop "
-                               "over it runs in the graph only in code autograph converts, "
-                               "and this code runs unconverted (autograph=False, "
-                               "@ag.do_not_convert, or a function autograph treats as a "
-                               "library)")
+                raise_symbolic(self, "in a Python iteration", "the number of elements "
+                               "is unknown while tracing (a range over a tensor: ag.range, "
+                               "or range() of a tensor). Only a `for` statement in code autograph "
+                               "converts runs over it in the graph (as a while_loop); a "
+                               "comprehension or generator expression, and code autograph "
+                               "does not convert (autograph=False, @ag.do_not_convert, a "
+                               "library function), iterate in Python. Write the loop as a "
+                               "`for` statement in converted code")
             raise_symbolic(self, "in a Python iteration", "the number of elements is unknown "
                            "while tracing. Write the `for` loop inside an autograph-converted "
                            "function (it becomes a while_loop), or loop over ag.range(n)")
