@@ -321,11 +321,14 @@ def _call(f, args, kwargs):
     try:
         target = _target(f)
     except errors.ConversionError as exc:
-        # no source (REPL, C extension, exec'd code): run it as Python, as TensorFlow does
+        # no source (REPL, C extension, exec'd code): run it as Python, as TensorFlow does,
+        # and say so once (a later error about a tensor in it says why, too)
         config.log(1, "calling %r unconverted: %s", f, exc)
         inner = getattr(f, "__func__", f)
         if isinstance(inner, types.FunctionType):
             _unconvertible.add(inner)  # remembered: later calls skip the attempt
+            from autograph.operators import unconverted
+            unconverted.warn(inner, exc, stacklevel=4)
         target = None
     if target is None:
         return f(*args, **kwargs)

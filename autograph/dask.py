@@ -124,6 +124,7 @@ def grad_sum(loss_fn, params, *arrays):
     full-batch gradient (to rounding)."""
     import dask
     import autograph as ag
+    _check_grad_sum_call(loss_fn, params, arrays)
     arrays = _unified(arrays, by_rows=True)
     params = [np.asarray(p) for p in params]
 
@@ -132,7 +133,17 @@ def grad_sum(loss_fn, params, *arrays):
         return ag.value_and_grad(loss_fn)(params, *blocks)
 
     param_specs = [ag.TensorSpec(p.shape, p.dtype) for p in params]
-    concrete = shard_value_and_grad.get_concrete_function(param_specs, *_specs(arrays))
+    try:
+        concrete = shard_value_and_grad.get_concrete_function(param_specs, *_specs(arrays))
+    except Exception as e:
+        if hasattr(e, "add_note"):
+            e.add_note(f"(grad_sum called {_loss_name(loss_fn)}(params, "
+                       f"{', '.join(f'block{i}' for i in range(len(arrays)))}) with params "
+                       f"ONE list of {len(params)} arrays (shapes "
+                       f"{', '.join(str(p.shape) for p in params)}): index it, "
+                       f"`w, b = params`, rather than taking the arrays as parameters of "
+                       f"their own)")
+        raise
     payload = distribute.pack(concrete)
     token = dask.base.tokenize(payload)
     packed = dask.delayed(payload, pure=True, name=f"autograph-graph-{token}")
@@ -143,6 +154,40 @@ def grad_sum(loss_fn, params, *arrays):
     total = _tree(parts)
     value, grads = dask.compute(total)[0]
     return value, list(grads)
+
+
+def _loss_name(loss_fn):
+    return getattr(loss_fn, "__name__", None) or type(loss_fn).__name__
+
+
+def _check_grad_sum_call(loss_fn, params, arrays):
+    """A clear error for the calls grad_sum cannot mean: `params` must be one list (or
+    tuple) of arrays, and loss_fn must take it and then one block per Dask array."""
+    import inspect
+    name = _loss_name(loss_fn)
+    if not isinstance(params, (list, tuple)):
+        raise TypeError(
+            f"grad_sum(loss_fn, params, *arrays): params must be a list (or tuple) of NumPy "
+            f"arrays, got {type(params).__name__}. grad_sum calls {name}(params, *blocks) "
+            f"with params as that one list; for one array w pass [w] and read it in the "
+            f"loss as params[0].")
+    if not arrays:
+        raise TypeError("grad_sum(loss_fn, params, *arrays) needs at least one Dask array "
+                        "to split into blocks.")
+    try:
+        sig = inspect.signature(loss_fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(params, *arrays)
+    except TypeError:
+        raise TypeError(
+            f"grad_sum calls {name}(params, *blocks): params as ONE list ({len(params)} "
+            f"arrays), then one block of each of the {len(arrays)} Dask array(s), so "
+            f"{name} must take {1 + len(arrays)} positional arguments; its signature is "
+            f"{name}{sig}. Write it as `def {name}(params, "
+            f"{', '.join(f'x{i}' for i in range(len(arrays)))}):` and unpack the "
+            f"parameters inside (`w, b = params`).") from None
 
 
 def _add(a, b):

@@ -131,6 +131,29 @@ def function(func=None, *, input_signature=None, reduce_retracing=False, autogra
     return decorate if func is None else decorate(func)
 
 
+def _refuse_generator(fn):
+    """A generator (or coroutine) function cannot be traced: a trace runs it once and
+    keeps what it returns, and a generator returns before its body runs (its yields would
+    hand the user the trace's symbolic tensors). Refused where it is decorated."""
+    import inspect
+    inner = inspect.unwrap(getattr(fn, "func", fn))   # (a partial's function)
+    inner = getattr(inner, "__func__", inner)
+    kinds = ((inspect.isgeneratorfunction, "a generator function (it has `yield`)"),
+             (inspect.iscoroutinefunction, "a coroutine function (`async def`)"),
+             (inspect.isasyncgenfunction, "an async generator function"))
+    what = next((text for test, text in kinds if test(inner)), None)
+    if what is None:
+        return
+    code = inner.__code__
+    raise TypeError(
+        f"ag.function cannot trace {inner.__qualname__} ({code.co_filename}:"
+        f"{code.co_firstlineno}): it is {what}. A traced function runs once to build its "
+        "graph and returns its results; a generator would hand out symbolic tensors. Return "
+        "the values instead (a list, or an array built in a loop: ag.TensorArray), or, for a "
+        "stream of inputs, make the generator a dataset (ag.data.Dataset.from_generator) and "
+        "trace the function that consumes it.")
+
+
 # -- Function ---------------------------------------------------------------------------------
 
 class Function:
@@ -145,6 +168,7 @@ class Function:
             raise TypeError(f"ag.function expects a function, got {python_function!r}")
         if outputs not in ("device", "host"):
             raise ValueError(f"outputs must be 'device' or 'host', got {outputs!r}")
+        _refuse_generator(python_function)
         functools.update_wrapper(self, python_function)
         if not hasattr(self, "__name__"):   # a functools.partial or a callable object
             self.__name__ = getattr(python_function, "func", type(python_function)).__name__
@@ -449,6 +473,8 @@ class Function:
                 # control flow then runs while tracing and cannot depend on tensor values)
                 warnings.warn(f"ag.function could not convert {self.__name__}, so it is traced "
                               f"unconverted: {e}", AutographWarning, stacklevel=_user_stacklevel())
+                from autograph.operators import unconverted   # later errors say why
+                unconverted.remember(self._python_function, e)
                 self._converted = self._python_function
         return self._converted
 

@@ -41,7 +41,15 @@ def _where(prefix=" at "):
     return where(prefix)
 
 
+def _context_note(_prefix=""):
+    """autograph.operators.unconverted.note, imported only when a function runs unconverted."""
+    import sys
+    module = sys.modules.get("autograph.operators.unconverted")
+    return module.note() if module is not None else ""
+
+
 _tensor.set_locator(_where)   # errors the runtime raises about tensors name the user's line too
+_tensor.set_context_note(_context_note)   # and say when that code could not be converted
 
 # name -> (module, attribute): imported on first use, so a trace loads only the operators
 # its generated code calls (collatz needs control_flow; asserts, f-strings, item updates

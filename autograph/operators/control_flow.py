@@ -366,12 +366,14 @@ class _Watch:
     def step(self):
         self.steps += 1
 
-    def done(self):
+    def done(self, numpy_test=False):
+        """The loop ended; `numpy_test`: its condition was a NumPy value (np.bool_), which
+        stays a Python value while tracing however many iterations it takes."""
         if self.steps > UNROLL_LIMIT and self.graph is not None:
             added = len(self.graph.nodes) - self.nodes
             if added > 0:
                 from autograph.operators import unroll
-                unroll.warn(self.steps, added)
+                unroll.warn(self.steps, added, numpy_test)
 
 
 def _while_stmt(test, body, state, names, places, test_writes, in_try):
@@ -394,7 +396,7 @@ def _while_stmt(test, body, state, names, places, test_writes, in_try):
                 return _result(out[1:], n)
             return _result(_staged_while_stmt(test, body, state, tuple(names), places), n)
         if not cond:
-            watch.done()
+            watch.done(isinstance(cond, np.generic))
             return _result(state, n)
         state = _as_tuple(body(*state), n)
         watch.step()

@@ -376,8 +376,10 @@ class _Spec:
 
 
 def _staged_while(cond_fn, body_fn, loop_vars, maximum_iterations, names, invariants=None):
-    outer = _current_graph([v for v in nest.flatten(loop_vars) if isinstance(v, Tensor)])
-    flat = nest.flatten(loop_vars)
+    # a Variable entering the loop is read there (as TensorFlow does): the loop carries its
+    # value, which the body may rebind to a tensor (`h = w`, then `h = np.tanh(h @ x)`)
+    flat = [_read_if_variable(v) for v in nest.flatten(loop_vars)]
+    outer = _current_graph([v for v in flat if isinstance(v, Tensor)])
     labels = [_name_of(names, i, f"loop variable {i}") for i in range(len(flat))]
     # which leaves are tensors (or become ones); the others must stay the same Python value
     tensor_slots = [i for i, v in enumerate(flat) if isinstance(v, Tensor) or _convertible(v)]

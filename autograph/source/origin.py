@@ -179,7 +179,7 @@ def boundary(fn):
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
-            _tracebacks().rewrite_traceback(exc)
+            _rewrite(exc)
             raise
     return api_boundary
 
@@ -197,7 +197,7 @@ class user_frames:
 
     def __exit__(self, exc_type, exc, tb):
         if exc is not None and not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
-            _tracebacks().rewrite_traceback(exc)
+            _rewrite(exc)
         return False  # the exception goes on, with the rewritten traceback
 
 
@@ -206,9 +206,30 @@ def _tracebacks():
     return tracebacks
 
 
+def _rewrite(exc, how="rewrite_traceback"):
+    """tracebacks.<how>(exc), unless the stack is too deep for it: a RecursionError's
+    handlers run at the recursion limit, where importing tracebacks (its first use) or
+    walking frames would raise a RecursionError of its own, chained to importlib's
+    internal KeyError, in place of the user's. Then `exc` goes on as it is."""
+    try:
+        return getattr(_tracebacks(), how)(exc)
+    except RecursionError:
+        return exc
+
+
+def user_traceback(exc):
+    """tracebacks.user_traceback(exc), leaving `exc` as it is at the recursion limit."""
+    return _rewrite(exc, "user_traceback")
+
+
+def rewrite_traceback(exc):
+    """tracebacks.rewrite_traceback(exc), leaving `exc` as it is at the recursion limit."""
+    return _rewrite(exc)
+
+
 # what autograph.source.tracebacks does, under the names it had here
 _TRACEBACK_NAMES = frozenset({
-    "user_frames_of", "format_note", "rewrite_traceback", "user_traceback", "_NOTE_HEADER",
+    "user_frames_of", "format_note", "_NOTE_HEADER",
     "_strip_internal", "_strip_chained", "_is_internal", "_is_library", "_user_view",
     "_user_line_tb", "_fake_source", "_innermost_of", "_is_codegen", "_Marker"})
 

@@ -13,11 +13,11 @@ import codecs
 import collections
 import dataclasses
 import functools
-import importlib.machinery
 import inspect
 import linecache
 import os
 import re
+import sys
 import textwrap
 import _thread
 import types
@@ -25,7 +25,7 @@ import types
 import gast
 
 from autograph import errors
-from autograph.source import anno, bridge, traversal, unparser
+from autograph.source import anno, bridge, freshness, traversal, unparser
 from autograph.source.origin import LineLocation
 
 
@@ -231,19 +231,44 @@ def _getlines(filename, module_globals):
     return linecache.getlines(filename, module_globals)
 
 
+def _no_source(fn):
+    hint = ("Code typed at the interactive prompt or passed to exec() as a string has no "
+            "file to read. Define the function in a file (or, for exec, register the text "
+            "with linecache.cache under the filename given to compile()), or mark it with "
+            "@autograph.do_not_convert to run it unconverted.")
+    return errors.ConversionError(
+        f"cannot convert {_describe(fn)}: its source code is not available "
+        f"(no text for file {fn.__code__.co_filename!r}). {hint}")
+
+
+def _command_lines(fn):
+    """The text of `python -c TEXT` when `fn` may come from it (a '<string>' function of
+    __main__ in a process started with -c), else None. Python keeps the text only in
+    sys.orig_argv; parse_entity checks that it is `fn`'s code (an exec() of other text in
+    __main__ also makes '<string>' functions)."""
+    main = sys.modules.get("__main__")
+    if (fn.__code__.co_filename != "<string>" or main is None
+            or fn.__globals__ is not getattr(main, "__dict__", None)
+            or sys.argv[:1] != ["-c"]):
+        return None
+    argv = getattr(sys, "orig_argv", [])
+    for i, arg in enumerate(argv[1:-1], 1):
+        if arg == "-c" or (arg[:1] == "-" and arg[1:2] != "-" and arg.endswith("c")
+                           and arg[1:].isalpha()):
+            return argv[i + 1].splitlines(True)
+    return None
+
+
 def _source_lines(fn):
+    """The lines of `fn`'s file, and whether they are the text of `python -c`."""
     code = fn.__code__
-    filename = code.co_filename
-    lines = _getlines(filename, fn.__globals__)
+    lines = _getlines(code.co_filename, fn.__globals__)
+    if lines:
+        return lines, False
+    lines = _command_lines(fn)
     if not lines:
-        hint = ("Code typed at the interactive prompt or passed to exec() as a string has no "
-                "file to read. Define the function in a file (or, for exec, register the text "
-                "with linecache.cache under the filename given to compile()), or mark it with "
-                "@autograph.do_not_convert to run it unconverted.")
-        raise errors.ConversionError(
-            f"cannot convert {_describe(fn)}: its source code is not available "
-            f"(no text for file {filename!r}). {hint}")
-    return lines
+        raise _no_source(fn)
+    return lines, True
 
 
 def _param_names(args):
@@ -414,130 +439,7 @@ def annotate_origins(node, filename, lines, function_name):
     return node
 
 
-_FUTURE_MASK = 0
-for _feature in __import__("__future__").all_feature_names:
-    _FUTURE_MASK |= getattr(__import__("__future__"), _feature).compiler_flag
-
-
-def _same_code(a, b):
-    """Do code objects `a` and `b` run the same program (line numbers aside)?"""
-    if (a.co_varnames != b.co_varnames or a.co_freevars != b.co_freevars
-            or a.co_cellvars != b.co_cellvars or len(a.co_consts) != len(b.co_consts)):
-        return False
-    if a.co_code != b.co_code and _instructions(a) != _instructions(b):
-        return False
-    for x, y in zip(a.co_consts, b.co_consts):
-        if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
-            if not _same_code(x, y):
-                return False
-        elif x == a.co_qualname and y == b.co_qualname:
-            continue   # a class body's own __qualname__ (what encloses it may differ)
-        elif type(x) is not type(y) or repr(x) != repr(y):
-            return False
-    return True
-
-
-_AS_ATTR = {"LOAD_METHOD": "LOAD_ATTR"}
-_PLAIN_LOADERS = (importlib.machinery.SourceFileLoader, importlib.machinery.SourcelessFileLoader)
-
-
-def _instructions(code):
-    """The operations of `code` and their arguments, without what depends on how the
-    module around it was compiled rather than on the function's text: a method call on
-    an imported module is `LOAD_ATTR` there and `LOAD_METHOD` elsewhere, which moves the
-    jump offsets (and so whether a jump needs an EXTENDED_ARG prefix, whose value `dis`
-    already folds into the jump); the NULL a call needs is pushed by its own op or by
-    LOAD_GLOBAL."""
-    import dis
-
-    def arg(i):
-        if i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:
-            return None
-        if isinstance(i.argval, types.CodeType):   # compared on their own, lines aside
-            return ("code", i.argval.co_name)
-        return i.argval
-    return [(_AS_ATTR.get(i.opname, i.opname), arg(i)) for i in dis.get_instructions(code)
-            if i.opname not in ("PUSH_NULL", "EXTENDED_ARG")]
-
-
-def _bytecode_is_current(fn):
-    """The cheap answer first: the module's .pyc records the size and time of the source
-    it was compiled from; when they are the file's now, the file has not changed since."""
-    cached = fn.__globals__.get("__cached__")
-    filename = fn.__code__.co_filename
-    if not cached or fn.__globals__.get("__file__") != filename:
-        return False
-    try:
-        with open(cached, "rb") as f:
-            header = f.read(16)
-        st = os.stat(filename)
-    except OSError:
-        return False
-    if len(header) < 16 or int.from_bytes(header[4:8], "little") != 0:
-        return False   # a hash-based .pyc: the compile check decides
-    return (int.from_bytes(header[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF
-            and int.from_bytes(header[12:16], "little") == st.st_size & 0xFFFFFFFF)
-
-
-def _check_unchanged(fn, py_node):
-    """Refuse to convert text that is not the code `fn` runs: the file changed on disk
-    after it was imported (linecache reads the new text), and converting it would
-    silently compute something else. The text is compiled as the original was (inside a
-    factory whose parameters are the free variables, so closures compile the same way)
-    and the two code objects are compared."""
-    loader = fn.__globals__.get("__loader__")
-    if loader is not None and not isinstance(loader, _PLAIN_LOADERS):
-        return   # an import hook may compile other code than the text (pytest rewrites asserts)
-    if _bytecode_is_current(fn):
-        return
-    code = fn.__code__
-    name = code.co_name
-    if isinstance(py_node, ast.Lambda):
-        inner = ast.Return(value=py_node)
-    else:
-        inner = py_node
-    factory = ast.FunctionDef(name="__autograph_check", args=ast.arguments(
-        posonlyargs=[], args=[ast.arg(arg=v) for v in code.co_freevars], kwonlyargs=[],
-        kw_defaults=[], defaults=[]), body=[], decorator_list=[], returns=None)
-    if name != "<lambda>" and name not in code.co_freevars:
-        factory.body.append(ast.Global(names=[name]))   # as a module-level def sees itself
-    factory.body.append(inner)
-    module = ast.Module(body=[factory], type_ignores=[])
-    owner = _owner_class(fn)
-    if owner is not None:   # private names are mangled by the class they are written in
-        module.body = [ast.ClassDef(name=owner, bases=[], keywords=[], body=[factory],
-                                    decorator_list=[])]
-    for n in (module, factory, factory.args, *factory.args.args, *module.body, *factory.body):
-        if n is not py_node and hasattr(n, "_attributes") and "lineno" in n._attributes:
-            n.lineno, n.col_offset = py_node.lineno, 0
-            n.end_lineno, n.end_col_offset = py_node.lineno, 0
-    try:
-        compiled = compile(module, code.co_filename, "exec",
-                           flags=code.co_flags & _FUTURE_MASK, dont_inherit=True)
-    except (SyntaxError, ValueError, TypeError):
-        return   # the check cannot tell; the conversion itself will say what is wrong
-    todo = [compiled]
-    while todo:
-        c = todo.pop()
-        if c.co_name == name and _same_code(c, code):
-            return
-        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    raise errors.ConversionError(
-        f"cannot convert {_describe(fn)}: the source text of {code.co_filename} at line "
-        f"{code.co_firstlineno} no longer matches the code that runs (the file changed "
-        "after it was imported), and converting the new text would compute something else. "
-        "Reload the module (importlib.reload) or restart Python. ag.function traces it "
-        "unconverted meanwhile (with a warning), as for any function it cannot convert.")
-
-
-def _owner_class(fn):
-    parts = fn.__qualname__.split(".")[:-1]
-    while parts:
-        if parts[-1] == "<locals>":
-            parts = parts[:-2]
-            continue
-        return parts[-1]
-    return None
+_FUTURE_MASK = freshness._FUTURE_MASK
 
 
 def parse_entity(fn):
@@ -549,10 +451,15 @@ def parse_entity(fn):
     what to do when the source cannot be had.
     """
     fn = _unwrap_callable(fn)
-    lines = _source_lines(fn)
-    py_node = _locate(fn, lines)
+    lines, command = _source_lines(fn)
+    try:
+        py_node = _locate(fn, lines)
+        freshness.check_unchanged(fn, py_node, _describe)
+    except errors.ConversionError:
+        if command:   # not the -c text's code after all (exec of other text in __main__)
+            raise _no_source(fn) from None
+        raise
     code = fn.__code__
-    _check_unchanged(fn, py_node)
     if isinstance(py_node, ast.Lambda):
         source = ast.get_source_segment("".join(lines), py_node, padded=False) or ""
     else:

@@ -248,6 +248,7 @@ def user_traceback(exc):
         exc.__traceback__ = _user_view(exc, exc.__traceback__)
     except Exception:   # never let the rewrite hide the user's error
         return exc
+    _drop_internal_context(exc)
     for e in _chained(exc):
         if e.__traceback__ is not None:
             try:
@@ -255,3 +256,25 @@ def user_traceback(exc):
             except Exception:
                 pass
     return exc
+
+
+def _is_bookkeeping(e):
+    """An exception autograph raises and catches for itself (a private class of its own,
+    such as the trace cache's 'not kept' signal): never the user's business."""
+    cls = type(e)
+    return cls.__name__.startswith("_") and cls.__module__.split(".")[0] == "autograph"
+
+
+def _drop_internal_context(exc):
+    """Unlink autograph's bookkeeping exceptions from the chain of what `exc` was raised
+    during (Python prints it as 'During handling of the above exception...'): user code
+    that fails while autograph handles one of them did not fail because of it."""
+    e, seen = exc, set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        ctx = e.__context__
+        while ctx is not None and _is_bookkeeping(ctx) and ctx is not e.__cause__:
+            ctx = ctx.__context__
+        if ctx is not e.__context__:
+            e.__context__ = ctx
+        e = ctx

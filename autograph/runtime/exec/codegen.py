@@ -58,7 +58,7 @@ from autograph.runtime.exec import loop_inplace
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
 _RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
-             "ag_error_at", "ag_false", "ag_true"}
+             "ag_error_at", "ag_false", "ag_true", "ag_ndarray"}
 _LITERALS = (int, float, bool, str, type(None))
 
 # primitives that are Python operators on every array API array (same function, same dtypes)
@@ -201,6 +201,21 @@ class _Compiler:
         self.lines.append("    " * depth + text)
         self.made_by.append(self.node)
 
+    def scalar_out(self, name, t):
+        """The expression returning output `t` (named `name`): on NumPy a 0-d output is
+        always a NumPy scalar, whichever path made it (a loop carries 0-d arrays, arithmetic
+        gives scalars), so one graph returns one type (a 0-d array becomes `x[()]`). An
+        argument returned as it is stays the object passed in, as in Python."""
+        if not self.numpy or t.shape != ():
+            return name
+        source = t
+        while source.node.op == "Identity" and source.node.inputs:
+            source = source.node.inputs[0]
+        if any(source is i for i in self.graph.inputs):
+            return name
+        self.namespace["ag_ndarray"] = np.ndarray
+        return f"({name}[()] if {name}.__class__ is ag_ndarray else {name})"
+
     # -- building ----------------------------------------------------------------------------
 
     def build(self):
@@ -215,7 +230,7 @@ class _Compiler:
         # costs nothing until something raises (zero-cost try in Python 3.11+)
         self.emit(1, "try:")
         self.graph_body(g, env, 2)
-        outs = [env[id(t)] for t in g.outputs]
+        outs = [self.scalar_out(env[id(t)], t) for t in g.outputs]
         self.emit(2, f"return ({''.join(o + ', ' for o in outs).rstrip()})")
         self.emit(1, "except Exception as ag_error:")
         self.emit(2, "ag_error_at(ag_error)")

@@ -266,6 +266,15 @@ class Tensor:
 
     def __iter__(self):
         if self.shape is None or (self.shape and self.shape[0] is None):
+            if getattr(self.node, "op", None) == "range":   # the user loops over ag.range
+                raise_symbolic(self, "in a Python iteration", "the number of elements "
+                               "is unknown while tracing (a range over a tensor: ag.range, "
+                               "or range() of a tensor). Only a `for` statement in code autograph "
+                               "converts runs over it in the graph (as a while_loop); a "
+                               "comprehension or generator expression, and code autograph "
+                               "does not convert (autograph=False, @ag.do_not_convert, a "
+                               "library function), iterate in Python. Write the loop as a "
+                               "`for` statement in converted code")
             raise_symbolic(self, "in a Python iteration", "the number of elements is unknown "
                            "while tracing. Write the `for` loop inside an autograph-converted "
                            "function (it becomes a while_loop), or loop over ag.range(n)")
@@ -475,12 +484,26 @@ def set_locator(fn):
     where = fn
 
 
+# context_note() -> why the code running now is not converted, with its line, or "": the
+# compiler (autograph.operators.unconverted) installs it; its text replaces the usual
+# advice (write it in converted code), which such code could not follow
+context_note = _no_location
+
+
+def set_context_note(fn):
+    global context_note
+    context_note = fn
+
+
 def raise_symbolic(tensor, what, fix):
     from autograph.runtime.ir import graph  # (lazily: graph imports this module)
     if graph.get_default_graph() is None and getattr(tensor, "node", None) is not None:
         # no trace is running: the tensor leaked out of the one that made it
         raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}. "
                                   + graph.leak_message(tensor))
+    note = context_note("")
+    if note:
+        raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}: {note}.")
     raise SymbolicTensorError(
         f"Cannot use the symbolic tensor {tensor!r} {what}: {fix}.{where(' At ')}")
 
