@@ -157,8 +157,10 @@ def notebook(d):
     nbformat.write(nb, path)
     code = ("import nbformat, nbclient\n"
             "nb = nbformat.read(%r, as_version=4)\n"
-            "nbclient.NotebookClient(nb, timeout=%d, kernel_name='python3', "
-            "resources={'metadata': {'path': %r}}).execute()\n" % (path, TIMEOUT - 30, d))
+            "nbclient.NotebookClient(nb, timeout=%d, startup_timeout=120,\n"
+            "                        kernel_name='python3',\n"
+            "                        resources={'metadata': {'path': %r}}).execute()\n"
+            % (path, TIMEOUT - 30, d))
     return [sys.executable, "-c", code], {}
 
 
