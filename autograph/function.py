@@ -136,7 +136,7 @@ def _refuse_generator(fn):
     keeps what it returns, and a generator returns before its body runs (its yields would
     hand the user the trace's symbolic tensors). Refused where it is decorated."""
     import inspect
-    inner = inspect.unwrap(getattr(fn, "func", fn))   # (a partial's function)
+    inner = inspect.unwrap(fn.func if isinstance(fn, functools.partial) else fn)
     inner = getattr(inner, "__func__", inner)
     kinds = ((inspect.isgeneratorfunction, "a generator function (it has `yield`)"),
              (inspect.iscoroutinefunction, "a coroutine function (`async def`)"),

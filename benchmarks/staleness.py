@@ -3,9 +3,9 @@
     python -m benchmarks.staleness --count 1000 --seed 0 [--json out.json]
 
 Every program of the differential generator (benchmarks/differential/generator.py), and a
-long variant of it (a 40-line loop of calls on an imported module at the top of the
-entry point, so jumps need EXTENDED_ARG), is written to a file and run as a script would be (compiled from the file,
-executed as `__main__`, no .pyc). Then every function and method it defines goes through
+long variant of it (a 40-line loop of calls on an imported module at the top of the entry
+point, so jumps need EXTENDED_ARG), is written to a file and run as a script would be
+(compiled from the file, executed as `__main__`, no .pyc). Then every function and method it defines goes through
 autograph.source.freshness: the full check (`check_unchanged`), and its last layer alone
 (`compiles_the_same`, the one that compiles the text again: the other layers vouch for a
 file older than the process or with a current .pyc, and a script written by this run is

@@ -115,8 +115,9 @@ class Dataset:
         return Dataset("concatenate", ups=(self, dataset))
 
     def map(self, fn, num_parallel_calls=None, deterministic=None):
-        """fn(element) for every element (tuples are unpacked into arguments); fn is converted
-        like an ag.function body, so its Python control flow works on tensors.
+        """fn(element) for every element (a plain tuple is unpacked into arguments, tf.data's
+        rule); fn is converted like an ag.function body, so its Python control flow works on
+        tensors.
         `num_parallel_calls` and `deterministic` are accepted for tf.data code; elements are
         computed one after another, in order (what deterministic=True promises)."""
         if num_parallel_calls is not None and num_parallel_calls != counts.AUTOTUNE:

@@ -137,6 +137,20 @@ def run_long_while(acc, n):
     return acc
 
 
+def issue27_reproducer(x, k):
+    for i in ag.range(k):
+        x = np.tanh(x) + 0.5
+        x = np.tanh(x) + 0.5
+        x = np.tanh(x) + 0.5
+        x = np.tanh(x) + 0.5
+        x = np.tanh(x) + 0.5
+        x = np.tanh(x) + 0.5
+        x = np.tanh(x) + 0.5
+        x = np.tanh(x) + 0.5
+        x = np.tanh(x) + 0.5
+    return x
+
+
 def run_deep_nesting(x, n):
     total = 0
     for i in range(n):
@@ -285,6 +299,7 @@ def edited_later(x):
 
 
 CASES = [
+    ("issue 27's reproducer (a nine-line body)", issue27_reproducer, [(0.1, 3)], (), True),
     ("long loop body", run_long_body, [(0.1, 3), (0.7, 0)], (), True),
     ("long while body", run_long_while, [(0.2, 4), (1.5, 1)], (), True),
     ("deep nesting", run_deep_nesting, [(3, 6), (7, 5), (0, 4)], (), True),

@@ -99,5 +99,6 @@ def test_ag_range_outside_converted_code_does_not_advise_ag_range():
     with pytest.raises(SymbolicTensorError) as info:
         f(np.int64(3))
     message = str(info.value)
-    assert "(a range over a tensor: ag.range, or range() of a tensor)" in message and "autograph=False" in message
+    assert "(a range over a tensor: ag.range, or range() of a tensor)" in message
+    assert "autograph=False" in message
     assert "loop over ag.range(n)" not in message
