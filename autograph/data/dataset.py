@@ -323,7 +323,7 @@ def _element_spec(ds):
     import io
 
     from autograph.runtime.ir.graph import Graph
-    from autograph.trace_type import TensorSpec
+    from autograph.function.trace_type import TensorSpec
     g = Graph("element_spec")
     with g.as_default(), contextlib.redirect_stdout(io.StringIO()):
         # any length: the spec of an element does not depend on how many there are

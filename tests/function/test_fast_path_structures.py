@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph import fast_args
+from autograph.function import fast_args
 
 Pair = collections.namedtuple("Pair", "p q")
 

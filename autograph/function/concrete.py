@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from autograph import trace_type as tt
+from autograph.function import trace_type as tt
 from autograph.config import _busy as BUSY
 from autograph.runtime import devices
 from autograph.runtime.ir import nest
@@ -253,7 +253,7 @@ class ConcreteFunction:
     def structured_input_signature(self):
         """(positional, keyword) arguments as traced: TensorSpecs named after the parameters
         for arrays, the values themselves for Python arguments."""
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.structured_input_signature(self)
 
     @property
@@ -316,15 +316,15 @@ class ConcreteFunction:
     # (the rarely used parts live in autograph.function_more, imported on first use)
 
     def _structured_values(self, args, kwargs):
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.structured_values(self, args, kwargs)
 
     def _flat_values(self, args, kwargs):
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.flat_values(self, args, kwargs)
 
     def _inline(self, args, kwargs):
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.inline(self, args, kwargs)
 
     def __str__(self):
@@ -336,11 +336,11 @@ class ConcreteFunction:
     # -- internals ----------------------------------------------------------------------------
 
     def _signature_line(self):
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.signature_line(self)
 
     def _check(self, name, value, key):
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.check(self, name, value, key)
 
     def _graph_to_run(self):
@@ -372,7 +372,7 @@ class ConcreteFunction:
                     from autograph.runtime.exec import codegen
                     compiled = codegen.compile_graph(graph, dev)
                     if self._cache_key is not None and dev.name == "cpu":
-                        from autograph import trace_cache
+                        from autograph.function import trace_cache
                         trace_cache.store(self, compiled, consts)
             fresh = _fresh_constants(compiled, consts, dev)
             runner = _make_runner(fresh, self._unpack, dev, outputs_mode, move,
@@ -387,7 +387,7 @@ class ConcreteFunction:
             return runner
 
     def _summary(self, with_prefix):
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.summary(self, with_prefix)
 
 

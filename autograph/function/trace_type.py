@@ -348,6 +348,6 @@ _COMPARE = frozenset({"is_subtype", "supertype", "specificity", "describe_value"
 
 def __getattr__(name):
     if name in _COMPARE:
-        from autograph import trace_compare
+        from autograph.function import retracing as trace_compare
         return getattr(trace_compare, name)
     raise AttributeError(f"module 'autograph.trace_type' has no attribute {name!r}")

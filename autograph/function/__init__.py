@@ -45,8 +45,8 @@ import weakref
 import numpy as np
 
 from autograph import _bundle, config
-from autograph import trace_type as tt
-from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
+from autograph.function import trace_type as tt
+from autograph.function.concrete import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
                                          choose_device, direct_runner, fast_key, flat_arrays,
                                          user_error)
 from autograph.errors import ConversionError
@@ -64,13 +64,13 @@ RETRACE_WARNING_THRESHOLD = 5
 # the call fast path (its key and thread-local checks: concrete_function.fast_key, FAST_PATH)
 _FAST_PATH_ENTRIES = 1024   # per Function
 BUSY = config._busy   # the call fast path's flag (autograph.config)
-fast_args = None      # autograph.fast_args: imported by the first call with a structure
+_structures = None    # autograph.function.fast_args: imported by the first call with a structure
 
 
 def _fast_args():
-    global fast_args
-    from autograph import fast_args as module
-    fast_args = module
+    global _structures
+    from autograph.function import fast_args as module
+    _structures = module
     return module
 
 
@@ -189,7 +189,7 @@ class Function:
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments, tracing it if needed. Arguments may be
         arrays, `ag.TensorSpec`s (also inside lists/dicts) or Python values."""
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.get_concrete_function(self, args, kwargs)
 
     def pretty_printed_concrete_signatures(self):
@@ -221,7 +221,7 @@ class Function:
                     key = fast_key(args)
                 runner = self._fast.get(key)
             except TypeError:   # an unhashable argument (a list, a dict): structured key
-                nested = (fast_args or _fast_args()).key(args, kwargs)
+                nested = (_structures or _fast_args()).key(args, kwargs)
                 runner = None if nested is None else self._fast.get(nested[0])
                 if runner is not None and (not BUSY or _calm()):
                     return runner(*nested[1])
@@ -333,7 +333,7 @@ class Function:
             self._forget_fast()                      # start over rather than grow forever
         key = fast_key(args) if not kwargs else _kw_key(args, kwargs)
         if any(type(v) in _HELD_WEAKLY for v in given):
-            from autograph import function_more
+            from autograph.function import signatures as function_more
             key = function_more.weak_parts(key, self)
         elif direct and not kwargs:
             self._remembered(given, runner)
@@ -349,19 +349,19 @@ class Function:
 
     def _remember_nested(self, args, kwargs, flat, runner, on_numpy):
         """The fast path for a call with structures of NumPy arrays (function_more)."""
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         function_more.remember_nested(self, args, kwargs, flat, runner, on_numpy)
 
     def _bind(self, args, kwargs):
         return self._sig.bind_values(self.__name__, args, kwargs)
 
     def _set_input_signature(self, input_signature):
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         function_more.set_input_signature(self, input_signature)
 
     def _check_input_signature(self, names, values):
         """Values converted to fit the input_signature; TypeError naming the argument if not."""
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.check_input_signature(self, names, values)
 
     # -- the cache ----------------------------------------------------------------------------
@@ -406,12 +406,12 @@ class Function:
             return concrete
 
     def _signature_trace_key(self, names, values):
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.signature_trace_key(self, names, values)
 
     def _generalize(self, key):
         """reduce_retracing: `key` relaxed against earlier traces (function_more)."""
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         return function_more.generalize(self, key)
 
     def _watch_objects(self, key, concrete):
@@ -459,7 +459,7 @@ class Function:
         if not self._autograph or self._jit_compile or self._device is not None or \
                 self._instance_ref is not None or not config.disk_cache_enabled():
             return self._trace(names, values, key)
-        from autograph import trace_cache
+        from autograph.function import trace_cache
         return trace_cache.trace(self, names, values, key)
 
     def _trace(self, names, values, key):
@@ -526,7 +526,7 @@ class Function:
     def _warn_if_retracing(self, names, key):
         if self._tracing_count <= RETRACE_WARNING_THRESHOLD or self._last_trace is None:
             return
-        from autograph import function_more
+        from autograph.function import signatures as function_more
         function_more.warn_retracing(self, names, key)
 
 
@@ -537,7 +537,7 @@ def _forbid_creation(message):
     """Refuse Variable creation inside the block (message None: allow it; function_more)."""
     if message is None:
         return _ALLOWED
-    from autograph import function_more
+    from autograph.function import signatures as function_more
     return function_more.forbid_creation(message)
 
 
@@ -561,7 +561,7 @@ class _NativeFunction(Function):
 
     def _remembered(self, args, runner):
         if self._entry is self._generic:   # the first argument types only: no churn
-            from autograph import native_call
+            from autograph.function import native_call
             self._entry = native_call.entry(self, args, runner) or self._generic
 
     def _forget_fast(self):
@@ -573,14 +573,14 @@ def _select(runner, positions, *args):
     return runner(*[args[i] for i in positions])
 
 
-# this module, the one with its rarely used parts and the trace cache, which calls _trace
-_OWN_FILES = frozenset({__file__, __file__[:-len("function.py")] + "function_more.py",
-                        __file__[:-len("function.py")] + "trace_cache.py"})
+# this module, those with its rarely used parts and the trace cache, which calls _trace
+_OWN_FILES = frozenset({__file__} | {__file__[:-len("__init__.py")] + name for name in (
+    "signatures.py", "retracing.py", "trace_cache.py")})
 
 
 def _user_stacklevel():
-    """The warnings.warn stacklevel of the first frame outside this module and
-    function_more (the user's call)."""
+    """The warnings.warn stacklevel of the first frame outside this package's call path
+    (the user's call)."""
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_code.co_filename in _OWN_FILES:
         frame, level = frame.f_back, level + 1

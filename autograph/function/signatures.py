@@ -16,9 +16,9 @@ import weakref
 
 import numpy as np
 
-from autograph import fast_args
-from autograph import trace_type as tt
-from autograph.concrete_function import _traced_object, user_error
+from autograph.function import fast_args
+from autograph.function import trace_type as tt
+from autograph.function.concrete import _traced_object, user_error
 from autograph.runtime import devices
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.graph import _creation

@@ -11,7 +11,7 @@ import numpy as np
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.dtypes import as_dtype
 from autograph.runtime.ir.tensor import Tensor
-from autograph.trace_type import (Literal, ObjectKey, Structure, TensorSpec, _PRIMITIVES, _labels, _shape_str, is_array, make_key, objects, tensor_specs)
+from autograph.function.trace_type import (Literal, ObjectKey, Structure, TensorSpec, _PRIMITIVES, _labels, _shape_str, is_array, make_key, objects, tensor_specs)
 
 
 # -- ordering keys ----------------------------------------------------------------------------
