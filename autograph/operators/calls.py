@@ -105,7 +105,7 @@ def converted_call(f, *args, **kwargs):
 
 
 def trace_effect():
-    """Tell a trace being recorded (autograph.trace_cache) that tracing did something a
+    """Tell a trace being recorded (autograph.function.trace_cache) that tracing did something a
     later process would miss if it loaded the trace instead of tracing (it warned)."""
     if _state.watch is not None:
         _state.watch(None)
@@ -133,7 +133,7 @@ _MUTATORS = {
 class _State(_thread._local):
     def __init__(self):
         self.loops = []   # one _Staged per loop or `if` being traced into a graph
-        self.watch = None   # fn(callee) while a trace is recorded (autograph.trace_cache)
+        self.watch = None   # fn(callee) while a trace is recorded (autograph.function.trace_cache)
 
 
 _state = _State()
