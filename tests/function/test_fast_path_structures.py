@@ -1,5 +1,5 @@
 """Calls with lists, tuples, dicts, namedtuples and dataclasses of arrays take the fast path
-(autograph.fast_args): the second call with the same structure never reaches the general
+(autograph.function.fast_args): the second call with the same structure never reaches the general
 path, and every call computes what the Python function computes."""
 
 import collections
