@@ -99,8 +99,9 @@ def converted_call(f, *args, **kwargs):
         if rnd is not None and f in rnd.MODULE_FUNCTIONS:
             return rnd.call(f, args, kwargs)
         return packing.call(f, args, kwargs)
-    if _handler is None:
-        import autograph.api  # noqa: F401  (registers the handler)
+    if _handler is None:   # converted code is made by autograph.api, which registers it
+        raise RuntimeError("converted code called before the compiler (autograph.api) was "
+                           "imported: it registers converted_call's handler")
     return _handler(f, args, kwargs)
 
 
