@@ -1,7 +1,7 @@
 """The trace cache (autograph.function.trace_cache): a later process (here: the same file
-loaded again as a new module, with the disk caches on in a temporary directory) loads a trace's compiled code
-instead of tracing, and the loaded trace computes what the traced one does; a trace whose
-tracing had effects or read what the key cannot name is never loaded."""
+loaded again as a new module, with the disk caches on in a temporary directory) loads a
+trace's compiled code instead of tracing, and the loaded trace computes what the traced one
+does; a trace whose tracing had effects or read what the key cannot name is never loaded."""
 
 import os
 import subprocess

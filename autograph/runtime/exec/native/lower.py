@@ -25,7 +25,9 @@ What crosses the boundary:
 import numpy as np
 
 from autograph import errors
-from autograph.runtime.exec.native import fuse as native_fuse, kernel as native_kernel, ops as native_ops
+from autograph.runtime.exec.native import fuse as native_fuse
+from autograph.runtime.exec.native import kernel as native_kernel
+from autograph.runtime.exec.native import ops as native_ops
 from autograph.runtime.exec.native.fills import chain_plan, fill_plan
 from autograph.runtime.exec.native.grad import GradLowering
 
