@@ -22,7 +22,7 @@ _EXPORTS = {
     # tf.function counterpart
     "Function": ("autograph.function", "Function"),
     "ConcreteFunction": ("autograph.function", "ConcreteFunction"),
-    "TensorSpec": ("autograph.trace_type", "TensorSpec"),
+    "TensorSpec": ("autograph.function.trace_type", "TensorSpec"),
     "config": ("autograph.config", None),
     "data": ("autograph.data", None),
     # the compiler

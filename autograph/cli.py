@@ -58,7 +58,7 @@ class ArgSpec:
         """What get_concrete_function receives: an ag.TensorSpec or the Python value."""
         if self.is_python:
             return self.value
-        from autograph.trace_type import TensorSpec
+        from autograph.function.trace_type import TensorSpec
         return TensorSpec(self.shape, self.dtype)
 
     def __str__(self):

@@ -4,6 +4,8 @@ Each message speaks of the user's code: the variable, and (added by the operator
 through the origin map) the user's file and line.
 """
 
+import sys
+
 
 class AutographError(Exception):
     """Base class of autograph's own errors."""
@@ -41,10 +43,9 @@ def origin_location(origin):
     if origin is None:
         return None
     filename, lineno, function_name = origin
-    try:
-        from autograph.source import origin as origin_map
-    except ImportError:   # the front end is not there: only plain files
-        origin_map = None
+    # The origin map is looked up, not imported: this module sits below autograph.source,
+    # and a generated file exists only once autograph.source.origin has registered it.
+    origin_map = sys.modules.get("autograph.source.origin")
     if origin_map is not None and origin_map.is_generated(filename):
         # a line of scaffolding (no user line of its own) belongs to the statement above it
         for line in range(lineno, max(0, lineno - 50), -1):

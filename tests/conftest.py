@@ -1,6 +1,6 @@
 """The suite converts and traces every function afresh: the disk caches (of converted
-source, autograph.source.disk_cache, and of traces, autograph.trace_cache) are off, so no
-run depends on an earlier one and nothing is written into the user's cache directory.
+source, autograph.source.disk_cache, and of traces, autograph.function.trace_cache) are off,
+so no run depends on an earlier one and nothing is written into the user's cache directory.
 tests/source/test_disk_cache.py and tests/function/test_trace_cache.py turn them on in a
 temporary directory.
 

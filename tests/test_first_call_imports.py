@@ -62,7 +62,8 @@ def test_a_warm_first_call_imports_no_compiler(tmp_path):
 # here: raise a bound only with a reason, and prefer making the new import lazy.
 MAX_AUTOGRAPH_MODULES = 35   # 55 before issue 16's cuts; 46 before the second round's merges;
                              # +1: autograph._bundle, which serves the other 32 from one file;
-                             # +1: autograph.trace_cache, which decides if a trace is kept
+                             # +1: the trace cache (autograph.function.trace_cache), which
+                             # decides if a trace is kept
 MAX_OTHER_MODULES = 1   # atexit, tiny (5 before: json, threading...; the key's _sha256 until
 ALLOWED_OTHER = {"atexit", "gc"}   # the key became CPython's built-in source hash)
 
@@ -83,9 +84,10 @@ def test_warm_first_call_module_count_is_bounded(tmp_path):
     assert len(ours) <= MAX_AUTOGRAPH_MODULES, (len(ours), ours)
     # features collatz does not use stay unloaded
     for unused in ("autograph.runtime.variables", "autograph.runtime.formatting",
-                   "autograph.source.tracebacks", "autograph.function_more", "autograph.fast_args",
+                   "autograph.source.tracebacks", "autograph.function.signatures",
+                   "autograph.function.fast_args", "autograph.function.retracing",
                    "autograph.operators.unroll", "autograph.operators.py_builtins", "autograph.log",
-                   "autograph.operators.location", "autograph.trace_compare",
+                   "autograph.operators.location",
                    "autograph.operators.asserts", "autograph.operators.formatting",
                    "autograph.operators.updates", "autograph.saved_model", "autograph.autodiff",
                    "autograph.runtime.exec.native", "autograph.runtime.numpy.dispatch"):
@@ -97,14 +99,14 @@ MAX_LOADED_TRACE_MODULES = 21   # measured 20: `import autograph`'s 16, the cpu 
 
 
 def test_a_loaded_trace_imports_the_loader_only(tmp_path):
-    """With the trace in the trace cache (autograph.trace_cache) the first call imports
-    no tracer, optimizer or code generator: only what reads the file."""
+    """With the trace in the trace cache (autograph.function.trace_cache) the first call
+    imports no tracer, optimizer or code generator: only what reads the file."""
     (tmp_path / "script.py").write_text(SCRIPT)
     (tmp_path / "collatz_mod.py").write_text(COLLATZ)
     _first_call_modules(tmp_path, trace_cache=True)     # traces, then stores at exit
     warm = _first_call_modules(tmp_path, trace_cache=True)
     ours = sorted(m for m in warm if m == "autograph" or m.startswith("autograph."))
-    assert "autograph.trace_cache" in ours
+    assert "autograph.function.trace_cache" in ours
     for unused in ("autograph.api", "autograph.operators.control_flow",
                    "autograph.runtime.control_flow", "autograph.runtime.exec.optimize",
                    "autograph.runtime.exec.codegen", "autograph.runtime.numpy.elementwise",

@@ -195,3 +195,14 @@ class Transformer(traversal.NodeTransformer):
             else:
                 out.append(r)
         return out
+
+
+def run_analyses(node, ctx):
+    """The annotations the control-flow and variables passes read (activity scopes and QNs,
+    liveness, reaching definitions), computed for the current tree. Here, below both
+    passes, since each may run them for the other."""
+    from autograph.analysis import activity, cfg, liveness, reaching_definitions
+    activity.resolve(node)  # also sets the QNs (anno.Basic.QN) of the symbols it meets
+    cfgs = cfg.build_all(node, anno.getanno(node, anno.Static.FUNCTIONS))
+    liveness.resolve(node, cfgs)
+    reaching_definitions.resolve(node, cfgs)

@@ -36,7 +36,7 @@ from collections import deque
 
 import gast
 
-from autograph.converters.base import Conv, Transformer, name
+from autograph.converters.base import Conv, Transformer, name, run_analyses
 from autograph.source import anno, templates
 from autograph.source.templates import moved
 from autograph.source.traversal import children, statements, walk
@@ -572,11 +572,3 @@ def transform(node, ctx):
     converter = _ControlFlow(ctx)
     converter.closure_reads = _closure_reads(node)
     return converter.visit(node)
-
-
-def run_analyses(node, ctx):
-    from autograph.analysis import activity, cfg, liveness, reaching_definitions
-    activity.resolve(node)  # also sets the QNs (anno.Basic.QN) of the symbols it meets
-    cfgs = cfg.build_all(node, anno.getanno(node, Static.FUNCTIONS))
-    liveness.resolve(node, cfgs)
-    reaching_definitions.resolve(node, cfgs)

@@ -188,6 +188,5 @@ def transform(node, ctx, analysed=False):
     if isinstance(node, gast.Lambda):
         return node
     if not analysed:
-        from autograph.converters.control_flow import run_analyses
-        run_analyses(node, ctx)
+        base.run_analyses(node, ctx)
     return _Variables(ctx).visit(node)

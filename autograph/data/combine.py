@@ -117,7 +117,7 @@ class ConcatS(Stage):
 
 def concatenated_spec(a, b):
     """The most specific spec that elements of spec `a` and of spec `b` both fit."""
-    from autograph.trace_type import TensorSpec
+    from autograph.function.trace_type import TensorSpec
     if nest.structure_of(a) != nest.structure_of(b):
         raise TypeError(f"concatenate: the datasets' elements have different structures: "
                         f"{a!r} and {b!r}")

@@ -87,7 +87,7 @@ class Dataset:
         that reads it, eagerly and in a graph. Iterated on the host, also in a graph."""
         if not callable(generator):
             raise TypeError("from_generator takes a callable that returns an iterator")
-        from autograph.trace_type import TensorSpec
+        from autograph.function.trace_type import TensorSpec
         if not all(isinstance(s, TensorSpec) for s in nest.flatten(output_signature)):
             raise TypeError(f"from_generator: output_signature must be a nest of "
                             f"ag.TensorSpec, got {output_signature!r}")

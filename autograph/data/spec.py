@@ -28,7 +28,7 @@ from autograph.runtime.ir import nest
 
 
 def element_spec(ds):
-    from autograph.trace_type import TensorSpec
+    from autograph.function.trace_type import TensorSpec
     k, a = ds._kind, ds._args
     if k == "slices":
         return nest.pack_sequence_as(ds._structure, [
@@ -63,7 +63,7 @@ def _traced(fn, up):
     from autograph.data.stages import call
     from autograph.runtime.ir.graph import Graph
     from autograph.runtime.ir.tensor import Tensor
-    from autograph.trace_type import TensorSpec
+    from autograph.function.trace_type import TensorSpec
     g = Graph("element_spec")
     with g.as_default(), contextlib.redirect_stdout(io.StringIO()):
         elem = nest.map_structure(lambda s: g.placeholder("x", np.dtype(s.dtype), s.shape), up)

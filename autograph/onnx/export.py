@@ -9,7 +9,7 @@ class ExportError(ValueError):
 
 
 def _concrete(fn):
-    from autograph.concrete_function import ConcreteFunction
+    from autograph.function.concrete import ConcreteFunction
     if isinstance(fn, ConcreteFunction):
         return fn
     traces = getattr(fn, "_traces", None)

@@ -9,6 +9,8 @@ rule spells NumPy's out: floor division and remainder round toward minus infinit
 
 import numpy as np
 
+from autograph.onnx.values import Unsupported, onnx_dtype, value_info
+
 RULES = {}
 
 
@@ -217,7 +219,6 @@ def _arg(b, node, ins):
 
 
 def _onnx(dtype):
-    from autograph.onnx.lower import onnx_dtype
     return onnx_dtype(dtype)
 
 
@@ -305,7 +306,6 @@ def _getitem(b, node, ins):
     x, shape = ins[0], node.inputs[0].shape
     index = node.attrs["index"]
     if shape is None:
-        from autograph.onnx.lower import Unsupported
         raise Unsupported(node, "indexing an array of unknown rank")
     consumed = sum(1 for it in index if it[0] in "isd")
     axis = 0
@@ -332,7 +332,6 @@ def _getitem(b, node, ins):
             start, stop, step = item[1:]
             step = 1 if step is None else step
             if isinstance(step, tuple):
-                from autograph.onnx.lower import Unsupported
                 raise Unsupported(node, "a slice step known only at run time")
             if start is None:
                 start = 0 if step > 0 else _BIG
@@ -343,7 +342,6 @@ def _getitem(b, node, ins):
                                  b.const(np.array([step], np.int64))])
             axis += 1
         else:
-            from autograph.onnx.lower import Unsupported
             raise Unsupported(node, f"an index of kind {tag!r}")
     return b.emit("Identity", [x]) if x == ins[0] else x
 
@@ -365,7 +363,6 @@ def _read_variable(b, node, ins):
     from onnx import numpy_helper
     variable = node.attrs["variable"]()
     if variable is None:
-        from autograph.onnx.lower import Unsupported
         raise Unsupported(node, "a Variable that no longer exists")
     name = b.model.variables.get(id(variable))
     if name is None:
@@ -382,7 +379,6 @@ def _read_variable(b, node, ins):
 def _ta_new(b, node, ins):
     dtype = b.model.handle_dtypes.get(node.outputs[0])
     if dtype is None:
-        from autograph.onnx.lower import Unsupported
         raise Unsupported(node, "a TensorArray that is never written")
     return b.emit("SequenceEmpty", [], dtype=_onnx(dtype))
 
@@ -396,7 +392,6 @@ def _ta_write(b, node, ins):
     v = b.cast(v, node.inputs[2].dtype, b.model.handle_dtypes.get(node.inputs[0]))
     length = b.emit("SequenceLength", [seq])
     inside = b.emit("Less", [i, length])
-    from autograph.onnx.lower import value_info
     out_t = node.outputs[0]
     then_out, else_out = b.model.fresh("replaced"), b.model.fresh("appended")
     erased = b.model.fresh("erased")

@@ -99,13 +99,14 @@ def converted_call(f, *args, **kwargs):
         if rnd is not None and f in rnd.MODULE_FUNCTIONS:
             return rnd.call(f, args, kwargs)
         return packing.call(f, args, kwargs)
-    if _handler is None:
-        import autograph.api  # noqa: F401  (registers the handler)
+    if _handler is None:   # converted code is made by autograph.api, which registers it
+        raise RuntimeError("converted code called before the compiler (autograph.api) was "
+                           "imported: it registers converted_call's handler")
     return _handler(f, args, kwargs)
 
 
 def trace_effect():
-    """Tell a trace being recorded (autograph.trace_cache) that tracing did something a
+    """Tell a trace being recorded (autograph.function.trace_cache) that tracing did something a
     later process would miss if it loaded the trace instead of tracing (it warned)."""
     if _state.watch is not None:
         _state.watch(None)
@@ -133,7 +134,7 @@ _MUTATORS = {
 class _State(_thread._local):
     def __init__(self):
         self.loops = []   # one _Staged per loop or `if` being traced into a graph
-        self.watch = None   # fn(callee) while a trace is recorded (autograph.trace_cache)
+        self.watch = None   # fn(callee) while a trace is recorded (autograph.function.trace_cache)
 
 
 _state = _State()

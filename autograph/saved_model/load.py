@@ -16,7 +16,7 @@ import zipfile
 
 import numpy as np
 
-from autograph import trace_type as tt
+from autograph.function import trace_type as tt
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
 from autograph.saved_model.graphs import Reader

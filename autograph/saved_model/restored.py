@@ -14,8 +14,8 @@ import inspect
 
 import numpy as np
 
-from autograph import trace_type as tt
-from autograph.concrete_function import (
+from autograph.function import trace_type as tt
+from autograph.function.concrete import (
     FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, constant_outputs,
     fast_key, user_error)
 from autograph.runtime.ir import primitives

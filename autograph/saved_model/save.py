@@ -19,7 +19,7 @@ import zipfile
 
 import numpy as np
 
-from autograph import trace_type as tt
+from autograph.function import trace_type as tt
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 from autograph.saved_model import format as fmt
@@ -119,7 +119,7 @@ class _State:
         i = self._memo.get(id(obj))
         if i is not None:
             return i
-        from autograph.concrete_function import ConcreteFunction
+        from autograph.function.concrete import ConcreteFunction
         from autograph.function import Function
         if obj is None or type(obj) in (bool, int, float, str):
             self.objects.append({"kind": "value", "value": obj if type(obj) is not float
@@ -237,7 +237,7 @@ def _saveable(x):
     """Whether an attribute value belongs in the object tree: plain values, Variables,
     functions, containers, and objects that may hold those (not arrays, modules, classes
     or plain Python functions)."""
-    from autograph.concrete_function import ConcreteFunction
+    from autograph.function.concrete import ConcreteFunction
     from autograph.function import Function
     if x is None or type(x) in (bool, int, float, str, list, tuple, dict):
         return True

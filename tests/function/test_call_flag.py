@@ -10,7 +10,7 @@ import pytest
 
 import autograph as ag
 from autograph.config import _busy as BUSY
-from autograph.concrete_function import fast_key
+from autograph.function.concrete import fast_key
 
 
 def _double(x):

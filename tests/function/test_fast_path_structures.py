@@ -1,5 +1,5 @@
 """Calls with lists, tuples, dicts, namedtuples and dataclasses of arrays take the fast path
-(autograph.fast_args): the second call with the same structure never reaches the general
+(autograph.function.fast_args): the second call with the same structure never reaches the general
 path, and every call computes what the Python function computes."""
 
 import collections
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph import fast_args
+from autograph.function import fast_args
 
 Pair = collections.namedtuple("Pair", "p q")
 

@@ -1,7 +1,7 @@
-"""The trace cache (autograph.trace_cache): a later process (here: the same file loaded again as
-a new module, with the disk caches on in a temporary directory) loads a trace's compiled code
-instead of tracing, and the loaded trace computes what the traced one does; a trace whose
-tracing had effects or read what the key cannot name is never loaded."""
+"""The trace cache (autograph.function.trace_cache): a later process (here: the same file
+loaded again as a new module, with the disk caches on in a temporary directory) loads a
+trace's compiled code instead of tracing, and the loaded trace computes what the traced one
+does; a trace whose tracing had effects or read what the key cannot name is never loaded."""
 
 import os
 import subprocess
@@ -13,7 +13,7 @@ import pytest
 
 import autograph as ag
 function_module = sys.modules["autograph.function"]   # (ag.function is the decorator)
-from autograph import trace_cache
+from autograph.function import trace_cache, trace_type
 from autograph.source import disk_cache
 from benchmarks.cases.cliffs import SEARCH_RANGE
 from benchmarks.programs import COLLATZ
@@ -266,15 +266,15 @@ def test_the_key_names_arguments_values_and_options(tmp_path, cache_dir):
     fn = ag.function(mod.mixed)
     names = ["x", "n"]
     spec = ag.TensorSpec([3], np.float64)
-    k = trace_cache.cache_key(fn, names, (spec, ag.trace_type.Literal(2)))
+    k = trace_cache.cache_key(fn, names, (spec, trace_type.Literal(2)))
     assert k == trace_cache.cache_key(ag.function(_module(tmp_path).mixed), names,
-                                      (spec, ag.trace_type.Literal(2)))
-    for other in [(spec, ag.trace_type.Literal(3)), (spec, ag.trace_type.Literal(2.0)),
-                  (ag.TensorSpec([4], np.float64), ag.trace_type.Literal(2)),
-                  (ag.TensorSpec([3], np.float32), ag.trace_type.Literal(2))]:
+                                      (spec, trace_type.Literal(2)))
+    for other in [(spec, trace_type.Literal(3)), (spec, trace_type.Literal(2.0)),
+                  (ag.TensorSpec([4], np.float64), trace_type.Literal(2)),
+                  (ag.TensorSpec([3], np.float32), trace_type.Literal(2))]:
         assert trace_cache.cache_key(fn, names, other) != k
     mod.np = np.linalg                      # a global now names another module
-    assert trace_cache.cache_key(fn, names, (spec, ag.trace_type.Literal(2))) != k
+    assert trace_cache.cache_key(fn, names, (spec, trace_type.Literal(2))) != k
 
 
 def test_a_fresh_process_loads_and_imports_no_compiler(tmp_path):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph import trace_type as tt
+from autograph.function import trace_type as tt
 from autograph.function import RetracingWarning
 
 key = tt.make_key

@@ -13,7 +13,7 @@ import pytest
 numba = pytest.importorskip("numba")
 
 import autograph as ag  # noqa: E402
-from autograph.runtime.exec import native  # noqa: E402
+from autograph.runtime.exec.native import jit as native  # noqa: E402
 from autograph.runtime.exec.native import NativeLoweringError  # noqa: E402
 from tests.runtime.samples import SAMPLES  # noqa: E402
 from tests.runtime.tracing import assert_same, capture_stdout  # noqa: E402
@@ -272,7 +272,7 @@ def test_tensor_array_fill_is_a_native_buffer():
 
 _CHILD = textwrap.dedent("""
     import numpy as np, autograph as ag
-    from autograph.runtime.exec import native
+    from autograph.runtime.exec.native import jit as native
     from tests.runtime.test_native import collatz
     assert ag.function(collatz, jit_compile=True)(np.int64(27)) == 111
     s = native.stats()

@@ -1,5 +1,5 @@
 """A jit_compile=True Function's calls go to a function generated for its first call's
-argument types (autograph.native_call): it answers exactly as the general path and the
+argument types (autograph.function.native_call): it answers exactly as the general path and the
 interpreter do, for every call form, and hands everything it does not check to the
 general path (other types, dtypes and shapes, traces, eager mode, device scopes)."""
 

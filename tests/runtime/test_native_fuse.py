@@ -1,4 +1,4 @@
-"""Fused native loops (`jit_compile=True`, native_fuse/native_kernel/native_math): runs of
+"""Fused native loops (`jit_compile=True`, runtime.exec.native: fuse, kernel, vector_math): runs of
 elementwise ops and last-axis reductions compiled as one loop nest give the interpreter's
 results (dtypes and shapes exactly; floats to rounding: sums add in another order, tanh
 within 3 ulp) on broadcasting shapes, 0-d and non-contiguous inputs, integer and bool
@@ -10,7 +10,8 @@ import pytest
 numba = pytest.importorskip("numba")
 
 import autograph as ag  # noqa: E402
-from autograph.runtime.exec import native, native_fuse  # noqa: E402
+from autograph.runtime.exec import native  # noqa: E402
+from autograph.runtime.exec.native import fuse as native_fuse  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -224,7 +225,7 @@ def test_float_sums_add_in_numpys_pairwise_order(dtype):
 
 def test_kernel_lines_name_the_node_that_made_them():
     """A Numba error on a kernel line names that node (the user's line), as in the body."""
-    from autograph.runtime.exec.native_lower import Lowering
+    from autograph.runtime.exec.native.lower import Lowering
 
     def f(x, b):
         y = x * 2.0 + b

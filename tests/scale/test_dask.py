@@ -131,7 +131,7 @@ def test_a_worker_unpickles_no_user_code():
     x = da.from_array(data_1d(), chunks=100)
     loaded = globals_a_worker_loads(agdask.map_blocks(halve_until_small, x))
     modules = {m.split(".")[0] for m, _ in loaded}
-    assert ("autograph.dask", "_block_task") in loaded
+    assert ("autograph.distribute.dask", "_block_task") in loaded
     assert modules <= {"dask", "autograph", "numpy", "builtins", "_operator", "copyreg",
                        "_codecs"}, modules
     assert not any(m.startswith("tests") or "test_dask" in m for m, _ in loaded)

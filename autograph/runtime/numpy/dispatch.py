@@ -412,7 +412,7 @@ _MEANINGLESS.update({name: "it reads memory another object owns (a buffer, a DLP
                      for name in ("frombuffer", "from_dlpack")})
 
 # -- coverage, second part: the rest of what jax.numpy implements ---------------------------------
-from autograph.runtime.numpy import more_ufuncs as _more_ufuncs  # noqa: E402,F401
+from autograph.runtime.numpy import composed_ufuncs as _composed_ufuncs  # noqa: E402,F401
 from autograph.runtime.numpy import constructors as _constructors  # noqa: E402
 
 FUNCTIONS.update(_constructors.FUNCTIONS)
@@ -441,39 +441,46 @@ def meaningless(f):
     return (f"numpy.{name} cannot be traced: {why}. Call it outside the traced function, "
             "on its inputs or results.")
 from autograph.runtime.numpy import linalg_eig as _linalg_eig  # noqa: E402
-from autograph.runtime.numpy import more_functions as _more1  # noqa: E402
-from autograph.runtime.numpy import more_functions2 as _more2  # noqa: E402
+from autograph.runtime.numpy import (array_edits, bits, contractions, differences,  # noqa: E402
+                                      function_application, histograms, order_statistics,
+                                      polynomials, sets)
 from autograph.runtime.numpy.packing import _array as _np_array  # noqa: E402
 
 FUNCTIONS.update(_linalg_eig.FUNCTIONS)
 FUNCTIONS.update({
     np.array: _np_array, np.asarray: _np_array,
-    np.partition: _more1.partition, np.argpartition: _more1.argpartition,
-    np.nanquantile: _more1.nanquantile, np.nanpercentile: _more1.nanpercentile,
-    np.nanmedian: _more1.nanmedian, np.union1d: _more1.union1d,
-    np.intersect1d: _more1.intersect1d, np.setdiff1d: _more1.setdiff1d,
-    np.setxor1d: _more1.setxor1d, np.delete: _more1.delete, np.insert: _more1.insert,
-    np.resize: _more1.resize, np.trim_zeros: _more1.trim_zeros, np.block: _more1.block,
-    np.choose: _more1.choose, np.array_equiv: _more1.array_equiv,
-    np.sort_complex: _more1.sort_complex,
-    np.unwrap: _more2.unwrap, np.gradient: _more2.gradient, np.packbits: _more2.packbits,
-    np.unpackbits: _more2.unpackbits, np.apply_along_axis: _more2.apply_along_axis,
-    np.apply_over_axes: _more2.apply_over_axes, np.piecewise: _more2.piecewise,
-    np.einsum_path: _more2.einsum_path, np.histogram2d: _more2.histogram2d,
-    np.histogramdd: _more2.histogramdd, np.poly: _more2.poly, np.polydiv: _more2.polydiv,
-    np.polyfit: _more2.polyfit, np.roots: _more2.roots,
+    np.delete: array_edits.delete, np.insert: array_edits.insert,
+    np.resize: array_edits.resize, np.trim_zeros: array_edits.trim_zeros,
+    np.block: array_edits.block, np.choose: array_edits.choose,
+    np.array_equiv: array_edits.array_equiv,
+    np.partition: order_statistics.partition, np.argpartition: order_statistics.argpartition,
+    np.sort_complex: order_statistics.sort_complex,
+    np.nanquantile: order_statistics.nanquantile,
+    np.nanpercentile: order_statistics.nanpercentile, np.nanmedian: order_statistics.nanmedian,
+    np.union1d: sets.union1d, np.intersect1d: sets.intersect1d,
+    np.setdiff1d: sets.setdiff1d, np.setxor1d: sets.setxor1d,
+    np.unwrap: differences.unwrap, np.gradient: differences.gradient,
+    np.einsum_path: contractions.einsum_path,
+    np.packbits: bits.packbits, np.unpackbits: bits.unpackbits,
+    np.apply_along_axis: function_application.apply_along_axis,
+    np.apply_over_axes: function_application.apply_over_axes,
+    np.piecewise: function_application.piecewise,
+    np.histogram2d: histograms.histogram2d, np.histogramdd: histograms.histogramdd,
+    np.poly: polynomials.poly, np.polydiv: polynomials.polydiv,
+    np.polyfit: polynomials.polyfit, np.roots: polynomials.roots,
     np.fromiter: lambda iterable, dtype=None, count=-1, *, like=None: _np_array(
         list(iterable), dtype),
 })
-for _name, _impl in (("unique_values", _more1.unique_values),
-                     ("unique_counts", _more1.unique_counts),
-                     ("unique_inverse", _more1.unique_inverse),
-                     ("unique_all", _more1.unique_all), ("vecdot", _more2.vecdot),
-                     ("matvec", _more2.matvec), ("vecmat", _more2.vecmat)):
+for _name, _impl in (("unique_values", sets.unique_values),
+                     ("unique_counts", sets.unique_counts),
+                     ("unique_inverse", sets.unique_inverse),
+                     ("unique_all", sets.unique_all), ("vecdot", contractions.vecdot),
+                     ("matvec", contractions.matvec), ("vecmat", contractions.vecmat)):
     if hasattr(np, _name):
         FUNCTIONS[getattr(np, _name)] = _impl
 if hasattr(np.linalg, "vecdot"):
-    FUNCTIONS[np.linalg.vecdot] = lambda x1, x2, /, *, axis=-1: _more2.vecdot(x1, x2, axis=axis)
+    FUNCTIONS[np.linalg.vecdot] = lambda x1, x2, /, *, axis=-1: contractions.vecdot(
+        x1, x2, axis=axis)
 from autograph.runtime.numpy import inplace_functions as _inplace  # noqa: E402
 
 FUNCTIONS.update(_inplace.REFUSE)   # as a statement on a name: converters/item_updates.py

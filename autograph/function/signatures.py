@@ -1,27 +1,23 @@
-"""The parts of `Function` and `ConcreteFunction` that a plain first call does not use.
+"""Signatures and binding: which values a call gives a trace's parameters, and how a
+signature is shown.
 
-`ag.function(f)(x)` in a fresh process loads autograph.function and
-autograph.concrete_function; everything here waits until a program uses it: an
-`input_signature`, `reduce_retracing`, `get_concrete_function`, a structured argument on
-the call fast path, a function passed as an argument, a retrace warning, a second trace
-that must refuse new Variables, a ConcreteFunction called directly, inlined into another
-trace, or printed. The classes keep their methods (thin stubs) and call these functions
-with themselves as the first argument, so the public API is unchanged.
+For a Function: `get_concrete_function`, and an `input_signature` pinned, checked and made
+the trace key. For a ConcreteFunction: a call's arguments bound and checked against the trace
+(`structured_values`; `flat_values` for a call passing the arrays alone, as TensorFlow's
+flat signature allows), the values it was traced with filling those left out (also when it
+is inlined into another trace), its `structured_input_signature`, and `str(concrete)`.
+
+A plain first call uses none of this: Function and ConcreteFunction keep thin methods that
+import this module on first use (autograph.function.concrete binds the plain call itself).
 """
 
-import contextlib
 import inspect
-import warnings
-import weakref
 
 import numpy as np
 
-from autograph import fast_args
-from autograph import trace_type as tt
-from autograph.concrete_function import _traced_object, user_error
-from autograph.runtime import devices
+from autograph.function import trace_type as tt
+from autograph.function.concrete import _traced_object, user_error
 from autograph.runtime.ir import nest
-from autograph.runtime.ir.graph import _creation
 from autograph.runtime.ir.tensor import Tensor
 
 
@@ -40,24 +36,8 @@ def get_concrete_function(fn, args, kwargs):
         # asked for these exact types: a trace for them, not a more general one that fits
         return fn._traces.get(key) or fn._trace_new(names, values, key, exact=True)
     except Exception as exc:
-        user_error(exc)   # the traceback shows the user's code only (concrete_function)
+        user_error(exc)   # the traceback shows the user's code only (concrete.user_error)
         raise
-
-
-def remember_nested(fn, args, kwargs, flat, runner, on_numpy):
-    """The fast path for a call with structures of NumPy arrays (autograph.fast_args):
-    kept when the call's arrays, walked as fast_args walks them, are exactly the arrays
-    the graph was given, in order."""
-    from autograph.function import _FAST_PATH_ENTRIES
-    nested = fast_args.key(args, kwargs) if on_numpy else None
-    if nested is None or devices.current_device() is not None:
-        return
-    arrays = nested[1]
-    if len(arrays) != len(flat) or any(a is not b for a, b in zip(arrays, flat)):
-        return
-    if len(fn._fast) >= _FAST_PATH_ENTRIES:
-        fn._forget_fast()
-    fn._fast[nested[0]] = runner
 
 
 def set_input_signature(fn, input_signature):
@@ -98,102 +78,6 @@ def signature_trace_key(fn, names, values):
     specs = dict(zip(fn._signature_names, fn._input_signature))
     return tuple(tt.make_key(specs[n]) if n in specs else tt.make_key(v)
                  for n, v in zip(names, values))
-
-
-def generalize(fn, key):
-    """reduce_retracing: relax `key` against earlier traces whose keys differ only in
-    shapes, so one trace with unknown dims serves them all."""
-    general = key
-    for trace_key in list(fn._traces):   # a GC callback may drop one meanwhile
-        relaxed = tt.supertype(general, trace_key)
-        if relaxed is not None:
-            general = relaxed
-    return general
-
-
-def warn_retracing(fn, names, key):
-    from autograph.function import RetracingWarning, _user_stacklevel
-    old_names, old_key = fn._last_trace
-    reasons = []
-    if old_names == names:
-        for name, a, b in zip(names, old_key, key):
-            reasons.extend(tt.explain_change(a, b, name))
-    why = "; ".join(reasons) if reasons else "the arguments' structure changed"
-    warnings.warn(
-        f"ag.function {fn.__name__} traced {fn._tracing_count} times; this trace because "
-        f"{why}. Tracing is slow: keep argument types and shapes stable.",
-        RetracingWarning, stacklevel=_user_stacklevel())
-
-
-class _CreationRefused(list):
-    """Sits on the runtime's Variable-creation stack while a Function traces again: a new
-    Variable appends itself here, which raises ValueError at the user's `ag.Variable(...)`."""
-
-    def __init__(self, message):
-        super().__init__()
-        self.message = message
-
-    def append(self, variable):
-        raise ValueError(self.message.format(name=repr(getattr(variable, "name", "?"))))
-
-
-@contextlib.contextmanager
-def forbid_creation(message):
-    """Refuse Variable creation inside the block. Uses the stack behind record_creations()
-    (autograph.runtime.ir.graph); if the runtime keeps it differently, creation is only
-    refused after the trace (the check in Function._trace)."""
-    stack = getattr(_creation, "stack", None)
-    if not isinstance(stack, list):
-        yield
-        return
-    stack.append(_CreationRefused(message))
-    try:
-        yield
-    finally:
-        stack.pop()
-
-
-class _WeakPart:
-    """A function inside a fast-path key, held weakly: equal to that function while it
-    lives (a tuple holding it compares and hashes like the call's key, fast_key(args))."""
-
-    __slots__ = ("ref", "hash")
-
-    def __init__(self, obj, on_death):
-        self.ref = weakref.ref(obj, on_death)
-        self.hash = hash(obj)
-
-    def __hash__(self):
-        return self.hash
-
-    def __eq__(self, other):
-        obj = self.ref()
-        return other is self or (obj is not None and other is obj)
-
-
-def weak_parts(key, fn):
-    """Fast-path key `key` with its functions held weakly: when one dies, Function `fn`'s
-    fast path starts over."""
-    this = weakref.ref(fn)
-
-    def forget(_ref):
-        f = this()
-        if f is not None:
-            f._forget_fast()
-
-    return _weak_parts(key, forget)
-
-
-def _weak_parts(key, on_death):
-    from autograph.function import _HELD_WEAKLY
-    if type(key) is tuple:
-        return tuple([_weak_parts(k, on_death) for k in key])
-    if type(key) in _HELD_WEAKLY:
-        try:
-            return _WeakPart(key, on_death)
-        except TypeError:   # cannot be weakly referenced: held like any key part
-            return key
-    return key
 
 
 # -- ConcreteFunction ---------------------------------------------------------------------------

@@ -16,18 +16,20 @@ What crosses the boundary:
   before, its last value an extra result the caller assigns after the call (when the
   graph assigns it), so reads and writes inside loops are plain local reads and writes;
 - a TensorArray of a known size whose every element is written once and then stacked
-  (native_fills.py) is a preallocated array written in place. Other TensorArrays, the
+  (fills.py) is a preallocated array written in place. Other TensorArrays, the
   stacks and gradient lists of backward graphs and functional updates (`setitem`,
-  `ufunc_at`) are native_grad.py's. Prints, random draws and the primitives native_ops.py
+  `ufunc_at`) are grad.py's. Prints, random draws and the primitives ops.py
   lacks are `NativeLoweringError`s.
 """
 
 import numpy as np
 
 from autograph import errors
-from autograph.runtime.exec import native_fuse, native_kernel, native_ops
-from autograph.runtime.exec.native_fills import chain_plan, fill_plan
-from autograph.runtime.exec.native_grad import GradLowering
+from autograph.runtime.exec.native import fuse as native_fuse
+from autograph.runtime.exec.native import kernel as native_kernel
+from autograph.runtime.exec.native import ops as native_ops
+from autograph.runtime.exec.native.fills import chain_plan, fill_plan
+from autograph.runtime.exec.native.grad import GradLowering
 
 
 class NativeLoweringError(NotImplementedError):
@@ -59,7 +61,7 @@ class Lowering:
         self.consts = {}           # id(tensor) -> constant value, where known (for fills)
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
         self.buffers = set()       # names of lowered TensorArrays' buffers (fills)
-        self.grad = None           # handles and updates (native_grad.py)
+        self.grad = None           # handles and updates (grad.py)
         self.helpers = []          # source lines of fused kernels (native_fuse), in order
         self.helper_made_by = []   # the node behind each of those lines (or None)
         self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
@@ -125,7 +127,7 @@ class Lowering:
         return source
 
     def check_tensor(self, node, t):
-        if self.grad.knows(t):    # a handle with a native form (native_handles.py)
+        if self.grad.knows(t):    # a handle with a native form (handles.py)
             return
         if t.shape is None or any(d is not None and not isinstance(d, int) for d in t.shape):
             self.fail(node, "its value's rank is unknown when compiling")
@@ -272,7 +274,7 @@ class Lowering:
     def ta_new(self, node, graph, env, depth):
         consts = dict(self.consts)
         plan = fill_plan(graph, node, consts) or chain_plan(graph, node, consts)
-        if plan is None:     # the general form: a buffer and a written mask (native_grad.py)
+        if plan is None:     # the general form: a buffer and a written mask (grad.py)
             return self.grad.lower(node, env, depth)
         _, writes, stack, _, shape, dtype = plan
         name = env[id(node.outputs[0])] = self.fresh(node.name)

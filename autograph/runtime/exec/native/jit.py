@@ -1,6 +1,6 @@
 """`jit_compile=True`: a graph compiled to machine code by Numba, cached on disk.
 
-native_lower.py writes the graph as the Python source of one `@njit(cache=True)`
+lower.py writes the graph as the Python source of one `@njit(cache=True)`
 function. Numba's on-disk cache needs a real source file, so the source is written to
 `<cache dir>/native/ag_<hash>.py`, named by a hash of the source itself (and of Numba's and
 autograph's versions): a second process that traces the same function writes the same
@@ -31,7 +31,7 @@ import numpy as np
 
 from autograph.frames import GLUE_PREFIX
 from autograph.log import log
-from autograph.runtime.exec.native_lower import Lowering, NativeLoweringError
+from autograph.runtime.exec.native.lower import Lowering, NativeLoweringError
 from autograph.runtime.exec.codegen_shapes import box as _box, boxed as _boxed
 
 __all__ = ["compile_graph", "source_of", "stats", "NativeLoweringError", "available"]

@@ -338,7 +338,7 @@ def objects(key):
     return [leaf for leaf in leaves(key) if type(leaf) is ObjectKey and leaf.weakly_held]
 
 
-# -- the rest: trace_compare (ordering keys, checking values against them, describing them),
+# -- the rest: retracing (ordering keys, checking values against them, describing them),
 # imported on first use; a first call needs none of it, and its names stay reachable here
 
 _COMPARE = frozenset({"is_subtype", "supertype", "specificity", "describe_value",
@@ -348,6 +348,6 @@ _COMPARE = frozenset({"is_subtype", "supertype", "specificity", "describe_value"
 
 def __getattr__(name):
     if name in _COMPARE:
-        from autograph import trace_compare
-        return getattr(trace_compare, name)
-    raise AttributeError(f"module 'autograph.trace_type' has no attribute {name!r}")
+        from autograph.function import retracing
+        return getattr(retracing, name)
+    raise AttributeError(f"module 'autograph.function.trace_type' has no attribute {name!r}")

@@ -57,8 +57,8 @@ import numpy as np
 
 from autograph import errors
 from autograph.config import log
-from autograph import trace_type as tt
-from autograph.concrete_function import ConcreteFunction
+from autograph.function import trace_type as tt
+from autograph.function.concrete import ConcreteFunction
 from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import nest
 from autograph.source import disk_cache

@@ -1,7 +1,7 @@
 """`ag.function`: trace a Python function into graphs, one per input signature, and call them.
 
 A `Function` wraps a Python function. Each call computes a trace key from its arguments
-(autograph.trace_type: arrays by dtype and shape, Python values by value, other objects by
+(autograph.function.trace_type: arrays by dtype and shape, Python values by value, other objects by
 identity). A new key *traces*: the function runs once on symbolic placeholders inside a new
 Graph (Python side effects such as `print` happen now, and only now), and the graph is wrapped
 in a `ConcreteFunction`, compiled once per device, and cached. Calls with a known key skip
@@ -27,9 +27,11 @@ looked up in one dict that holds a ready-to-run callable (the compiled graph of 
 trace). Anything else (structures, objects, device scopes) takes the general path: bind the
 arguments, build the trace key, find the most specific trace. A `jit_compile=True` Function
 goes further: its calls skip `__call__` for a function written for their argument types
-(autograph.native_call).
+(autograph.function.native_call).
 
-ConcreteFunction lives in autograph.concrete_function (re-exported here).
+ConcreteFunction lives in autograph.function.concrete (re-exported here). The package holds
+the wing, one file per idea: concrete, trace_type (keys), signatures (binding), retracing,
+fast_args (the fast path for structures), trace_cache (on disk), native_call.
 """
 
 import contextlib
@@ -45,8 +47,8 @@ import weakref
 import numpy as np
 
 from autograph import _bundle, config
-from autograph import trace_type as tt
-from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
+from autograph.function import trace_type as tt
+from autograph.function.concrete import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
                                          choose_device, direct_runner, fast_key, flat_arrays,
                                          user_error)
 from autograph.errors import ConversionError
@@ -61,24 +63,24 @@ __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning", "Auto
 # a warning after this many traces of one Function
 RETRACE_WARNING_THRESHOLD = 5
 
-# the call fast path (its key and thread-local checks: concrete_function.fast_key, FAST_PATH)
+# the call fast path (its key and thread-local checks: concrete.fast_key, FAST_PATH)
 _FAST_PATH_ENTRIES = 1024   # per Function
 BUSY = config._busy   # the call fast path's flag (autograph.config)
-fast_args = None      # autograph.fast_args: imported by the first call with a structure
+_structures = None    # autograph.function.fast_args: imported by the first call with a structure
 
 
 def _fast_args():
-    global fast_args
-    from autograph import fast_args as module
-    fast_args = module
+    global _structures
+    from autograph.function import fast_args as module
+    _structures = module
     return module
 
 
 # Functions passed as arguments (the seed's `dynamic_rnn(rnn_step, ...)`) are keyed by
 # identity like any object, and may take the fast path too. The fast path's key holds them
-# weakly (function_more._WeakPart), as the trace key does: a function and its closure die when the caller
-# drops them, and so do their trace and fast-path entries. Other objects never enter the
-# fast path.
+# weakly (fast_args._WeakPart), as the trace key does: a function and its closure die when
+# the caller drops them, and so do their trace and fast-path entries. Other objects never
+# enter the fast path.
 _PLAIN_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, np.ufunc)
 _HELD_WEAKLY = (types.FunctionType, types.BuiltinFunctionType)   # ufuncs live forever
 
@@ -213,8 +215,8 @@ class Function:
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments, tracing it if needed. Arguments may be
         arrays, `ag.TensorSpec`s (also inside lists/dicts) or Python values."""
-        from autograph import function_more
-        return function_more.get_concrete_function(self, args, kwargs)
+        from autograph.function import signatures
+        return signatures.get_concrete_function(self, args, kwargs)
 
     def pretty_printed_concrete_signatures(self):
         """Every cached trace's signature, as `str(concrete)` shows it, one after another."""
@@ -245,7 +247,7 @@ class Function:
                     key = fast_key(args)
                 runner = self._fast.get(key)
             except TypeError:   # an unhashable argument (a list, a dict): structured key
-                nested = (fast_args or _fast_args()).key(args, kwargs)
+                nested = (_structures or _fast_args()).key(args, kwargs)
                 runner = None if nested is None else self._fast.get(nested[0])
                 if runner is not None and (not BUSY or _calm()):
                     return runner(*nested[1])
@@ -254,7 +256,7 @@ class Function:
             return self._call(args, kwargs)
         except Exception as exc:
             # (a try costs nothing until something raises) the traceback starts at the
-            # user's call and shows the user's lines only (concrete_function.user_error)
+            # user's call and shows the user's lines only (concrete.user_error)
             user_error(exc)
             raise
 
@@ -357,8 +359,8 @@ class Function:
             self._forget_fast()                      # start over rather than grow forever
         key = fast_key(args) if not kwargs else _kw_key(args, kwargs)
         if any(type(v) in _HELD_WEAKLY for v in given):
-            from autograph import function_more
-            key = function_more.weak_parts(key, self)
+            from autograph.function import fast_args
+            key = fast_args.weak_parts(key, self)
         elif direct and not kwargs:
             self._remembered(given, runner)
         self._fast[key] = runner
@@ -372,21 +374,21 @@ class Function:
         self._fast.clear()
 
     def _remember_nested(self, args, kwargs, flat, runner, on_numpy):
-        """The fast path for a call with structures of NumPy arrays (function_more)."""
-        from autograph import function_more
-        function_more.remember_nested(self, args, kwargs, flat, runner, on_numpy)
+        """The fast path for a call with structures of NumPy arrays (fast_args)."""
+        from autograph.function import fast_args
+        fast_args.remember_nested(self, args, kwargs, flat, runner, on_numpy)
 
     def _bind(self, args, kwargs):
         return self._sig.bind_values(self.__name__, args, kwargs)
 
     def _set_input_signature(self, input_signature):
-        from autograph import function_more
-        function_more.set_input_signature(self, input_signature)
+        from autograph.function import signatures
+        signatures.set_input_signature(self, input_signature)
 
     def _check_input_signature(self, names, values):
         """Values converted to fit the input_signature; TypeError naming the argument if not."""
-        from autograph import function_more
-        return function_more.check_input_signature(self, names, values)
+        from autograph.function import signatures
+        return signatures.check_input_signature(self, names, values)
 
     # -- the cache ----------------------------------------------------------------------------
 
@@ -430,13 +432,13 @@ class Function:
             return concrete
 
     def _signature_trace_key(self, names, values):
-        from autograph import function_more
-        return function_more.signature_trace_key(self, names, values)
+        from autograph.function import signatures
+        return signatures.signature_trace_key(self, names, values)
 
     def _generalize(self, key):
-        """reduce_retracing: `key` relaxed against earlier traces (function_more)."""
-        from autograph import function_more
-        return function_more.generalize(self, key)
+        """reduce_retracing: `key` relaxed against earlier traces (retracing)."""
+        from autograph.function import retracing
+        return retracing.generalize(self, key)
 
     def _watch_objects(self, key, concrete):
         """Drop the trace when an object its key holds weakly dies."""
@@ -481,11 +483,11 @@ class Function:
     def _trace_or_load(self, names, values, key):
         """The ConcreteFunction of a new trace key: from the trace cache where it has the
         trace (a later process), else traced, and kept there if it may be (see
-        autograph.trace_cache: plain functions converted by autograph, on the cpu)."""
+        autograph.function.trace_cache: plain functions converted by autograph, on the cpu)."""
         if not self._autograph or self._jit_compile or self._device is not None or \
                 self._instance_ref is not None or not config.disk_cache_enabled():
             return self._trace(names, values, key)
-        from autograph import trace_cache
+        from autograph.function import trace_cache
         return trace_cache.trace(self, names, values, key)
 
     def _trace(self, names, values, key):
@@ -552,19 +554,19 @@ class Function:
     def _warn_if_retracing(self, names, key):
         if self._tracing_count <= RETRACE_WARNING_THRESHOLD or self._last_trace is None:
             return
-        from autograph import function_more
-        function_more.warn_retracing(self, names, key)
+        from autograph.function import retracing
+        retracing.warn_retracing(self, names, key)
 
 
 _ALLOWED = contextlib.nullcontext()
 
 
 def _forbid_creation(message):
-    """Refuse Variable creation inside the block (message None: allow it; function_more)."""
+    """Refuse Variable creation inside the block (message None: allow it; retracing)."""
     if message is None:
         return _ALLOWED
-    from autograph import function_more
-    return function_more.forbid_creation(message)
+    from autograph.function import retracing
+    return retracing.forbid_creation(message)
 
 
 def _is_staged_string(leaf):
@@ -577,7 +579,7 @@ class _NativeFunction(Function):
     """A Function with jit_compile=True. Its `__call__` is a property giving `_entry`, which
     the interpreter calls with the arguments, no frame of ours before it: after a call with
     NumPy arguments, a function of its own for those argument types that checks them and
-    runs the native code (autograph.native_call); else `Function.__call__`."""
+    runs the native code (autograph.function.native_call); else `Function.__call__`."""
 
     __call__ = property(operator.attrgetter("_entry"))
 
@@ -587,7 +589,7 @@ class _NativeFunction(Function):
 
     def _remembered(self, args, runner):
         if self._entry is self._generic:   # the first argument types only: no churn
-            from autograph import native_call
+            from autograph.function import native_call
             self._entry = native_call.entry(self, args, runner) or self._generic
 
     def _forget_fast(self):
@@ -599,14 +601,14 @@ def _select(runner, positions, *args):
     return runner(*[args[i] for i in positions])
 
 
-# this module, the one with its rarely used parts and the trace cache, which calls _trace
-_OWN_FILES = frozenset({__file__, __file__[:-len("function.py")] + "function_more.py",
-                        __file__[:-len("function.py")] + "trace_cache.py"})
+# this module, those with its rarely used parts and the trace cache, which calls _trace
+_OWN_FILES = frozenset({__file__} | {__file__[:-len("__init__.py")] + name for name in (
+    "signatures.py", "retracing.py", "trace_cache.py")})
 
 
 def _user_stacklevel():
-    """The warnings.warn stacklevel of the first frame outside this module and
-    function_more (the user's call)."""
+    """The warnings.warn stacklevel of the first frame outside this package's call path
+    (the user's call)."""
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_code.co_filename in _OWN_FILES:
         frame, level = frame.f_back, level + 1

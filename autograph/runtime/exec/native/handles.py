@@ -17,9 +17,9 @@ handles it holds: a stack of an inner loop's stacks), so each kind has one nativ
   stacks, made once per outer iteration, are consecutive regions of the same buffer, and
   the outer stack holds their offsets (ints), so nesting costs nothing extra;
 - gradient list: a tuple (rows, base): dense rows for indices base.. (zeros where no
-  cotangent was added), grown by doubling at either end (native_grad_code.py);
+  cotangent was added), grown by doubling at either end (grad_code.py);
 - TensorArray: a tuple (buffer, written mask, length) (native_tensor_arrays in
-  native_grad_code.py), when codegen's fill plans (native_fills.py) do not apply.
+  grad_code.py), when codegen's fill plans (fills.py) do not apply.
 
 An `ad_gl_new` that only stands in for a handle (the branch of a cond in which a
 differentiated loop did not run) takes its class's kind: an unused offset, an empty list.

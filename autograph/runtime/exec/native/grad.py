@@ -1,10 +1,10 @@
 """Backward graphs in native code: handles (stacks, gradient lists, TensorArrays) and
 functional updates (`ufunc_at`, `setitem`) lowered for `jit_compile=True`.
 
-native_lower.py hands this module the nodes it does not lower itself (`GradLowering.lower`)
+lower.py hands this module the nodes it does not lower itself (`GradLowering.lower`)
 and asks it about handle tensors (`knows`), loops (`enter_loop`) and graphs
-(`enter_graph`). native_handles.py decides which native value each handle is; the helpers
-the generated code calls are in native_grad_code.py.
+(`enter_graph`). handles.py decides which native value each handle is; the helpers
+the generated code calls are in grad_code.py.
 
 Updates: `ufunc_at(x, v, index)` and `setitem` make a new array (a copy of x, updated).
 When codegen's proof (loop_inplace.py: `plan` for a loop's accumulator chains,
@@ -16,9 +16,10 @@ copied once before the loop, as hand-written code would.
 
 import numpy as np
 
-from autograph.runtime.exec import loop_inplace, native_ops
-from autograph.runtime.exec.native_grad_code import HELPERS, header
-from autograph.runtime.exec.native_handles import (
+from autograph.runtime.exec import loop_inplace
+from autograph.runtime.exec.native import ops as native_ops
+from autograph.runtime.exec.native.grad_code import HELPERS, header
+from autograph.runtime.exec.native.handles import (
     GRADLIST, OPS, STACK, TENSORARRAY, HandleClass, Handles, is_handle)
 
 UPDATES = ("ufunc_at", "setitem")
@@ -26,7 +27,7 @@ _NO_VALUE = "native code keeps no value for this handle"
 
 
 class GradLowering:
-    """The part of one Lowering (native_lower.py) that handles and updates need."""
+    """The part of one Lowering (lower.py) that handles and updates need."""
 
     def __init__(self, low, graph):
         self.low = low

@@ -21,7 +21,7 @@ _COUNTS = {"loads": 0, "calls": 0}
 def relaxed_spec(shape, dtype, relax):
     """A TensorSpec for blocks of one array: the axes in `relax` (where blocks differ in
     length) are None, so every block of the array runs the same trace."""
-    from autograph.trace_type import TensorSpec
+    from autograph.function.trace_type import TensorSpec
     return TensorSpec([None if axis in relax else int(d) for axis, d in enumerate(shape)],
                       np.dtype(dtype))
 
@@ -29,7 +29,7 @@ def relaxed_spec(shape, dtype, relax):
 def concrete_for(fn, specs, kwargs=None):
     """The ConcreteFunction of ag.function (or plain function) `fn` for `specs`."""
     import autograph as ag
-    from autograph.concrete_function import ConcreteFunction
+    from autograph.function.concrete import ConcreteFunction
     if isinstance(fn, ConcreteFunction):
         return fn
     if not hasattr(fn, "get_concrete_function"):

@@ -1,17 +1,25 @@
-"""Comparing trace keys (autograph.trace_type): which trace a call may use, one key relaxed
-to cover two, a value checked against a key, and keys described in words for errors and
-warnings. Imported on first use (a first call has no earlier trace to compare with); the
-names stay reachable through autograph.trace_type.
+"""Retracing: comparing trace keys (autograph.function.trace_type) and tracing again.
+
+Which trace a call may use, one key relaxed to cover two (`reduce_retracing`), a value
+checked against a key, keys described in words for errors and warnings, the warning that
+says why a Function traced again, and the rule that a second trace creates no Variables.
+Imported on first use (a first call has no earlier trace to compare with); the comparing
+names stay reachable through autograph.function.trace_type.
 """
 
+import contextlib
 import reprlib
+import warnings
 
 import numpy as np
 
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.dtypes import as_dtype
+from autograph.runtime.ir.graph import _creation
 from autograph.runtime.ir.tensor import Tensor
-from autograph.trace_type import (Literal, ObjectKey, Structure, TensorSpec, _PRIMITIVES, _labels, _shape_str, is_array, make_key, objects, tensor_specs)
+from autograph.function.trace_type import (Literal, ObjectKey, Structure, TensorSpec, _PRIMITIVES,
+                                           _labels, _shape_str, is_array, make_key, objects,
+                                           tensor_specs)
 
 
 # -- ordering keys ----------------------------------------------------------------------------
@@ -212,3 +220,58 @@ def explain_change(old, new, path):
         return [f"argument `{path}`: a different {new.type_name} object (objects are keyed by "
                 "identity; reuse the same object, or give its class a __tracing_type__ method)"]
     return [f"argument `{path}`: {describe_key(old)} -> {describe_key(new)}"]
+
+
+# -- tracing again: relaxing a key, saying why, refusing new Variables ---------------------------
+
+def generalize(fn, key):
+    """reduce_retracing: relax `key` against earlier traces whose keys differ only in
+    shapes, so one trace with unknown dims serves them all."""
+    general = key
+    for trace_key in list(fn._traces):   # a GC callback may drop one meanwhile
+        relaxed = supertype(general, trace_key)
+        if relaxed is not None:
+            general = relaxed
+    return general
+
+
+def warn_retracing(fn, names, key):
+    from autograph.function import RetracingWarning, _user_stacklevel
+    old_names, old_key = fn._last_trace
+    reasons = []
+    if old_names == names:
+        for name, a, b in zip(names, old_key, key):
+            reasons.extend(explain_change(a, b, name))
+    why = "; ".join(reasons) if reasons else "the arguments' structure changed"
+    warnings.warn(
+        f"ag.function {fn.__name__} traced {fn._tracing_count} times; this trace because "
+        f"{why}. Tracing is slow: keep argument types and shapes stable.",
+        RetracingWarning, stacklevel=_user_stacklevel())
+
+
+class _CreationRefused(list):
+    """Sits on the runtime's Variable-creation stack while a Function traces again: a new
+    Variable appends itself here, which raises ValueError at the user's `ag.Variable(...)`."""
+
+    def __init__(self, message):
+        super().__init__()
+        self.message = message
+
+    def append(self, variable):
+        raise ValueError(self.message.format(name=repr(getattr(variable, "name", "?"))))
+
+
+@contextlib.contextmanager
+def forbid_creation(message):
+    """Refuse Variable creation inside the block. Uses the stack behind record_creations()
+    (autograph.runtime.ir.graph); if the runtime keeps it differently, creation is only
+    refused after the trace (the check in Function._trace)."""
+    stack = getattr(_creation, "stack", None)
+    if not isinstance(stack, list):
+        yield
+        return
+    stack.append(_CreationRefused(message))
+    try:
+        yield
+    finally:
+        stack.pop()

@@ -29,7 +29,7 @@ LLVM vectorizes its loops; the main function keeps bounds checks for the user's 
 
 import numpy as np
 
-from autograph.runtime.exec import native_math, native_ops
+from autograph.runtime.exec.native import ops as native_ops, vector_math as native_math
 
 _ELEMENTWISE = (set(native_ops._OPERATORS) | set(native_ops._UFUNCS)
                 | set(native_ops._LOGICAL)

@@ -26,9 +26,9 @@ import keyword
 
 import numpy as np
 
-from autograph.runtime.exec import native_math
-from autograph.runtime.exec.native_fuse import _REDUCTIONS, FLAT, FULL, scalar_expr
-from autograph.runtime.exec.native_ops import dtype_name, scalar_of
+from autograph.runtime.exec.native import vector_math as native_math
+from autograph.runtime.exec.native.fuse import _REDUCTIONS, FLAT, FULL, scalar_expr
+from autograph.runtime.exec.native.ops import dtype_name, scalar_of
 
 _HEAD = "@njit(cache=True, error_model='numpy', boundscheck=False)"
 

@@ -1,4 +1,4 @@
-"""The Numba helper functions that native handles call (source text, see native_grad.py).
+"""The Numba helper functions that native handles call (source text, see grad.py).
 
 They are written once into the header of a generated module that uses them, as generic
 `@njit` functions: Numba compiles one version per element type actually used. Each keeps

@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from autograph import trace_type as tt
+from autograph.function import trace_type as tt
 from autograph.config import _busy as BUSY
 from autograph.runtime import devices
 from autograph.runtime.ir import nest
@@ -208,7 +208,7 @@ class ConcreteFunction:
         self._jit_compile = getattr(function, "_jit_compile", None)
         self._python_fn = weakref.ref(function)
         self._graph = graph
-        # from the trace cache (autograph.trace_cache): the graph's compiled code for the
+        # from the trace cache (autograph.function.trace_cache): the graph's compiled code for the
         # cpu, (fn, indices of the outputs that are constants); the graph is then traced
         # only when asked for (`graph`), from these values
         self._program = program
@@ -253,8 +253,8 @@ class ConcreteFunction:
     def structured_input_signature(self):
         """(positional, keyword) arguments as traced: TensorSpecs named after the parameters
         for arrays, the values themselves for Python arguments."""
-        from autograph import function_more
-        return function_more.structured_input_signature(self)
+        from autograph.function import signatures
+        return signatures.structured_input_signature(self)
 
     @property
     def structured_outputs(self):
@@ -313,19 +313,19 @@ class ConcreteFunction:
             self._fast[fast_key(args)] = direct_runner(runner, args)
         return result
 
-    # (the rarely used parts live in autograph.function_more, imported on first use)
+    # (the rarely used parts live in autograph.function.signatures, imported on first use)
 
     def _structured_values(self, args, kwargs):
-        from autograph import function_more
-        return function_more.structured_values(self, args, kwargs)
+        from autograph.function import signatures
+        return signatures.structured_values(self, args, kwargs)
 
     def _flat_values(self, args, kwargs):
-        from autograph import function_more
-        return function_more.flat_values(self, args, kwargs)
+        from autograph.function import signatures
+        return signatures.flat_values(self, args, kwargs)
 
     def _inline(self, args, kwargs):
-        from autograph import function_more
-        return function_more.inline(self, args, kwargs)
+        from autograph.function import signatures
+        return signatures.inline(self, args, kwargs)
 
     def __str__(self):
         return self._summary(with_prefix=True)
@@ -336,12 +336,12 @@ class ConcreteFunction:
     # -- internals ----------------------------------------------------------------------------
 
     def _signature_line(self):
-        from autograph import function_more
-        return function_more.signature_line(self)
+        from autograph.function import signatures
+        return signatures.signature_line(self)
 
     def _check(self, name, value, key):
-        from autograph import function_more
-        return function_more.check(self, name, value, key)
+        from autograph.function import signatures
+        return signatures.check(self, name, value, key)
 
     def _graph_to_run(self):
         if self._optimized is None:
@@ -372,7 +372,7 @@ class ConcreteFunction:
                     from autograph.runtime.exec import codegen
                     compiled = codegen.compile_graph(graph, dev)
                     if self._cache_key is not None and dev.name == "cpu":
-                        from autograph import trace_cache
+                        from autograph.function import trace_cache
                         trace_cache.store(self, compiled, consts)
             fresh = _fresh_constants(compiled, consts, dev)
             runner = _make_runner(fresh, self._unpack, dev, outputs_mode, move,
@@ -387,8 +387,8 @@ class ConcreteFunction:
             return runner
 
     def _summary(self, with_prefix):
-        from autograph import function_more
-        return function_more.summary(self, with_prefix)
+        from autograph.function import signatures
+        return signatures.summary(self, with_prefix)
 
 
 def _first(outs):

@@ -33,7 +33,7 @@ import inspect
 
 import numpy as np
 
-from autograph.concrete_function import user_error
+from autograph.function.concrete import user_error
 from autograph.frames import GLUE_PREFIX
 from autograph.function import BUSY, _calm
 

@@ -1,0 +1,13 @@
+"""The native executor (`jit_compile=True`): a graph lowered to one Numba function, compiled to
+machine code and cached on disk.
+
+jit compiles and runs (the disk cache, the runner); lower writes a graph as the function's
+Python source, one node a line, with ops (each primitive as a Numba expression), fills
+(TensorArrays as preallocated arrays), grad, handles and grad_code (the handles and updates
+of backward graphs), and fuse, kernel and vector_math (elementwise runs fused into one loop).
+"""
+
+from autograph.runtime.exec.native.jit import (NativeLoweringError, available, compile_graph,
+                                               source_of, stats)
+
+__all__ = ["compile_graph", "source_of", "stats", "NativeLoweringError", "available"]
