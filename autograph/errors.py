@@ -126,3 +126,11 @@ def locate_run_error(exc, graph_name, node_name, op, origin):
             text += f":\n    {source_line.strip()}"
     add_to_message(exc, text)
     return exc
+
+
+class RetracingWarning(UserWarning):
+    """A Function traced again; the message says which argument changed and how."""
+
+
+class AutographWarning(UserWarning):
+    """ag.function had to trace a function without converting its control flow."""

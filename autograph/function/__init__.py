@@ -51,7 +51,7 @@ from autograph.function import trace_type as tt
 from autograph.function.concrete import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
                                          choose_device, direct_runner, fast_key, flat_arrays,
                                          user_error)
-from autograph.errors import ConversionError
+from autograph.errors import AutographWarning, ConversionError, RetracingWarning  # noqa: F401 (public here too)
 from autograph.config import get_verbosity, log
 from autograph.runtime import devices
 from autograph.runtime.ir import nest, primitives
@@ -97,14 +97,6 @@ def _kw_key(args, kwargs):
     """The fast path's key of a call with keywords (never equal to a fast_key: its first
     item is a tuple, not a type)."""
     return (fast_key(args), tuple(kwargs), fast_key(tuple(kwargs.values())))
-
-
-class RetracingWarning(UserWarning):
-    """A Function traced again; the message says which argument changed and how."""
-
-
-class AutographWarning(UserWarning):
-    """ag.function had to trace a function without converting its control flow."""
 
 
 def function(func=None, *, input_signature=None, reduce_retracing=False, autograph=True,

@@ -35,7 +35,7 @@ def reason(fn):
 
 def warn(fn, reason_text, stacklevel=3):
     """Say once per function that it runs unconverted (the call that found out warns)."""
-    from autograph.function import AutographWarning
+    from autograph.errors import AutographWarning
     code = getattr(fn, "__code__", None)
     if code in _reasons:
         return
