@@ -27,7 +27,6 @@ never refuse the common one; it answers in layers, cheapest and surest first:
 """
 
 import ast
-import dis
 import importlib.machinery
 import importlib.util
 import linecache
@@ -144,19 +143,23 @@ def _bytecode_vouches(fn):
 _SCAFFOLDING = frozenset({"EXTENDED_ARG", "NOP", "CACHE", "PUSH_NULL", "RESUME"})
 _AS_ATTR = {"LOAD_METHOD": "LOAD_ATTR"}
 _DIRECTION = re.compile(r"_(FORWARD|BACKWARD)(?=_|$)")
-_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+_jumps = None   # the jump opcodes (dis is imported by the last layer only)
 
 
 def operations(code):
     """What the text of `code` decides about its operations: (name, argument) pairs, with
     the encoding choices (see the module docstring) left out."""
+    import dis
+    global _jumps
+    if _jumps is None:
+        _jumps = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
     out = []
     for i in dis.get_instructions(code):
         name = i.opname
         if name in _SCAFFOLDING:
             continue
         name = _DIRECTION.sub("", _AS_ATTR.get(name, name))
-        if i.opcode in _JUMPS:
+        if i.opcode in _jumps:
             arg = None
         elif isinstance(i.argval, types.CodeType):   # compared on their own, lines aside
             arg = ("code", i.argval.co_name)
