@@ -12,7 +12,7 @@ never refuse the common one; it answers in layers, cheapest and surest first:
 2. the file has not been modified since this process started (its mtime is older than
    the process, with a margin for clock resolution) while linecache's lines are the file's
    current ones: whatever this process imported from it is that text (Linux, where
-   /proc tells the process's start);
+   /proc tells the process's start), unless an unchecked-hash .pyc was imported instead;
 3. the module's .pyc vouches for the file: its timestamp header holds the file's mtime and
    size, or its checked-hash header the hash of the file's bytes (an unchecked-hash .pyc
    vouches for nothing: Python never compared it with the source);
@@ -27,7 +27,6 @@ never refuse the common one; it answers in layers, cheapest and surest first:
 """
 
 import ast
-import dis
 import importlib.machinery
 import importlib.util
 import linecache
@@ -61,6 +60,18 @@ def _read_process_start():
 PROCESS_START = _read_process_start()
 
 
+def _pyc_flags(fn):
+    """The flags word of the module's .pyc header (0: timestamp, 0b11: checked hash,
+    0b01: unchecked hash), or None without a readable .pyc."""
+    cached = fn.__globals__.get("__cached__")
+    try:
+        with open(cached, "rb") as f:
+            header = f.read(8)
+    except (OSError, TypeError):
+        return None
+    return int.from_bytes(header[4:8], "little") if len(header) == 8 else None
+
+
 # -- the layers -------------------------------------------------------------------------------
 
 def _compiled_by_hook(fn):
@@ -83,6 +94,8 @@ def _loaded_from_file(fn):
 def _older_than_process(fn):
     """Layer 2: the file is unchanged since this process started (and linecache holds it)."""
     if PROCESS_START is None or not _loaded_from_file(fn):
+        return False
+    if _pyc_flags(fn) == 0b01:   # an unchecked-hash .pyc may hold older code than the file
         return False
     filename = fn.__code__.co_filename
     try:
@@ -130,19 +143,23 @@ def _bytecode_vouches(fn):
 _SCAFFOLDING = frozenset({"EXTENDED_ARG", "NOP", "CACHE", "PUSH_NULL", "RESUME"})
 _AS_ATTR = {"LOAD_METHOD": "LOAD_ATTR"}
 _DIRECTION = re.compile(r"_(FORWARD|BACKWARD)(?=_|$)")
-_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+_jumps = None   # the jump opcodes (dis is imported by the last layer only)
 
 
 def operations(code):
     """What the text of `code` decides about its operations: (name, argument) pairs, with
     the encoding choices (see the module docstring) left out."""
+    import dis
+    global _jumps
+    if _jumps is None:
+        _jumps = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
     out = []
     for i in dis.get_instructions(code):
         name = i.opname
         if name in _SCAFFOLDING:
             continue
         name = _DIRECTION.sub("", _AS_ATTR.get(name, name))
-        if i.opcode in _JUMPS:
+        if i.opcode in _jumps:
             arg = None
         elif isinstance(i.argval, types.CodeType):   # compared on their own, lines aside
             arg = ("code", i.argval.co_name)

@@ -180,3 +180,29 @@ def test_generated_programs_are_never_refused(tmp_path, index):
             source, str(tmp_path / f"p{index}_{kind}_{time.monotonic_ns()}.py"))
         assert n >= 1 and refused == 0 and recompiled == 0
         assert caught is not False
+
+
+def test_an_unchecked_pyc_older_than_its_source_is_not_vouched_for(tmp_path, monkeypatch,
+                                                                   cleanup):
+    """Python imports an unchecked-hash .pyc without looking at the source: when the
+    source was edited before the process started, the code is the .pyc's, and the file
+    being older than the process proves nothing."""
+    if freshness.PROCESS_START is None:
+        pytest.skip("the process's start time is known on Linux only")
+    cleanup.append("ag_fresh_unchecked")
+    path = tmp_path / "ag_fresh_unchecked.py"
+    path.write_text(LONG)
+    py_compile.compile(str(path), invalidation_mode=py_compile.PycInvalidationMode
+                       .UNCHECKED_HASH, doraise=True)
+    path.write_text(LONG.replace("0.1\n", "0.2\n", 1))   # edited; the .pyc stays
+    old = freshness.PROCESS_START - 3600
+    os.utime(path, (old, old))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    sys.modules.pop("ag_fresh_unchecked", None)
+    importlib.invalidate_caches()
+    mod = importlib.import_module("ag_fresh_unchecked")
+    linecache.checkcache(str(path))
+    assert not freshness._older_than_process(mod.long_body)
+    with pytest.raises(ConversionError, match="changed after it was imported"):
+        parser.parse_entity(mod.long_body)
