@@ -167,6 +167,22 @@ class Tensor:
             return func(*_lived(args), **_lived(kwargs))
         return _ops.array_function(func, args, kwargs)
 
+    def __array_namespace__(self, *, api_version=None):
+        """The array API namespace of staged operations (autograph.runtime.numpy.array_api):
+        SciPy, scikit-learn and array-api-extra code that asks a tensor for its namespace
+        traces through. Eager arrays keep NumPy's namespace."""
+        from autograph.runtime.numpy import array_api
+        return array_api.array_namespace(self, api_version)
+
+    @property
+    def device(self):
+        return "cpu"   # the array API's device: the graph runs where its Function puts it
+
+    def to_device(self, device, /, *, stream=None):
+        from autograph.runtime.numpy import array_api
+        array_api._device(device)
+        return self
+
     def __array__(self, dtype=None, copy=None):
         if self.node.graph.live:
             return np.asarray(_live(self), dtype=dtype)
@@ -246,6 +262,11 @@ class Tensor:
         return self
 
     def __setitem__(self, key, value):
+        from autograph.runtime.numpy import array_api_writes
+        if array_api_writes.from_library():
+            # array API code (SciPy, array-api-extra's `at`) writes into arrays it made
+            array_api_writes.setitem(self, key, value)
+            return
         raise TypeError(
             f"Cannot assign to an element of the symbolic tensor {self!r}: tensors are "
             "immutable while tracing. Build the new value instead, e.g. with np.where(mask, "
@@ -478,6 +499,10 @@ def raise_symbolic(tensor, what, fix):
         # no trace is running: the tensor leaked out of the one that made it
         raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}. "
                                   + graph.leak_message(tensor))
+    from autograph.runtime.numpy import library_calls   # inside SciPy: name its function
+    message = library_calls.library_message(tensor, what)
+    if message is not None:
+        raise SymbolicTensorError(message + where(" At "))
     raise SymbolicTensorError(
         f"Cannot use the symbolic tensor {tensor!r} {what}: {fix}.{where(' At ')}")
 
