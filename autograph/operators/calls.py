@@ -99,6 +99,10 @@ def converted_call(f, *args, **kwargs):
         if rnd is not None and f in rnd.MODULE_FUNCTIONS:
             return rnd.call(f, args, kwargs)
         return packing.call(f, args, kwargs)
+    if (getattr(f, "__module__", None) or "")[:6] == "scipy.":   # SciPy's np.asarray users
+        from autograph.runtime.numpy import scipy_direct
+        if scipy_direct.lookup(f) is not None:
+            return scipy_direct.call(f, args, kwargs)
     if _handler is None:
         import autograph.api  # noqa: F401  (registers the handler)
     return _handler(f, args, kwargs)

@@ -231,6 +231,20 @@ class Tensor:
     __abs__ = _unary(np.absolute, "abs")
     __invert__ = _unary(np.invert, "invert")
 
+    # augmented assignment: a new tensor, as Python's fallback makes, but refused where a
+    # library's `view += y` would change another array in NumPy (array_api_writes.inplace)
+    def __iadd__(self, other):
+        return _inplace(self, other, np.add, "+")
+
+    def __isub__(self, other):
+        return _inplace(self, other, np.subtract, "-")
+
+    def __imul__(self, other):
+        return _inplace(self, other, np.multiply, "*")
+
+    def __itruediv__(self, other):
+        return _inplace(self, other, np.divide, "/")
+
     def __round__(self, ndigits=None):
         return _ops.round_(self, ndigits or 0)
 
@@ -450,6 +464,13 @@ class Tensor:
 
 
 _ACCEPTED = (Tensor,) + _OPERANDS
+
+
+def _inplace(x, other, ufunc, symbol):
+    if not isinstance(other, _ACCEPTED):
+        return NotImplemented
+    from autograph.runtime.numpy import array_api_writes
+    return array_api_writes.inplace(x, other, ufunc, symbol)
 
 
 def _check_repeat(tensor, seq):

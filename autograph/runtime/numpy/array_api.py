@@ -216,6 +216,8 @@ def _build():
     ns.linalg = types.ModuleType("autograph.array_api.linalg")
     for name in LINALG:
         setattr(ns.linalg, name, _staged(getattr(np.linalg, name), name))
+    from autograph.runtime.numpy.scipy_special import Special
+    ns.special = Special()   # where SciPy looks for special functions of a namespace
     ns.fft = types.ModuleType("autograph.array_api.fft")
     for name in FFT:
         setattr(ns.fft, name, _staged(getattr(np.fft, name), name))

@@ -50,6 +50,8 @@ def setitem(x, key, value):
         why = "the eager GradientTape records values as they are computed"
     elif x.node.op == "Placeholder":
         why = "the array is an input of the traced function"
+    else:
+        why = view_problem(graph, x)
     if why is not None:
         name = library_calls.caller_name() or "a library function"
         raise SymbolicTensorError(
@@ -70,6 +72,75 @@ def setitem(x, key, value):
     outputs[new.index] = x
     new_node.outputs = tuple(outputs)
     x.node, x.index, x.weak = new_node, new.index, new.weak
+
+
+# NumPy operations whose result is a view of their first input: a write into the result
+# changes the input, and a write into the input changes results made before it
+VIEW_OPS = frozenset(("getitem", "reshape", "permute_dims", "squeeze", "expand_dims",
+                      "broadcast_to", "flip", "diagonal", "real", "imag"))
+
+
+def _is_view(node):
+    if node.op not in VIEW_OPS:
+        return False
+    if node.op == "getitem":   # basic indexing makes a view; an index array, a copy
+        return not any(item[0] == "t" for item in node.attrs.get("index", ()))
+    return True
+
+
+def view_problem(graph, x):
+    """Why an in-place write into `x` cannot be followed (None when it can): NumPy would
+    change another array through a view, which a graph value has no way to."""
+    if _is_view(x.node):
+        return (f"the array is a view ({x.node.op}) of another array, which NumPy would "
+                "change too")
+    for n in graph.nodes:
+        if _is_view(n) and n.inputs and n.inputs[0] is x and _held(n.outputs[0], graph):
+            return (f"a view of the array was taken before ({n.op}) and is still in use, "
+                    "and NumPy would change it too")
+    return None
+
+
+def _held(t, graph):
+    """Whether anything besides the graph's own tuples refers to tensor `t` (a library
+    variable that may read it later). `x[i] *= 2` reads the view `x[i]` into a temporary
+    that is gone by the time `x[i]` is written: only the graph holds it then."""
+    in_graph = 1 + sum(1 for n in graph.nodes for i in n.inputs if i is t)   # + outputs
+    in_graph += sum(1 for o in (graph.outputs or ()) if o is t)
+    return sys.getrefcount(t) - 2 > in_graph   # (getrefcount's argument, this frame's `t`)
+
+
+def _stores_back(frame):
+    """Whether the caller's augmented assignment stores into a subscript (`x[i] *= 2`):
+    the new value then goes back into `x` through __setitem__."""
+    import dis
+    after = False
+    for ins in dis.get_instructions(frame.f_code):
+        if ins.offset == frame.f_lasti:
+            after = True
+        elif after and ins.opname not in ("CACHE", "SWAP", "ROT_TWO", "ROT_THREE", "COPY",
+                                          "EXTENDED_ARG", "NOP"):
+            return ins.opname == "STORE_SUBSCR"
+    return False
+
+
+def inplace(x, other, ufunc, symbol):
+    """`x <symbol>= other` (Tensor.__iadd__ and friends): a new tensor, as Python's
+    fallback to `x = x + other` makes, after checking that no view makes NumPy's in-place
+    answer differ (a library's `view += y` is refused, never silently not propagated)."""
+    from autograph.runtime.numpy import elementwise
+    if from_library(4):   # (inplace <- tensor._inplace <- Tensor.__iadd__ <- caller)
+        graph = get_default_graph()
+        why = view_problem(graph, x) if graph is not None and x.node.graph is graph else None
+        if why is not None and _is_view(x.node) and _stores_back(sys._getframe(3)):
+            why = None   # `x[i] op= y`: the result is written back into x, checked there
+        if why is not None:
+            from autograph.runtime.numpy import library_calls
+            name = library_calls.caller_name() or "a library function"
+            raise SymbolicTensorError(
+                f"{name} updates the symbolic tensor {x!r} in place (`{symbol}=`), which "
+                f"autograph cannot follow: {why}. Call {name} outside the traced function.")
+    return elementwise.ufunc(ufunc, x, other)
 
 
 def _repoint(graph, x, old):

@@ -280,12 +280,8 @@ def ufunc_owner(uf):
     library's ufunc the module its name is found in (messages never say numpy.expit)."""
     if getattr(np, uf.__name__, None) is uf:
         return "numpy"
-    import sys
-    for name in ("scipy.special", "numpy.linalg", "numpy.strings"):
-        mod = sys.modules.get(name)
-        if mod is not None and getattr(mod, uf.__name__, None) is uf:
-            return name
-    return getattr(uf, "__module__", None) or "(another library)"
+    from autograph.runtime.numpy import scipy_special
+    return scipy_special.owner(uf) or getattr(uf, "__module__", None) or "(another library)"
 
 
 # -- reverse-mode rules (adjoint.py: broadcasting, dtypes, the complex convention) ------------

@@ -32,6 +32,11 @@ INSTEAD = {
     "scipy.linalg.solve_triangular": "np.linalg.solve",
     "scipy.linalg.expm": "a Taylor or Pade series written with np.linalg (or compute it "
                          "outside the traced function)",
+    "scipy.signal.convolve": "scipy.signal.convolve(..., method='direct') or "
+                             "method='fft' (method='auto' measures the values)",
+    "scipy.signal.correlate": "scipy.signal.correlate(..., method='direct') or "
+                              "method='fft' (method='auto' measures the values)",
+    "scipy.signal.oaconvolve": "scipy.signal.fftconvolve",
     "scipy.stats.norm.logpdf": "-0.5 * x**2 - 0.5 * np.log(2 * np.pi)",
     "scipy.stats.norm.pdf": "np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi)",
     "scipy.stats.norm.cdf": "scipy.special.ndtr",
@@ -84,7 +89,8 @@ def public_name(frame):
     module = _module(frame)
     parts = module.split(".")
     public = [p for p in parts if not p.startswith("_")]
-    self = frame.f_locals.get("self")
+    args = code.co_varnames[:code.co_argcount]
+    self = frame.f_locals.get("self") if args[:1] == ("self",) else None
     for k in range(len(public), 0, -1):
         package = ".".join(public[:k])
         mod = sys.modules.get(package)
@@ -100,7 +106,21 @@ def public_name(frame):
             if getattr(obj, "__code__", None) is code:
                 return f"{package}.{code.co_name}"
             obj = getattr(obj, "__wrapped__", None)
+        if code.co_freevars:   # a wrapper made per function (SciPy's array API wrappers)
+            for attr in dir(mod):
+                if _runs(getattr(mod, attr, None), frame):
+                    return f"{package}.{attr}"
     return None
+
+
+def _runs(fn, frame):
+    """Whether `frame` runs function object `fn`: its code, and its closure's cells hold
+    the values the frame sees (wrappers made by one factory share their code)."""
+    code = frame.f_code
+    if getattr(fn, "__code__", None) is not code or fn.__closure__ is None:
+        return False
+    return all(name in frame.f_locals and cell.cell_contents is frame.f_locals[name]
+               for name, cell in zip(code.co_freevars, fn.__closure__))
 
 
 def advice(name):
@@ -124,6 +144,14 @@ def library_message(tensor, what):
     name = caller_name(sys._getframe(1))
     if name is None:
         return None
-    return (f"{name} cannot run on the symbolic tensor {tensor!r}: it uses its argument "
-            f"{what} (its value is only known when the graph runs). {advice(name)[0].upper()}"
-            f"{advice(name)[1:]}.")
+    how = _HOW.get(what, f"uses a tensor {what}")
+    text = advice(name)
+    return (f"{name} cannot run on the symbolic tensor {tensor!r}: it {how}, and a traced "
+            f"value is only known when the graph runs. {text[0].upper()}{text[1:]}.")
+
+
+_HOW = {"as a NumPy array": "converts an array with np.asarray",
+        "bool()": "branches on a value computed from its arguments (a data-dependent `if`)",
+        "float()": "converts a value computed from its arguments to a Python float",
+        "int()": "converts a value computed from its arguments to a Python int",
+        "as a Python int": "uses a value computed from its arguments as a Python int"}

@@ -56,13 +56,20 @@ def _sp():
 
 def owner(uf):
     """'scipy.special' when `uf` is one of SciPy's special functions, else None (SciPy is
-    not imported for the question: a ufunc of SciPy's exists only once SciPy is)."""
+    not imported for the question: a ufunc of SciPy's exists only once SciPy is). Under
+    SCIPY_ARRAY_API=1 `scipy.special.erf` is a wrapper of the ufunc `_ufuncs.erf`."""
     import sys
-    mod = sys.modules.get("scipy.special")
     name = getattr(uf, "__name__", None)
-    if mod is not None and isinstance(name, str) and getattr(mod, name, None) is uf:
-        return "scipy.special"
+    if not isinstance(name, str):
+        return None
+    for module in ("scipy.special._ufuncs", "scipy.special"):
+        mod = sys.modules.get(module)
+        if mod is not None and getattr(mod, name, None) is uf:
+            return "scipy.special"
     return None
+
+
+_UFUNC_NAMES = {"digamma": "psi"}   # SciPy's ufunc digamma is named psi
 
 
 class _Lazy:
@@ -73,7 +80,10 @@ class _Lazy:
 
     def entry(self):
         if self._entry is None:
-            uf = getattr(_sp(), self.name, None)
+            sp = _sp()
+            raw = importlib.import_module("scipy.special._ufuncs")
+            uf = getattr(raw, _UFUNC_NAMES.get(self.name, self.name), None)
+            uf = uf if isinstance(uf, np.ufunc) else getattr(sp, self.name, None)
             if not isinstance(uf, np.ufunc):
                 raise NotImplementedError(f"this SciPy has no ufunc scipy.special.{self.name}")
             self._entry = elementwise.Elementwise(uf, PREFIX + self.name, owner="scipy.special")
@@ -105,6 +115,36 @@ def staged(uf):
         return None
     register_ufuncs()
     return elementwise.UFUNCS.get(uf)
+
+
+_ALIASES = {"psi": "digamma"}   # the ufunc `digamma` is named psi (its __name__)
+
+
+class Special:
+    """The array API namespace's `special`: SciPy (under SCIPY_ARRAY_API=1) looks for
+    `xp.special.<name>` to run a special function on another library's arrays, so
+    `scipy.special.erf(tensor)` stages the primitive `special_erf` there too."""
+
+    def __getattr__(self, name):
+        lazy = _LAZY.get(_ALIASES.get(name, name))
+        if lazy is None:
+            raise AttributeError(f"autograph's array API namespace has no special.{name}")
+        try:
+            entry = lazy.entry()
+        except NotImplementedError as e:
+            raise AttributeError(str(e)) from None
+        elementwise.UFUNCS.setdefault(entry.ufunc, entry)
+
+        def fn(*args, **kwargs):
+            if kwargs.get("out") is not None:
+                raise TypeError(f"scipy.special.{name}(..., out=...) cannot write into a "
+                                "symbolic tensor; use the returned value")
+            dtype = kwargs.pop("dtype", None)
+            out = entry(*args, strong=True)
+            return out if dtype is None else elementwise.cast(out, np.dtype(dtype))
+        fn.__name__ = fn.__qualname__ = name
+        setattr(self, name, fn)
+        return fn
 
 
 # -- derivatives: one function per input, of the inputs' values and the output y ------------
