@@ -148,7 +148,7 @@ GRADIENTS = (
     "scipy.special.logsumexp", "scipy.special.logsumexp(b=)", "scipy.special.softmax",
     "scipy.special.log_softmax", "scipy.stats.zscore", "scipy.stats.skew",
     "scipy.stats.kurtosis", "scipy.stats.variation", "scipy.stats.gmean",
-    "scipy.stats.hmean", "scipy.stats.sem", "scipy.stats.entropy",
+    "scipy.stats.sem", "scipy.stats.entropy",
 )
 
 
