@@ -61,7 +61,7 @@ INSPECTION = ("__array_namespace_info__",)
 CONSTANTS = ("e", "inf", "nan", "newaxis", "pi")
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float32", "float64", "complex64", "complex128")
-OTHER = ("broadcast_shapes", "from_dlpack", "isin")
+OTHER = ("broadcast_shapes", "from_dlpack", "isin")   # (isin: the 2025.12 draft's)
 LINALG = ("cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul",
           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv",
           "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
@@ -149,7 +149,16 @@ def _asarray(obj, /, *, dtype=None, device=None, copy=None):
 def _astype(x, dtype, /, *, copy=True, device=None):
     from autograph.runtime.numpy.elementwise import as_tensor, cast
     _device(device)
+    if not isinstance(x, Tensor):   # called eagerly on an array
+        return np.astype(x, dtype, copy=copy)
     return cast(as_tensor(x), np.dtype(dtype))
+
+
+def _diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = _tensor(np.concatenate(parts, axis=axis))
+    return _tensor(np.diff(x, n=n, axis=axis))
 
 
 def _device(device):
@@ -196,7 +205,7 @@ class Info:
 
 _OWN = {"finfo": _finfo, "iinfo": _iinfo, "sort": _sort, "argsort": _argsort,
         "asarray": _asarray, "astype": _astype, "from_dlpack": _from_dlpack,
-        "take_along_axis": _take_along_axis, "count_nonzero": _count_nonzero}
+        "take_along_axis": _take_along_axis, "count_nonzero": _count_nonzero, "diff": _diff}
 
 
 def _build():
