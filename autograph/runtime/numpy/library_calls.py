@@ -100,6 +100,9 @@ def public_name(frame):
             inst_name = getattr(self, "name", None)
             if isinstance(inst_name, str) and getattr(mod, inst_name, None) is self:
                 return f"{package}.{inst_name}.{code.co_name}"
+            cls = type(self)   # or of a public class: sklearn.preprocessing.MinMaxScaler.fit
+            if getattr(mod, cls.__name__, None) is cls:
+                return f"{package}.{cls.__name__}.{code.co_name}"
             continue
         obj = getattr(mod, code.co_name, None)
         while obj is not None:
@@ -134,7 +137,8 @@ def advice(name):
                 "imported (docs/scipy.md)")
     elif name.startswith("sklearn."):
         out += (". scikit-learn uses the array API only inside "
-                "sklearn.config_context(array_api_dispatch=True) (docs/scipy.md)")
+                "sklearn.config_context(array_api_dispatch=True), and its input checks "
+                "branch on the data unless assume_finite=True is set too (docs/scipy.md)")
     return out
 
 

@@ -26,6 +26,7 @@ from autograph.runtime.ir import primitives
 from autograph.runtime.numpy import elementwise
 
 # the single-output ufuncs of scipy.special (1.17); names a SciPy lacks raise on first use
+# (jn is jv, psi is digamma: one ufunc each)
 NAMES = tuple("""
 agm bdtr bdtrc bdtri bdtrik bdtrin bei beip ber berp besselpoly beta betainc betaincc
 betainccinv betaincinv betaln binom boxcox boxcox1p btdtria btdtrib cbrt chdtr chdtrc
@@ -37,7 +38,7 @@ eval_sh_chebyt eval_sh_chebyu eval_sh_jacobi eval_sh_legendre exp1 exp10 exp2 ex
 expm1 expn exprel fdtr fdtrc fdtri fdtridfd gamma gammainc gammaincc gammainccinv
 gammaincinv gammaln gammasgn gdtr gdtrc gdtria gdtrib gdtrix hankel1 hankel1e hankel2
 hankel2e huber hyp0f1 hyp1f1 hyp2f1 hyperu i0 i0e i1 i1e inv_boxcox inv_boxcox1p
-it2struve0 itmodstruve0 itstruve0 iv ive j0 j1 jn jv jve k0 k0e k1 k1e kei keip ker kerp
+it2struve0 itmodstruve0 itstruve0 iv ive j0 j1 jv jve k0 k0e k1 k1e kei keip ker kerp
 kl_div kn kolmogi kolmogorov kv kve log1p log_expit log_ndtr log_wright_bessel loggamma
 logit lpmv mathieu_a mathieu_b modstruve nbdtr nbdtrc nbdtri nbdtrik nbdtrin ncfdtr
 ncfdtri ncfdtridfd ncfdtridfn ncfdtrinc nctdtr nctdtridf nctdtrinc nctdtrit ndtr ndtri
@@ -236,7 +237,6 @@ PARTIALS = {
     "yv": (None, lambda v, x, y: 0.5 * (_s("yv", v - 1.0, x) - _s("yv", v + 1.0, x))),
     "iv": (None, lambda v, x, y: 0.5 * (_s("iv", v - 1.0, x) + _s("iv", v + 1.0, x))),
     "kv": (None, lambda v, x, y: -0.5 * (_s("kv", v - 1.0, x) + _s("kv", v + 1.0, x))),
-    "jn": (ZERO, lambda n, x, y: 0.5 * (_s("jv", n - 1.0, x) - _s("jv", n + 1.0, x))),
     "yn": (ZERO, lambda n, x, y: 0.5 * (_s("yv", n - 1.0, x) - _s("yv", n + 1.0, x))),
     "kn": (ZERO, lambda n, x, y: -0.5 * (_s("kv", n - 1.0, x) + _s("kv", n + 1.0, x))),
     "exp1": (lambda x, y: -np.exp(-x) / x,),
