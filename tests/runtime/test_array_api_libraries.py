@@ -210,3 +210,23 @@ def test_scikit_learn_array_api_functions(report):
     assert report["sklearn"]["rbf_gradient_error"] < 1e-7
     # a data-dependent check inside an estimator: an error naming the method
     assert "sklearn.preprocessing.MinMaxScaler.fit" in report["sklearn"]["MinMaxScaler"]["error"]
+
+
+def test_jit_compile_names_the_scipy_function():
+    pytest.importorskip("numba")
+    from autograph.runtime.exec.native_lower import NativeLoweringError
+    with pytest.raises(NativeLoweringError, match=r"scipy\.special\.expit"):
+        ag.function(lambda x: sp.expit(x) + 1.0, jit_compile=True)(X)
+
+
+def test_augmented_assignment_on_tensors_is_unchanged_for_user_code():
+    def f(x):
+        y = x * 1.0
+        y += 1.0
+        y *= 2.0
+        y -= 0.5
+        y /= 4.0
+        return y
+    for autograph in (True, False):
+        got = ag.function(f, autograph=autograph)(X)
+        np.testing.assert_array_equal(got, f(X.copy()))

@@ -234,16 +234,16 @@ class Tensor:
     # augmented assignment: a new tensor, as Python's fallback makes, but refused where a
     # library's `view += y` would change another array in NumPy (array_api_writes.inplace)
     def __iadd__(self, other):
-        return _inplace(self, other, np.add, "+")
+        return _inplace(self, other, "__add__", "+")
 
     def __isub__(self, other):
-        return _inplace(self, other, np.subtract, "-")
+        return _inplace(self, other, "__sub__", "-")
 
     def __imul__(self, other):
-        return _inplace(self, other, np.multiply, "*")
+        return _inplace(self, other, "__mul__", "*")
 
     def __itruediv__(self, other):
-        return _inplace(self, other, np.divide, "/")
+        return _inplace(self, other, "__truediv__", "/")
 
     def __round__(self, ndigits=None):
         return _ops.round_(self, ndigits or 0)
@@ -466,11 +466,12 @@ class Tensor:
 _ACCEPTED = (Tensor,) + _OPERANDS
 
 
-def _inplace(x, other, ufunc, symbol):
+def _inplace(x, other, method, symbol):
     if not isinstance(other, _ACCEPTED):
         return NotImplemented
     from autograph.runtime.numpy import array_api_writes
-    return array_api_writes.inplace(x, other, ufunc, symbol)
+    array_api_writes.check_inplace(x, symbol)
+    return getattr(x, method)(other)   # what Python's fallback `x = x + other` runs
 
 
 def _check_repeat(tensor, seq):

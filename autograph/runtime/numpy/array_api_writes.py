@@ -124,12 +124,11 @@ def _stores_back(frame):
     return False
 
 
-def inplace(x, other, ufunc, symbol):
-    """`x <symbol>= other` (Tensor.__iadd__ and friends): a new tensor, as Python's
-    fallback to `x = x + other` makes, after checking that no view makes NumPy's in-place
-    answer differ (a library's `view += y` is refused, never silently not propagated)."""
-    from autograph.runtime.numpy import elementwise
-    if from_library(4):   # (inplace <- tensor._inplace <- Tensor.__iadd__ <- caller)
+def check_inplace(x, symbol):
+    """Before `x <symbol>= other` (Tensor.__iadd__ and friends) makes a new tensor, as
+    Python's fallback to `x = x + other` does: refuse a library's update of a view, whose
+    NumPy answer changes another array (never silently not propagated)."""
+    if from_library(4):   # (check_inplace <- tensor._inplace <- Tensor.__iadd__ <- caller)
         graph = get_default_graph()
         why = view_problem(graph, x) if graph is not None and x.node.graph is graph else None
         if why is not None and _is_view(x.node) and _stores_back(sys._getframe(3)):
@@ -140,7 +139,6 @@ def inplace(x, other, ufunc, symbol):
             raise SymbolicTensorError(
                 f"{name} updates the symbolic tensor {x!r} in place (`{symbol}=`), which "
                 f"autograph cannot follow: {why}. Call {name} outside the traced function.")
-    return elementwise.ufunc(ufunc, x, other)
 
 
 def _repoint(graph, x, old):
