@@ -32,10 +32,10 @@ INSTEAD = {
     "scipy.linalg.solve_triangular": "np.linalg.solve",
     "scipy.linalg.expm": "a Taylor or Pade series written with np.linalg (or compute it "
                          "outside the traced function)",
-    "scipy.signal.convolve": "scipy.signal.convolve(..., method='direct') or "
-                             "method='fft' (method='auto' measures the values)",
-    "scipy.signal.correlate": "scipy.signal.correlate(..., method='direct') or "
-                              "method='fft' (method='auto' measures the values)",
+    "scipy.signal.convolve": "scipy.signal.fftconvolve (convolve measures the data to "
+                             "choose a method, and checks its result for NaN)",
+    "scipy.signal.correlate": "scipy.signal.fftconvolve(a, b[::-1]) (correlate measures the "
+                              "data to choose a method)",
     "scipy.signal.oaconvolve": "scipy.signal.fftconvolve",
     "scipy.stats.norm.logpdf": "-0.5 * x**2 - 0.5 * np.log(2 * np.pi)",
     "scipy.stats.norm.pdf": "np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi)",
