@@ -536,3 +536,56 @@ def test_every_name_of_the_standard_is_exported():
     assert not [n for n in strict.linalg.__all__ if not hasattr(xp_.linalg, n)]
     assert not [n for n in strict.fft.__all__ if not hasattr(xp_.fft, n)]
     assert xp_.__array_api_version__ == "2024.12"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_rest_of_the_namespace(mode):
+    """The functions the tests above do not reach, each against its defining identity."""
+    a = _spd(3)
+    v = np.array([1.0, -2.0, 0.5])
+    c = np.array([1 + 2j, -0.5j, 3.0])
+    out = run(mode, lambda xp, m, y, z: (
+        xp.linalg.pinv(m), xp.linalg.matrix_rank(m), xp.linalg.matrix_power(m, 3),
+        xp.linalg.slogdet(m), xp.linalg.svdvals(m), xp.linalg.eigvalsh(m),
+        xp.linalg.outer(y, y), xp.linalg.cross(y, y[::-1]), xp.linalg.diagonal(m, offset=1),
+        xp.linalg.tensordot(m, y, axes=1), xp.linalg.matmul(m, m),
+        xp.linalg.vecdot(y, y), xp.linalg.matrix_transpose(m), xp.matrix_transpose(m),
+        xp.meshgrid(y, y[:2], indexing="xy"), xp.broadcast_arrays(y, m),
+        xp.ones_like(m), xp.empty_like(y), xp.imag(z), xp.conj(z), xp.real(z),
+        xp.nonzero(y > 0), xp.unique_inverse(xp.asarray([3, 1, 3])),
+        xp.unique_all(xp.asarray([3, 1, 3])), xp.isin(y, xp.asarray([0.5, 7.0])),
+        xp.fft.fftn(m), xp.fft.ifftn(m), xp.fft.rfftn(m), xp.fft.hfft(z),
+        xp.fft.ihfft(y), xp.fft.rfftfreq(4), xp.fft.irfftn(xp.fft.rfftn(m), s=m.shape, axes=(0, 1))),
+        a, v, c)
+    (pinv, rank, p3, (sign, logdet), sv, ev, outer, cross, diag, td, mm, vd, mt, mt2,
+     (g1, g2), (b1, b2), ol, el, im, cj, re, (nz,), (uv, inv), ua, isin, fn, ifn, rfn, hf,
+     ihf, rff, back) = out
+    assert np.allclose(pinv @ a, np.eye(3)) and int(rank) == 3
+    assert np.allclose(p3, a @ a @ a)
+    assert float(sign) == 1.0 and math.isclose(float(logdet), math.log(np.linalg.det(a)))
+    assert np.allclose(np.sort(sv), np.sort(ev)) and np.all(np.diff(ev) >= 0)
+    assert outer.tolist() == [[x * y for y in v.tolist()] for x in v.tolist()]
+    assert np.allclose(cross, np.cross(v, v[::-1])) and abs(float(cross @ v)) < 1e-12
+    assert diag.tolist() == [a[0, 1], a[1, 2]] and np.allclose(td, a @ v)
+    assert np.allclose(mm, a @ a) and math.isclose(float(vd), float(v @ v))
+    assert np.array_equal(mt, a.T) and np.array_equal(mt2, a.T)
+    assert g1.shape == g2.shape == (2, 3) and np.array_equal(g1[1], v)
+    assert b1.shape == b2.shape == (3, 3) and np.array_equal(b1[2], v)
+    assert np.all(ol == 1) and el.shape == v.shape
+    assert im.tolist() == [2.0, -0.5, 0.0] and cj.tolist() == [1 - 2j, 0.5j, 3.0]
+    assert re.tolist() == [1.0, 0.0, 3.0] and nz.tolist() == [0, 2]
+    assert uv[inv].tolist() == [3, 1, 3]
+    assert ua[0][ua[2]].tolist() == [3, 1, 3] and sorted(ua[3].tolist()) == [1, 2]
+    assert isin.tolist() == [False, False, True]
+    assert np.allclose(np.fft.ifftn(fn), a) and np.allclose(np.fft.fftn(ifn), a)
+    assert rfn.shape == (3, 2) and np.allclose(back, a)
+    assert hf.shape == (4,) and ihf.shape == (2,)
+    assert rff.tolist() == [0.0, 0.25, 0.5]
+
+
+def test_from_dlpack_and_devices_are_explained():
+    with pytest.raises(TypeError, match="from_dlpack cannot make a symbolic tensor"):
+        xp_.from_dlpack(np.ones(2))
+    with pytest.raises(ValueError, match="one device, 'cpu'"):
+        ag.function(lambda x: x.__array_namespace__().zeros(2, device="cuda:0"))(np.ones(2))
+    assert xp_.broadcast_shapes((2, 1), (3,)) == (2, 3)

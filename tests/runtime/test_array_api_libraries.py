@@ -123,6 +123,11 @@ def aug_subscript(xp, x):
     y[1:] *= 2.0         # read, multiply, write back into y
     return y
 
+def scalar_update(xp, x):
+    s = (x * 2.0)[1]     # an integer index to a 0-d result: a scalar copy in NumPy
+    s *= 3.0
+    return s
+
 def write_input(xp, x):
     x[0] = 1.0
     return x
@@ -159,7 +164,8 @@ def _traced(fn):
     return ag.function(lambda x: fn(x.__array_namespace__(), x), autograph=False)
 
 
-@pytest.mark.parametrize("name", ["fill_first", "keeps_old_values", "aug_subscript"])
+@pytest.mark.parametrize("name", ["fill_first", "keeps_old_values", "aug_subscript",
+                                  "scalar_update"])
 def test_library_writes_are_followed(library, name):
     fn = library[name]
     got = _traced(fn)(X)

@@ -94,7 +94,8 @@ def _staged(np_fn, name):
     from autograph.runtime.numpy import packing
 
     def fn(*args, **kwargs):
-        kwargs.pop("device", None) if kwargs.get("device") in (None, "cpu") else None
+        if "device" in kwargs:   # NumPy takes only "cpu"; say what we take
+            _device(kwargs.pop("device"))
         return _tensor(packing.call(np_fn, args, kwargs))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"numpy.{name} on symbolic tensors (the array API's `{name}`)."
@@ -162,7 +163,7 @@ def _diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
 
 
 def _device(device):
-    if device not in (None, "cpu") and getattr(device, "__str__", None) and str(device) != "cpu":
+    if device is not None and str(device) != "cpu":
         raise ValueError(f"autograph's array API namespace has one device, 'cpu' (the graph "
                          f"runs where ag.function's device= puts it), not {device!r}")
 

@@ -84,7 +84,11 @@ def _is_view(node):
     if node.op not in VIEW_OPS:
         return False
     if node.op == "getitem":   # basic indexing makes a view; an index array, a copy
-        return not any(item[0] == "t" for item in node.attrs.get("index", ()))
+        index = node.attrs.get("index", ())
+        if any(item[0] == "t" for item in index):
+            return False
+        # integers only down to a 0-d result (x[1], x[()]): NumPy gives a scalar, a copy
+        return node.outputs[0].shape != () or any(item[0] in "sne" for item in index)
     return True
 
 

@@ -148,7 +148,10 @@ GRADIENTS = (
     "scipy.special.logsumexp", "scipy.special.logsumexp(b=)", "scipy.special.softmax",
     "scipy.special.log_softmax", "scipy.stats.zscore", "scipy.stats.skew",
     "scipy.stats.kurtosis", "scipy.stats.variation", "scipy.stats.gmean",
-    "scipy.stats.sem", "scipy.stats.entropy",
+    "scipy.stats.sem", "scipy.stats.entropy", "scipy.stats.norm.logpdf",
+    "scipy.stats.norm.cdf", "scipy.stats.gamma.logpdf", "scipy.stats.logistic.cdf",
+    "scipy.linalg.expm", "scipy.linalg.det", "scipy.linalg.inv", "scipy.linalg.solve",
+    "scipy.linalg.norm", "scipy.signal.fftconvolve",
 )
 
 

@@ -51,7 +51,40 @@ def _svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite
     return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
 
-LINALG = {"solve": _solve, "cholesky": _cholesky, "norm": _norm, "inv": _plain(np.linalg.inv),
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+           1187353796428800.0, 129060195264000.0, 10559470521600.0, 670442572800.0,
+           33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA13 = 5.371920351148152   # the 1-norm up to which Pade 13 is accurate (Higham 2005)
+
+
+def _expm(A):
+    """The matrix exponential by scaling and squaring with the [13/13] Pade approximant
+    (Higham 2005, SciPy's algorithm at its highest order): A / 2**s has 1-norm below
+    theta13, and the s squarings run in a while_loop (s is only known when the graph runs)."""
+    from autograph.runtime.control_flow import while_loop
+    n = A.shape[-1]
+    norm = np.max(np.sum(np.abs(A), axis=-2))
+    s = np.maximum(0.0, np.ceil(np.log2(np.maximum(norm, 1e-300) / _THETA13)))
+    A = A / np.power(2.0, s)
+    b, eye = _PADE13, np.eye(n, dtype=A.dtype)
+    A2 = A @ A
+    A4 = A2 @ A2
+    A6 = A4 @ A2
+    U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2)
+             + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * eye)
+    V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 \
+        + b[0] * eye
+    R = np.linalg.solve(V - U, V + U)
+    steps = s.astype(np.int64)
+    _, R = while_loop(lambda i, r: i < steps, lambda i, r: (i + 1, r @ r), (np.int64(0), R))
+    return R
+
+
+def _expm_call(A):
+    return _expm(A) if getattr(A, "ndim", 0) == 2 else NotImplemented
+
+
+LINALG = {"expm": _expm_call, "solve": _solve, "cholesky": _cholesky, "norm": _norm, "inv": _plain(np.linalg.inv),
           "det": _plain(np.linalg.det), "eigh": _eigh, "svd": _svd}
 
 
