@@ -151,7 +151,10 @@ GRADIENTS = (
     "scipy.stats.sem", "scipy.stats.entropy", "scipy.stats.norm.logpdf",
     "scipy.stats.norm.cdf", "scipy.stats.gamma.logpdf", "scipy.stats.logistic.cdf",
     "scipy.linalg.expm", "scipy.linalg.det", "scipy.linalg.inv", "scipy.linalg.solve",
-    "scipy.linalg.norm", "scipy.signal.fftconvolve",
+    "scipy.linalg.norm", "scipy.signal.fftconvolve", "scipy.special.owens_t",
+    "scipy.special.stdtr", "scipy.special.chdtr", "scipy.special.gammainc",
+    "scipy.special.gammaincc", "scipy.special.betainc", "scipy.special.boxcox",
+    "scipy.special.boxcox1p", "scipy.special.huber", "scipy.special.pseudo_huber",
 )
 
 
