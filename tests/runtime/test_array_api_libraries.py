@@ -236,3 +236,10 @@ def test_augmented_assignment_on_tensors_is_unchanged_for_user_code():
     for autograph in (True, False):
         got = ag.function(f, autograph=autograph)(X)
         np.testing.assert_array_equal(got, f(X.copy()))
+
+
+def test_scipy_primitives_on_the_strict_device():
+    pytest.importorskip("array_api_strict")
+    f = ag.function(lambda x: sp.expit(x) * sp.gammaln(x + 1.0), device="strict")
+    np.testing.assert_allclose(np.asarray(f(X)), sp.expit(X) * sp.gammaln(X + 1.0),
+                               rtol=1e-15)

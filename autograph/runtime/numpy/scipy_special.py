@@ -13,8 +13,9 @@ the function and argument (never a silent zero); integer orders and degrees (`jn
 `eval_legendre`'s n) are step functions of their argument: zero cotangents.
 
 The primitives are registered without importing SciPy (a saved model that holds one loads
-without it until it runs); the ufunc is looked up on first use. Kernels call SciPy on the
-host's NumPy arrays: the CPU device (CuPy's `cupyx.scipy.special` is not wired in).
+without it until it runs); the ufunc is looked up on first use. Kernels call SciPy on NumPy
+arrays; on the cuda device, CuPy's `cupyx.scipy.special` function of the same name (untested
+here: no GPU in this session), on other host devices SciPy on NumPy copies.
 """
 
 import importlib
@@ -94,7 +95,17 @@ class _Lazy:
         return self.entry().infer(*xs)
 
     def kernel(self, xp, *arrays):
-        return self.entry().ufunc(*arrays)
+        uf = self.entry().ufunc
+        if xp is np:
+            return uf(*arrays)
+        if getattr(xp, "__name__", "").startswith("cupy"):   # CuPy's own, on the GPU
+            fn = getattr(importlib.import_module("cupyx.scipy.special"), self.name, None)
+            if fn is None:
+                raise NotImplementedError(f"scipy.special.{self.name} has no CuPy version "
+                                          "(cupyx.scipy.special): run it on the cpu device")
+            return fn(*arrays)
+        # another array library on the host (the strict device): SciPy on NumPy copies
+        return xp.asarray(uf(*[np.asarray(a) for a in arrays]))
 
 
 _LAZY = {name: _Lazy(name) for name in NAMES}
