@@ -243,3 +243,27 @@ def test_scipy_primitives_on_the_strict_device():
     f = ag.function(lambda x: sp.expit(x) * sp.gammaln(x + 1.0), device="strict")
     np.testing.assert_allclose(np.asarray(f(X)), sp.expit(X) * sp.gammaln(X + 1.0),
                                rtol=1e-15)
+
+
+def test_a_write_after_a_branch_read_keeps_the_branch_reading_the_old_value(library):
+    # a cond built before the write captured the old value; the write must not change it
+    ns = {"__name__": "scipy._autograph_test_branch", "ag": ag}
+    exec(compile('''
+def branch_then_write(xp, x):
+    y = x * 1.0
+    z = ag.cond(xp.sum(x) > 0, lambda: y * 2.0, lambda: y * 3.0)
+    y[0] = 100.0
+    return z, y
+''', "<scipy test library>", "exec"), ns)
+    z, y = _traced(ns["branch_then_write"])(X)
+    np.testing.assert_array_equal(z, X * 2.0)
+    np.testing.assert_array_equal(y, np.concatenate([[100.0], X[1:]]))
+    g = ag.grad(lambda v: np.sum(ns["branch_then_write"](v.__array_namespace__(), v)[0]))(X)
+    np.testing.assert_array_equal(g, np.full(3, 2.0))   # through the branch's old value
+    # the branch graph's record of what it captured agrees with the cond node's inputs
+    graph = ag.function(lambda v: ns["branch_then_write"](v.__array_namespace__(), v),
+                        autograph=False).get_concrete_function(X).graph
+    cond = next(n for n in graph.nodes if n.op == "cond")
+    for sub in (cond.attrs["true_graph"], cond.attrs["false_graph"]):
+        assert all(t.node.op != "setitem" for t in sub.captured_inputs())
+        assert all(any(t is i for i in cond.inputs) for t in sub.captured_inputs())

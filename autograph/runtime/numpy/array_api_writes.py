@@ -146,11 +146,22 @@ def check_inplace(x, symbol):
 
 
 def _repoint(graph, x, old):
-    """Every reference the graph holds to the object `x` now goes to `old`."""
+    """Every reference the graph holds to the object `x` now goes to `old`: node inputs,
+    outputs, and the captures of the branch and loop graphs nested in its nodes (which
+    name the outer tensor they read: `captured_inputs()` must agree with the node)."""
     for n in graph.nodes:
         if any(t is x for t in n.inputs):
             n.inputs = tuple(old if t is x else t for t in n.inputs)
+        _repoint_captures(n, x, old)
     graph.outputs = [old if t is x else t for t in (graph.outputs or ())]
-    for k, (outer, inner) in list(graph.captures.items()):
-        if inner is x:
-            graph.captures[k] = (outer, old)
+
+
+def _repoint_captures(node, x, old):
+    from autograph.runtime.ir.graph import Graph
+    for sub in node.attrs.values():
+        if isinstance(sub, Graph):
+            for k, (outer, inner) in list(sub.captures.items()):
+                if outer is x:
+                    sub.captures[k] = (old, inner)
+            for n in sub.nodes:
+                _repoint_captures(n, x, old)
