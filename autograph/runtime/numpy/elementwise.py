@@ -258,7 +258,7 @@ def ufunc(uf, *args, strong=False):
     """Stage NumPy ufunc `uf` called on `args` (at least one of them a Tensor). `strong`:
     called as a NumPy function, so the result is an array even of weak operands."""
     entry = UFUNCS.get(uf)
-    if entry is None and type(uf) is np.ufunc and ufunc_owner(uf) != "numpy":
+    if entry is None and type(uf) is np.ufunc and ufunc_owner(uf) == "scipy.special":
         from autograph.runtime.numpy import scipy_special   # SciPy's: registered on first use
         entry = scipy_special.staged(uf)
     if entry is None:
@@ -269,19 +269,26 @@ def ufunc(uf, *args, strong=False):
             return (ufunc(np.floor_divide, *args, strong=strong),
                     ufunc(np.remainder, *args, strong=strong))
         raise NotImplementedError(
-            f"autograph cannot trace {ufunc_owner(uf)}.{uf.__name__} on symbolic tensors yet; "
+            f"autograph cannot trace {ufunc_name(uf)} on symbolic tensors yet; "
             "express it with supported NumPy functions (autograph.runtime.numpy.dispatch."
             "supported() lists them), or run this part outside the traced function")
     return entry(*args, strong=strong)
 
 
 def ufunc_owner(uf):
-    """The module users know ufunc `uf` from: "numpy", "scipy.special", or for another
-    library's ufunc the module its name is found in (messages never say numpy.expit)."""
+    """The module users know ufunc `uf` from: "numpy", "scipy.special", or None for another
+    library's ufunc (messages never say numpy.expit)."""
     if getattr(np, uf.__name__, None) is uf:
         return "numpy"
     from autograph.runtime.numpy import scipy_special
-    return scipy_special.owner(uf) or getattr(uf, "__module__", None) or "(another library)"
+    return scipy_special.owner(uf)
+
+
+def ufunc_name(uf):
+    """`uf` as messages name it: numpy.add, scipy.special.expit, or the ufunc 'f' (not
+    NumPy's) for one of another library."""
+    owner = ufunc_owner(uf)
+    return f"{owner}.{uf.__name__}" if owner else f"the ufunc {uf.__name__!r} (not NumPy's)"
 
 
 # -- reverse-mode rules (adjoint.py: broadcasting, dtypes, the complex convention) ------------
