@@ -66,7 +66,8 @@ def _special(sp):
               ("scipy.special.kn", lambda a: sp.kn(1, a), (Q,)),
               ("scipy.special.ellipk", lambda a: sp.ellipk(a), (P,)),
               ("scipy.special.ellipe", lambda a: sp.ellipe(a), (P,)),
-              ("scipy.special.zeta", lambda a: sp.zeta(a + 1.5, 2.0), (Q,))]
+              ("scipy.special.zeta", lambda a: sp.zeta(a + 1.5, 2.0), (Q,)),
+              ("scipy.special.zeta(q=)", lambda a: sp.zeta(2.5, a), (Q,))]
     return cases
 
 
@@ -155,6 +156,7 @@ GRADIENTS = (
     "scipy.special.stdtr", "scipy.special.chdtr", "scipy.special.gammainc",
     "scipy.special.gammaincc", "scipy.special.betainc", "scipy.special.boxcox",
     "scipy.special.boxcox1p", "scipy.special.huber", "scipy.special.pseudo_huber",
+    "scipy.special.zeta(q=)", "scipy.special.polygamma",
 )
 
 

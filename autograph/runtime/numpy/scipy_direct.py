@@ -159,7 +159,14 @@ def _polygamma(n, x):
     return scipy_special.polygamma(int(n), x)
 
 
-SPECIAL = {"polygamma": _polygamma}
+def _zeta(x, q=None, out=None):
+    from autograph.runtime.numpy.scipy_special import Special
+    if out is not None:
+        return NotImplemented
+    return Special().zeta(x, 1.0 if q is None else q)   # Riemann's is Hurwitz's at q = 1
+
+
+SPECIAL = {"polygamma": _polygamma, "zeta": _zeta}
 
 
 def lookup(f):

@@ -46,7 +46,7 @@ ncfdtri ncfdtridfd ncfdtridfn ncfdtrinc nctdtr nctdtridf nctdtrinc nctdtrit ndtr
 ndtri_exp nrdtrimn nrdtrisd obl_cv owens_t pdtr pdtrc pdtri pdtrik poch powm1 pro_cv
 pseudo_huber radian rel_entr rgamma round sindg smirnov smirnovi spence stdtr stdtridf
 stdtrit struve tandg tklmbda voigt_profile wofz wright_bessel wrightomega xlog1py xlogy y0
-y1 yn yv yve zetac
+y1 yn yv yve zeta zetac
 """.split())
 
 PREFIX = "special_"
@@ -71,7 +71,10 @@ def owner(uf):
     return None
 
 
-_UFUNC_NAMES = {"digamma": "psi"}   # SciPy's ufunc digamma is named psi
+# SciPy's ufunc digamma is named psi; zeta(x, q) is the private ufunc _zeta (the function
+# scipy.special.zeta calls)
+_UFUNC_NAMES = {"digamma": "psi", "zeta": "_zeta"}
+_FROM_UFUNC = {v: k for k, v in _UFUNC_NAMES.items()}
 
 
 class _Lazy:
@@ -123,7 +126,7 @@ def register_ufuncs():
 
 def staged(uf):
     """The staging of SciPy ufunc `uf`, or None when it has no primitive here."""
-    if owner(uf) is None or uf.__name__ not in _LAZY:
+    if owner(uf) is None or _FROM_UFUNC.get(uf.__name__, uf.__name__) not in _LAZY:
         return None
     register_ufuncs()
     return elementwise.UFUNCS.get(uf)
@@ -212,6 +215,7 @@ PARTIALS = {
     "loggamma": (lambda x, y: _s("digamma", x),),
     "rgamma": (lambda x, y: -y * _s("digamma", x),),
     "digamma": (lambda x, y: polygamma(1, x),),
+    "zeta": (None, lambda x, q, y: -x * _s("zeta", x + 1.0, q)),
     "gammasgn": (ZERO,),
     "beta": (lambda a, b, y: y * (_s("digamma", a) - _s("digamma", a + b)),
              lambda a, b, y: y * (_s("digamma", b) - _s("digamma", a + b))),
