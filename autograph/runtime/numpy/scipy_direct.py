@@ -84,7 +84,8 @@ def _expm_call(A):
     return _expm(A) if getattr(A, "ndim", 0) == 2 else NotImplemented
 
 
-LINALG = {"expm": _expm_call, "solve": _solve, "cholesky": _cholesky, "norm": _norm, "inv": _plain(np.linalg.inv),
+LINALG = {"expm": _expm_call, "solve": _solve, "cholesky": _cholesky, "norm": _norm,
+          "inv": _plain(np.linalg.inv),
           "det": _plain(np.linalg.det), "eigh": _eigh, "svd": _svd}
 
 

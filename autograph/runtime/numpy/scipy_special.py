@@ -283,7 +283,8 @@ PARTIALS = {
                                            - _s("gammaln", np.floor(k) + 1.0))),
     "owens_t": (lambda h, a, y: -np.exp(-0.5 * h * h) / _SQRT_2PI * 0.5 * _s(
         "erf", a * h / math.sqrt(2.0)),
-                lambda h, a, y: np.exp(-0.5 * h * h * (1.0 + a * a)) / (2 * math.pi * (1.0 + a * a))),
+                lambda h, a, y: np.exp(-0.5 * h * h * (1.0 + a * a))
+                / (2 * math.pi * (1.0 + a * a))),
     "round": (ZERO,),
 }
 for _n in ("eval_chebyc", "eval_chebys", "eval_chebyt", "eval_chebyu", "eval_hermite",
