@@ -13,6 +13,7 @@ results, as they make arrays in NumPy.
 """
 
 import importlib
+import sys
 
 import numpy as np
 
@@ -276,8 +277,8 @@ class Tensor:
         return self
 
     def __setitem__(self, key, value):
-        from autograph.runtime.numpy import array_api_writes
-        if array_api_writes.from_library():
+        if from_library(1):
+            from autograph.runtime.numpy import array_api_writes
             # array API code (SciPy, array-api-extra's `at`) writes into arrays it made
             array_api_writes.setitem(self, key, value)
             return
@@ -466,11 +467,23 @@ class Tensor:
 _ACCEPTED = (Tensor,) + _OPERANDS
 
 
+# array API libraries whose in-place writes into tensors are followed (array_api_writes)
+LIBRARIES = ("scipy", "sklearn", "array_api_extra", "array_api_compat")
+
+
+def from_library(depth):
+    """Whether the frame `depth` levels above the caller belongs to one of LIBRARIES (the
+    caller of Tensor.__setitem__ / __iadd__: checked without importing anything)."""
+    name = sys._getframe(depth + 1).f_globals.get("__name__")
+    return isinstance(name, str) and name.partition(".")[0] in LIBRARIES
+
+
 def _inplace(x, other, method, symbol):
     if not isinstance(other, _ACCEPTED):
         return NotImplemented
-    from autograph.runtime.numpy import array_api_writes
-    array_api_writes.check_inplace(x, symbol)
+    if from_library(2):   # (_inplace <- Tensor.__iadd__ <- the library's `x += y`)
+        from autograph.runtime.numpy import array_api_writes
+        array_api_writes.check_inplace(x, symbol)
     return getattr(x, method)(other)   # what Python's fallback `x = x + other` runs
 
 

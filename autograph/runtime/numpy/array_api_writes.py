@@ -25,18 +25,7 @@ library function.
 import sys
 
 from autograph.runtime.ir.graph import get_default_graph
-from autograph.runtime.ir.tensor import SymbolicTensorError, Tensor
-
-LIBRARIES = ("scipy", "sklearn", "array_api_extra", "array_api_compat")
-
-
-def _library_module(name):
-    return isinstance(name, str) and name.partition(".")[0] in LIBRARIES
-
-
-def from_library(depth=2):
-    """Whether the frame `depth` levels up (Tensor.__setitem__'s caller) is library code."""
-    return _library_module(sys._getframe(depth).f_globals.get("__name__"))
+from autograph.runtime.ir.tensor import LIBRARIES, SymbolicTensorError, Tensor  # noqa: F401
 
 
 def setitem(x, key, value):
@@ -129,20 +118,20 @@ def _stores_back(frame):
 
 
 def check_inplace(x, symbol):
-    """Before `x <symbol>= other` (Tensor.__iadd__ and friends) makes a new tensor, as
-    Python's fallback to `x = x + other` does: refuse a library's update of a view, whose
+    """Before a library's `x <symbol>= other` (Tensor.__iadd__ and friends) makes a new
+    tensor, as Python's fallback to `x = x + other` does: refuse the update of a view, whose
     NumPy answer changes another array (never silently not propagated)."""
-    if from_library(4):   # (check_inplace <- tensor._inplace <- Tensor.__iadd__ <- caller)
-        graph = get_default_graph()
-        why = view_problem(graph, x) if graph is not None and x.node.graph is graph else None
-        if why is not None and _is_view(x.node) and _stores_back(sys._getframe(3)):
-            why = None   # `x[i] op= y`: the result is written back into x, checked there
-        if why is not None:
-            from autograph.runtime.numpy import library_calls
-            name = library_calls.caller_name() or "a library function"
-            raise SymbolicTensorError(
-                f"{name} updates the symbolic tensor {x!r} in place (`{symbol}=`), which "
-                f"autograph cannot follow: {why}. Call {name} outside the traced function.")
+    # (called for library frames only: tensor._inplace checked)
+    graph = get_default_graph()
+    why = view_problem(graph, x) if graph is not None and x.node.graph is graph else None
+    if why is not None and _is_view(x.node) and _stores_back(sys._getframe(3)):
+        why = None   # `x[i] op= y`: the result is written back into x, checked there
+    if why is not None:
+        from autograph.runtime.numpy import library_calls
+        name = library_calls.caller_name() or "a library function"
+        raise SymbolicTensorError(
+            f"{name} updates the symbolic tensor {x!r} in place (`{symbol}=`), which "
+            f"autograph cannot follow: {why}. Call {name} outside the traced function.")
 
 
 def _repoint(graph, x, old):
