@@ -104,6 +104,9 @@ def _numpy_packs(value, node, may_be_list):
     dispatching on tensors by themselves."""
     if _is_random_method(value):   # a draw: staged by converted_call (every run)
         return True
+    if (getattr(value, "__module__", None) or "")[:6] == "scipy.":
+        from autograph.runtime.numpy import scipy_direct   # scipy.linalg.solve, norm.logpdf
+        return scipy_direct.lookup(value) is not None
     if not packing.is_numpy_callable(value):
         return False
     try:

@@ -99,6 +99,10 @@ def converted_call(f, *args, **kwargs):
         if rnd is not None and f in rnd.MODULE_FUNCTIONS:
             return rnd.call(f, args, kwargs)
         return packing.call(f, args, kwargs)
+    if (getattr(f, "__module__", None) or "")[:6] == "scipy.":   # SciPy's np.asarray users
+        from autograph.runtime.numpy import scipy_direct
+        if scipy_direct.lookup(f) is not None:
+            return scipy_direct.call(f, args, kwargs)
     if _handler is None:   # converted code is made by autograph.api, which registers it
         raise RuntimeError("converted code called before the compiler (autograph.api) was "
                            "imported: it registers converted_call's handler")

@@ -264,7 +264,10 @@ def _table():
         "data_shuffle_order": {"buffer_size": INT},
         "data_iter_open": {"keep": opt(never("None: a host-side dataset cannot be loaded"))},
         "data_iter_next": {"specs": tup(pair(DTYPE, SHAPE), 1 << 16)},
+        "special_polygamma": {"n": INT},
     })
+    from autograph.runtime.numpy import scipy_special   # SciPy's ufuncs (no SciPy import)
+    t.update({scipy_special.PREFIX + name: {} for name in scipy_special.NAMES})
     return t
 
 

@@ -113,6 +113,8 @@ def lookup(name):
     # the NumPy surface registers its families' primitives when first used: a graph read
     # back (a saved model) or a gradient rule may name one before any was
     import autograph.runtime.numpy.dispatch  # noqa: F401
+    if name.startswith("special_"):   # SciPy's ufuncs: registered apart (no SciPy import)
+        import autograph.runtime.numpy.scipy_special  # noqa: F401
     try:
         return PRIMITIVES[name]
     except KeyError:

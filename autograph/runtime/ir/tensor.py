@@ -13,6 +13,7 @@ results, as they make arrays in NumPy.
 """
 
 import importlib
+import sys
 
 import numpy as np
 
@@ -170,6 +171,22 @@ class Tensor:
             return func(*_lived(args), **_lived(kwargs))
         return _ops.array_function(func, args, kwargs)
 
+    def __array_namespace__(self, *, api_version=None):
+        """The array API namespace of staged operations (autograph.runtime.numpy.array_api):
+        SciPy, scikit-learn and array-api-extra code that asks a tensor for its namespace
+        traces through. Eager arrays keep NumPy's namespace."""
+        from autograph.runtime.numpy import array_api
+        return array_api.array_namespace(self, api_version)
+
+    @property
+    def device(self):
+        return "cpu"   # the array API's device: the graph runs where its Function puts it
+
+    def to_device(self, device, /, *, stream=None):
+        from autograph.runtime.numpy import array_api
+        array_api._device(device)
+        return self
+
     def __array__(self, dtype=None, copy=None):
         if self.node.graph.live:
             return np.asarray(_live(self), dtype=dtype)
@@ -218,6 +235,20 @@ class Tensor:
     __abs__ = _unary(np.absolute, "abs")
     __invert__ = _unary(np.invert, "invert")
 
+    # augmented assignment: a new tensor, as Python's fallback makes, but refused where a
+    # library's `view += y` would change another array in NumPy (array_api_writes.inplace)
+    def __iadd__(self, other):
+        return _inplace(self, other, "__add__", "+")
+
+    def __isub__(self, other):
+        return _inplace(self, other, "__sub__", "-")
+
+    def __imul__(self, other):
+        return _inplace(self, other, "__mul__", "*")
+
+    def __itruediv__(self, other):
+        return _inplace(self, other, "__truediv__", "/")
+
     def __round__(self, ndigits=None):
         return _ops.round_(self, ndigits or 0)
 
@@ -249,6 +280,11 @@ class Tensor:
         return self
 
     def __setitem__(self, key, value):
+        if from_library(1):
+            from autograph.runtime.numpy import array_api_writes
+            # array API code (SciPy, array-api-extra's `at`) writes into arrays it made
+            array_api_writes.setitem(self, key, value)
+            return
         raise TypeError(
             f"Cannot assign to an element of the symbolic tensor {self!r}: tensors are "
             "immutable while tracing. Build the new value instead, e.g. with np.where(mask, "
@@ -443,6 +479,26 @@ class Tensor:
 _ACCEPTED = (Tensor,) + _OPERANDS
 
 
+# array API libraries whose in-place writes into tensors are followed (array_api_writes)
+LIBRARIES = ("scipy", "sklearn", "array_api_extra", "array_api_compat")
+
+
+def from_library(depth):
+    """Whether the frame `depth` levels above the caller belongs to one of LIBRARIES (the
+    caller of Tensor.__setitem__ / __iadd__: checked without importing anything)."""
+    name = sys._getframe(depth + 1).f_globals.get("__name__")
+    return isinstance(name, str) and name.partition(".")[0] in LIBRARIES
+
+
+def _inplace(x, other, method, symbol):
+    if not isinstance(other, _ACCEPTED):
+        return NotImplemented
+    if from_library(2):   # (_inplace <- Tensor.__iadd__ <- the library's `x += y`)
+        from autograph.runtime.numpy import array_api_writes
+        array_api_writes.check_inplace(x, symbol)
+    return getattr(x, method)(other)   # what Python's fallback `x = x + other` runs
+
+
 def _check_repeat(tensor, seq):
     """`[0.0] * n` with a scalar tensor `n`: Python repeats the list n times when n is an
     int (len(x), a NumPy integer), NumPy multiplies element-wise when n is a 0-d array.
@@ -501,6 +557,10 @@ def raise_symbolic(tensor, what, fix):
         # no trace is running: the tensor leaked out of the one that made it
         raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}. "
                                   + graph.leak_message(tensor))
+    from autograph.runtime.numpy import library_calls   # inside SciPy: name its function
+    message = library_calls.library_message(tensor, what)
+    if message is not None:
+        raise SymbolicTensorError(message + where(" At "))
     note = context_note("")
     if note:
         raise SymbolicTensorError(f"Cannot use the symbolic tensor {tensor!r} {what}: {note}.")

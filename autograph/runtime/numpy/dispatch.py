@@ -24,7 +24,7 @@ from autograph.runtime.numpy.array_ops import (  # noqa: F401  (re-exported)
     arange, argsort, clip, diff, dot, full, full_like, imag, inner, matmul, ones, ones_like,
     outer, real, round_, sort, tensordot, where, zeros, zeros_like)
 from autograph.runtime.numpy.elementwise import (  # noqa: F401
-    UFUNCS, Elementwise, as_tensor, cast, common, const, operand_key, ufunc)
+    UFUNCS, Elementwise, as_tensor, cast, common, const, operand_key, ufunc, ufunc_name)
 from autograph.runtime.numpy.indexing import getitem, take  # noqa: F401
 from autograph.runtime.numpy.reductions import (  # noqa: F401
     allclose, average, count_nonzero, cumulative, isclose, median, nanmax, nanmean, nanmin,
@@ -47,7 +47,7 @@ _UFUNC_ACCUMULATE = {np.add: "cumulative_sum", np.multiply: "cumulative_prod"}
 
 def ufunc_method(uf, method, inputs, kwargs):
     """What `Tensor.__array_ufunc__` does: `np.add(x, 1)`, `np.add.reduce(x)`, ..."""
-    name = f"numpy.{uf.__name__}" + ("" if method == "__call__" else f".{method}")
+    name = ufunc_name(uf) + ("" if method == "__call__" else f".{method}")
     if kwargs.get("out") is not None:
         raise TypeError(f"{name}(..., out=...) cannot store a symbolic result in place (an "
                         "augmented assignment like `array += tensor` does this): tensors are "

@@ -119,10 +119,11 @@ class Elementwise:
     `inputs_as` forces the kernel's input dtype (bool for the logical functions, whose
     array API versions take only bools)."""
 
-    __slots__ = ("ufunc", "prim", "inputs_as", "_plans", "_specs")
+    __slots__ = ("ufunc", "prim", "inputs_as", "owner", "_plans", "_specs")
 
-    def __init__(self, ufunc, prim, inputs_as=None):
+    def __init__(self, ufunc, prim, inputs_as=None, owner="numpy"):
         self.ufunc, self.prim, self.inputs_as = ufunc, prim, inputs_as
+        self.owner = owner   # the module users know the ufunc from, for messages
         # tracing asks the same questions over and over: cache the answers
         self._plans = {}   # operand dtype keys -> (primitive, kernel input dtypes, out dtype)
         self._specs = {}   # (dtype, weak, shape) of each input -> infer's answer
@@ -140,7 +141,7 @@ class Elementwise:
         try:
             ins, outs = dtypes.resolve_ufunc(self.ufunc, keys)
         except TypeError as e:  # NumPy has no loop for these dtypes
-            raise TypeError(f"numpy.{self.ufunc.__name__} is not defined for "
+            raise TypeError(f"{self.owner}.{self.ufunc.__name__} is not defined for "
                             f"{describe(args) or keys}: {e}") from None
         if self.inputs_as is not None:
             ins = (self.inputs_as,) * len(ins)
@@ -169,7 +170,8 @@ class Elementwise:
             try:
                 shape = shapes.broadcast(*[x.shape for x in xs])
             except ValueError as e:
-                raise ValueError(f"numpy.{self.ufunc.__name__}: {e}: {describe(xs)}") from None
+                raise ValueError(f"{self.owner}.{self.ufunc.__name__}: {e}: "
+                                 f"{describe(xs)}") from None
             spec = ((out, shape, weak),)
             if len(self._specs) < 4096:
                 self._specs[sig] = spec
@@ -179,7 +181,7 @@ class Elementwise:
         """Stage the ufunc on `args`. On weak operands only, the result is weak (like
         Python's `1 + 2`) unless `strong`: a NumPy call (`np.add(1, 2)`) makes an array."""
         if len(args) != self.ufunc.nin:
-            raise TypeError(f"numpy.{self.ufunc.__name__} takes {self.ufunc.nin} "
+            raise TypeError(f"{self.owner}.{self.ufunc.__name__} takes {self.ufunc.nin} "
                             f"argument(s), got {len(args)}")
         current_graph(args)   # a tensor used outside its trace: say so before making Consts
         keys = tuple([(_WEAK_KEY[a.dtype.kind] if a.weak else a.dtype)
@@ -256,6 +258,9 @@ def ufunc(uf, *args, strong=False):
     """Stage NumPy ufunc `uf` called on `args` (at least one of them a Tensor). `strong`:
     called as a NumPy function, so the result is an array even of weak operands."""
     entry = UFUNCS.get(uf)
+    if entry is None and type(uf) is np.ufunc and ufunc_owner(uf) == "scipy.special":
+        from autograph.runtime.numpy import scipy_special   # SciPy's: registered on first use
+        entry = scipy_special.staged(uf)
     if entry is None:
         if uf is np.matmul:   # a generalized ufunc: staged with the linear algebra
             from autograph.runtime.numpy.array_ops import matmul
@@ -264,10 +269,26 @@ def ufunc(uf, *args, strong=False):
             return (ufunc(np.floor_divide, *args, strong=strong),
                     ufunc(np.remainder, *args, strong=strong))
         raise NotImplementedError(
-            f"autograph cannot trace numpy.{uf.__name__} on symbolic tensors yet; "
+            f"autograph cannot trace {ufunc_name(uf)} on symbolic tensors yet; "
             "express it with supported NumPy functions (autograph.runtime.numpy.dispatch."
             "supported() lists them), or run this part outside the traced function")
     return entry(*args, strong=strong)
+
+
+def ufunc_owner(uf):
+    """The module users know ufunc `uf` from: "numpy", "scipy.special", or None for another
+    library's ufunc (messages never say numpy.expit)."""
+    if getattr(np, uf.__name__, None) is uf:
+        return "numpy"
+    from autograph.runtime.numpy import scipy_special
+    return scipy_special.owner(uf)
+
+
+def ufunc_name(uf):
+    """`uf` as messages name it: numpy.add, scipy.special.expit, or the ufunc 'f' (not
+    NumPy's) for one of another library."""
+    owner = ufunc_owner(uf)
+    return f"{owner}.{uf.__name__}" if owner else f"the ufunc {uf.__name__!r} (not NumPy's)"
 
 
 # -- reverse-mode rules (adjoint.py: broadcasting, dtypes, the complex convention) ------------

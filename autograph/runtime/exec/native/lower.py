@@ -87,8 +87,11 @@ class Lowering:
         hint = _HINTS.get(node.op) or why or (
             "this operation (or these dtypes/shapes) has no Numba lowering; run the "
             "function without jit_compile=True, or move this operation outside it")
+        from autograph.runtime.ir.primitives import PRIMITIVES   # the function users wrote
+        doc = (getattr(PRIMITIVES.get(node.op), "doc", None) or "").split(" ")[0]
+        what = f"`{node.op}` ({doc})" if doc.startswith("scipy.") else f"`{node.op}`"
         raise NativeLoweringError(
-            f"jit_compile=True: cannot compile operation `{node.op}` (node {node.name!r}"
+            f"jit_compile=True: cannot compile operation {what} (node {node.name!r}"
             + (f", made at {where}" if where else "") + f") to native code: {hint}.")
 
     # -- the function -------------------------------------------------------------------------
