@@ -49,6 +49,24 @@ LAZY_EXCEPTIONS = {
     ("autograph.runtime.ir.graph", "autograph.runtime.exec.dot"):
         "Graph.to_dot() and the notebook picture (public API on the IR record) draw with "
         "runtime/exec/dot.py, loaded when asked",
+    ("autograph.runtime.ir.tensor", "autograph.runtime.numpy.array_api"):
+        "Tensor.__array_namespace__() (the array API's entry point, on the IR record) returns "
+        "the namespace of staged operations, loaded when a library first asks for it",
+    ("autograph.runtime.ir.tensor", "autograph.runtime.numpy.array_api_writes"):
+        "a library's in-place write on a tensor (x[i] = v inside SciPy) is staged as a new "
+        "node by the NumPy surface; the IR record only forwards it, on first use",
+    ("autograph.runtime.ir.tensor", "autograph.runtime.numpy.library_calls"):
+        "a symbolic tensor refused inside SciPy/scikit-learn names the library's function; "
+        "the frame walk that finds it lives with the surface, loaded only on that error",
+    ("autograph.runtime.ir.primitives", "autograph.runtime.numpy.scipy_special"):
+        "a scipy.special primitive (special_<name>) is registered on first use; a saved model "
+        "or gradient rule may name one before its ufunc was traced",
+    ("autograph.runtime.numpy.scipy_direct", "autograph.runtime.control_flow"):
+        "scipy.linalg.expm's staged version squares in a while_loop (the runtime's control "
+        "flow sits one layer up; loaded only when expm is traced)",
+    ("autograph.runtime.numpy.scipy_coverage", "autograph"):
+        "the SciPy probe behind docs/scipy_coverage.md runs each function through "
+        "ag.function; it is a generator script (python -m), never imported by the runtime",
     # across packages, in files other work was changing while the layout moved (issue 28)
     ("autograph.source.disk_cache", "autograph"):
         "reads autograph.__version__ and __file__ for the conversion key: the face is always "
