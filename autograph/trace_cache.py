@@ -40,7 +40,9 @@ another device): the function is traced then, as it would have been. It counts a
 The file (`<key>.agt` in the disk cache's directory, same switches; `AUTOGRAPH_TRACE_CACHE=0`
 turns off this cache alone) is marshal data:
 generated source, numbers, strings and array bytes. Like the disk cache's converted source
-(and Python's own .pyc files) its code is compiled and run: the directory is the user's.
+(and Python's own .pyc files) its code is compiled and run, so it is read only through
+disk_cache.read: from a directory no one else may write, signed with this user's key
+(autograph.source.cache_auth); a file anyone else wrote or changed is ignored.
 """
 
 import collections
@@ -494,9 +496,11 @@ def _load(function, k, names, values, key):
     path = disk_cache._path(k, _SUFFIX)
     if path is None:
         return None
+    data = disk_cache.read(path)    # None unless this user's autograph wrote it, unchanged
+    if data is None:
+        return None
     try:
-        with open(path, "rb") as f:
-            entry = marshal.loads(f.read())
+        entry = marshal.loads(data)
         if type(entry) is not dict or entry.get("format") != FORMAT or entry.get("key") != k \
                 or not _unchanged(entry["files"]):
             return None
