@@ -148,9 +148,9 @@ def _states():
             _mac = False
         else:
             sha256 = _sha256()
-            block = key.ljust(64, b"\0")
-            _mac = (sha256(bytes(b ^ 0x36 for b in block)),
-                    sha256(bytes(b ^ 0x5C for b in block)))
+            block = int.from_bytes(key.ljust(64, b"\0"), "big")
+            _mac = (sha256((block ^ int.from_bytes(b"\x36" * 64, "big")).to_bytes(64, "big")),
+                    sha256((block ^ int.from_bytes(b"\x5c" * 64, "big")).to_bytes(64, "big")))
     return _mac
 
 
