@@ -44,7 +44,7 @@ class Limits:
     max_bytes: int = 1 << 32                 # per file and per archive member, checked
                                              # before it is read (4 GiB)
     max_loop_iterations: int = None          # per run of each while loop; None: unbounded.
-                                             # Hit: LoopLimitError naming the loop
+                                             # Hit: saved_model.LoopLimitError naming it
 
 
 DEFAULT_LIMITS = Limits()

@@ -17,7 +17,7 @@ from autograph.runtime import ops as rt_ops
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, Node
 from autograph.runtime.numpy import random as rt_random
-from autograph.saved_model import checks
+from autograph.saved_model import checks, loop_limit
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import Composite, Marker, Ref, SavedModelError
 from autograph.saved_model.schema import check_attrs
@@ -182,6 +182,7 @@ class Reader:
         self.graphs = [None] * len(records)
         self._building = set()
         self._subgraphs = set()     # graphs a node holds: each belongs to one node alone
+        self._numbered = {}         # id(Graph) -> its nodes in the file's order
 
     def graph(self, i, parent=None, depth=0):
         if type(i) is not int or not 0 <= i < len(self.records):
@@ -205,9 +206,10 @@ class Reader:
         where = f"graph {i}"
         _need(rec, dict, where)
         graph = Graph(_str(rec.get("name", f"graph_{i}"), where), parent=parent, origin=None)
+        # the file's node numbers (a bounded loop's counter adds nodes the file lacks)
+        nodes = self._numbered[id(graph)] = []
         for n, nrec in enumerate(_need(rec.get("nodes"), list, f"{where}.nodes")):
             self._node(graph, nrec, f"{where} node {n}", depth)
-        nodes = graph.nodes
         graph.inputs = [_placeholder(nodes, j, where) for j in
                         _need(rec.get("inputs"), list, f"{where}.inputs")]
         if len(set(map(id, graph.inputs))) != len(graph.inputs):
@@ -218,7 +220,8 @@ class Reader:
             if parent is None or type(item) is not list or len(item) != 2:
                 raise SavedModelError(f"{where}.captures: [[parent node, output], "
                                       "placeholder] pairs of a nested graph")
-            outer = _tensor(parent.nodes, item[0], len(parent.nodes), f"{where}.captures")
+            numbered = self._numbered[id(parent)]
+            outer = _tensor(numbered, item[0], len(numbered), f"{where}.captures")
             inner = _placeholder(nodes, item[1], where)
             if id(outer) in graph.captures or any(inner is x for _, x in graph.captures.values()):
                 raise SavedModelError(f"{where}.captures: a tensor is captured twice")
@@ -243,8 +246,9 @@ class Reader:
         else:
             attrs = {}
         check_attrs(op, attrs, where)
-        n = len(graph.nodes)
-        inputs = [_tensor(graph.nodes, ref, n, f"{where}.inputs")
+        numbered = self._numbered[id(graph)]
+        n = len(numbered)
+        inputs = [_tensor(numbered, ref, n, f"{where}.inputs")
                   for ref in _need(rec.get("inputs"), list, f"{where}.inputs")]
         specs = [self._spec(s, f"{where}.outputs") for s in
                  _need(rec.get("outputs"), list, f"{where}.outputs")]
@@ -259,8 +263,13 @@ class Reader:
                 raise SavedModelError(f"{where}: a placeholder has no inputs and one output")
             attrs = {"dtype": specs[0][0], "shape": specs[0][1]}
         checks.outputs(op, inputs, attrs, specs, where)
+        if op == "while_loop" and self.limits.max_loop_iterations is not None:
+            inputs, specs = loop_limit.bound(graph, inputs, attrs, specs,
+                                             self.limits.max_loop_iterations,
+                                             f"{name!r} of graph {graph.name!r}")
         node = Node(graph, name, op, inputs, attrs, specs)
         graph.nodes.append(node)
+        numbered.append(node)
         graph._used_names.add(name)
         if op in ("cond", "while_loop"):
             record_captures(node)

@@ -110,7 +110,8 @@ def _zip(data, where, limits):
     """A ZipFile of `data` (member count bounded), or SavedModelError."""
     try:
         z = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError):
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, ValueError, EOFError,
+            OSError):
         raise SavedModelError(f"{where} is not a zip archive") from None
     if len(z.infolist()) > _MAX_MEMBERS:
         z.close()
@@ -214,7 +215,9 @@ def read_npz(data, name, limits):
             try:
                 with z.open(info) as f:
                     out[key] = _read_array(f, f"{name}[{key!r}]", limits, info.file_size)
-            except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
+            except SavedModelError:
+                raise
+            except (ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
                     OSError) as e:
                 raise SavedModelError(f"{name}: member {info.filename!r} cannot be read "
                                       f"({type(e).__name__}: {e})") from None
@@ -298,7 +301,7 @@ def _variable(rec, i, values, limits):
         raise SavedModelError(f"{where}: expected an object")
     dtype = fmt.parse_dtype(rec.get("dtype"), where)
     shape = fmt.parse_shape(rec.get("shape"), where, limits, partial=False)
-    value = values.get(rec.get("key"))
+    value = values.get(rec.get("key")) if type(rec.get("key")) is str else None
     if value is None:
         raise SavedModelError(f"{where}: no value {rec.get('key')!r} in {fmt.VARIABLES_FILE}")
     if value.dtype != dtype or value.shape != shape:
@@ -319,6 +322,8 @@ def _functions(records, reader, limits):
         if type(rec) is not dict:
             raise SavedModelError(f"{where}: expected an object")
         graph = reader.graph(rec.get("graph"))
+        if type(rec.get("params", [])) is not list:
+            raise SavedModelError(f"{where}: 'params' must be a list")
         parameters = [params.Param.from_json(p, f"{where} parameter {k}", limits)
                       for k, p in enumerate(rec.get("params", []))]
         n_specs = sum(len(tt.tensor_specs(p.key)) for p in parameters)
