@@ -63,6 +63,7 @@ from autograph import trace_type as tt
 from autograph.concrete_function import ConcreteFunction
 from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import nest
+from autograph.runtime.exec import source_names
 from autograph.source import disk_cache
 
 FORMAT = 1
@@ -517,15 +518,14 @@ def _program(entry):
     """The compiled function of `entry`, as codegen.compile_graph would have made it."""
     namespace = {name: _decode_global(d) for name, d in entry["globals"]}
     name, graph_name, source = entry["name"], entry["graph_name"], entry["source"]
-    filename = f"{CODEGEN_PREFIX} {graph_name} #{next(_counter)} from the trace cache>"
+    filename, number = source_names.take(graph_name, " from the trace cache")
     made_by = [None if m is None else (m[0], m[1], m[2] and tuple(m[2]))
                for m in entry["made_by"]]
     namespace["ag_error_at"] = _Locator(filename, graph_name, made_by, entry["conversion"])
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace[name]
     fn.__source__ = source
-    weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
+    source_names.register(filename, number, source, fn)   # forgotten with fn
     return fn
 
 

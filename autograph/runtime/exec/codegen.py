@@ -53,7 +53,7 @@ from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
-from autograph.runtime.exec import loop_inplace
+from autograph.runtime.exec import loop_inplace, source_names
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _counter = itertools.count()
@@ -221,9 +221,8 @@ class _Compiler:
         self.emit(2, "ag_error_at(ag_error)")
         self.emit(2, "raise")
         source = "\n".join(self.lines) + "\n"
-        filename = f"{CODEGEN_PREFIX} {g.name} #{next(_counter)}>"
+        filename, number = source_names.take(g.name)   # reused once fn is gone
         self.namespace["ag_error_at"] = errors.RunErrorLocator(filename, g.name, self.made_by)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), self.namespace)
         fn = self.namespace[self.lines[0][4:].split("(", 1)[0]]
         fn.__source__ = source
@@ -231,7 +230,7 @@ class _Compiler:
         fn.__graph__ = weakref.ref(g)
         fn.__name_probes__ = self.probes
         fn.__kernels__ = {name: op for op, (name, _) in self.kernels.items()}   # trace_cache
-        weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
+        source_names.register(filename, number, source, fn)   # forgotten with fn
         return fn
 
     def graph_body(self, graph, env, depth, then=None, skip=(), block=True):
