@@ -6,18 +6,18 @@ graph needs a file name of its own while its function lives. CPython keeps every
 passed to `compile()` for the life of the process (some 100-200 bytes each): numbering
 names afresh made every traced-and-dropped function and every save/load cycle grow memory.
 Numbers are therefore recycled: a function's number returns to the pool when the function
-is collected (with its linecache entry), and the next compile takes the smallest free one.
+is collected (with its linecache entry), and the next compile takes a free one: the
+names in use never outnumber the most functions alive at once.
 """
 
 import _thread
-import heapq
 import itertools
 import linecache
 import weakref
 
 from autograph.frames import CODEGEN_PREFIX
 
-_free = []                    # released numbers (a heap: the smallest is reused first)
+_free = []                    # released numbers, reused last-freed first
 _fresh = itertools.count()
 _lock = _thread.allocate_lock()
 
@@ -25,7 +25,7 @@ _lock = _thread.allocate_lock()
 def take(graph_name, note=""):
     """(file name, number) for the code of graph `graph_name` about to be compiled."""
     with _lock:
-        n = heapq.heappop(_free) if _free else next(_fresh)
+        n = _free.pop() if _free else next(_fresh)
     return f"{CODEGEN_PREFIX} {graph_name} #{n}{note}>", n
 
 
@@ -38,7 +38,7 @@ def register(filename, number, source, fn):
 def _release(filename, number):
     linecache.cache.pop(filename, None)
     with _lock:
-        heapq.heappush(_free, number)
+        _free.append(number)
 
 
 def live():
