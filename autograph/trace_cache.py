@@ -48,12 +48,10 @@ disk_cache.read: from a directory no one else may write, signed with this user's
 import collections
 import functools
 import itertools
-import linecache
 import marshal
 import os
 import sys
 import types
-import weakref
 
 import numpy as np
 
@@ -61,15 +59,13 @@ from autograph import errors
 from autograph.config import log
 from autograph import trace_type as tt
 from autograph.concrete_function import ConcreteFunction
-from autograph.frames import CODEGEN_PREFIX
+from autograph import frames
 from autograph.runtime.ir import nest
-from autograph.runtime.exec import source_names
 from autograph.source import disk_cache
 
 FORMAT = 1
 _SUFFIX = ".agt"
 _MAX_CONSTANT_BYTES = 1 << 22   # a larger constant array keeps the trace out of the cache
-_counter = itertools.count()
 
 
 def trace(function, names, values, key):
@@ -518,14 +514,14 @@ def _program(entry):
     """The compiled function of `entry`, as codegen.compile_graph would have made it."""
     namespace = {name: _decode_global(d) for name, d in entry["globals"]}
     name, graph_name, source = entry["name"], entry["graph_name"], entry["source"]
-    filename, number = source_names.take(graph_name, " from the trace cache")
+    filename, number = frames.take_codegen_filename(graph_name, " from the trace cache")
     made_by = [None if m is None else (m[0], m[1], m[2] and tuple(m[2]))
                for m in entry["made_by"]]
     namespace["ag_error_at"] = _Locator(filename, graph_name, made_by, entry["conversion"])
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace[name]
     fn.__source__ = source
-    source_names.register(filename, number, source, fn)   # forgotten with fn
+    frames.register_source(filename, number, source, fn)   # forgotten with fn
     return fn
 
 

@@ -1,6 +1,6 @@
 """Generated code leaves nothing behind (issue 29): every compiled graph registers its
 source in linecache under a file name of its own, and CPython keeps every file name given
-to compile() for good; names are recycled (runtime/exec/source_names.py), so traced-and-
+to compile() for good; names are recycled (autograph/frames.py), so traced-and-
 dropped functions and save/load cycles leave linecache, the names in use and memory where
 they began."""
 
@@ -11,7 +11,7 @@ import tracemalloc
 import numpy as np
 
 import autograph as ag
-from autograph.runtime.exec import source_names
+from autograph import frames
 
 
 def _trace_and_drop(i):
@@ -26,7 +26,7 @@ def _save_and_load(i):
 
 def _state():
     gc.collect()
-    return len(linecache.cache), source_names.live()
+    return len(linecache.cache), frames.codegen_filenames_in_use()
 
 
 def test_traced_and_dropped_functions_leave_linecache_and_memory_where_they_began():
@@ -69,8 +69,8 @@ def test_save_load_cycles_leave_linecache_and_memory_where_they_began():
 
 def test_names_are_reused_after_the_code_is_gone():
     gc.collect()
-    name, n = source_names.take("probe")
-    source_names._release(name, n)
-    again, m = source_names.take("probe")
+    name, n = frames.take_codegen_filename("probe")
+    frames._release_filename(name, n)
+    again, m = frames.take_codegen_filename("probe")
     assert (again, m) == (name, n)
-    source_names._release(again, m)
+    frames._release_filename(again, m)

@@ -42,21 +42,19 @@ per graph and device.
 import collections
 import itertools
 import keyword
-import linecache
 import weakref
 
 import numpy as np
 
 from autograph import errors
-from autograph.frames import CODEGEN_PREFIX
+from autograph import frames
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
-from autograph.runtime.exec import loop_inplace, source_names
+from autograph.runtime.exec import loop_inplace
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
-_counter = itertools.count()
 _RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
              "ag_error_at", "ag_false", "ag_true"}
 _LITERALS = (int, float, bool, str, type(None))
@@ -221,7 +219,7 @@ class _Compiler:
         self.emit(2, "ag_error_at(ag_error)")
         self.emit(2, "raise")
         source = "\n".join(self.lines) + "\n"
-        filename, number = source_names.take(g.name)   # reused once fn is gone
+        filename, number = frames.take_codegen_filename(g.name)   # reused once fn is gone
         self.namespace["ag_error_at"] = errors.RunErrorLocator(filename, g.name, self.made_by)
         exec(compile(source, filename, "exec"), self.namespace)
         fn = self.namespace[self.lines[0][4:].split("(", 1)[0]]
@@ -230,7 +228,7 @@ class _Compiler:
         fn.__graph__ = weakref.ref(g)
         fn.__name_probes__ = self.probes
         fn.__kernels__ = {name: op for op, (name, _) in self.kernels.items()}   # trace_cache
-        source_names.register(filename, number, source, fn)   # forgotten with fn
+        frames.register_source(filename, number, source, fn)   # forgotten with fn
         return fn
 
     def graph_body(self, graph, env, depth, then=None, skip=(), block=True):
