@@ -290,13 +290,14 @@ def read_entry(path):
         if not stat.S_ISREG(st.st_mode):
             refused["entry"] += 1
             return None
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
+        chunks, size = [], st.st_size + 1     # (one read of the size fstat gives, and one
+        while True:                           #  more byte to see the end)
+            chunk = os.read(fd, size)
             if not chunk:
                 break
             chunks.append(chunk)
-        return b"".join(chunks)
+            size = 1 << 16
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except OSError:
         return None
     finally:
