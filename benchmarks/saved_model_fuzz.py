@@ -472,8 +472,8 @@ for line in open(sys.argv[1]):
                     outcomes.append("MemoryError")
                 except Exception as e:
                     outcomes.append(type(e).__name__)
-                    if type(e).__name__ in RAW:
-                        result["why"] = str(e)[:300]
+                    result.setdefault("call_errors", []).append(
+                        f"{type(e).__name__}: {str(e)[:160]}")
             result["call"] = outcomes
     except Hang:
         result["hang"] = True
@@ -506,6 +506,7 @@ def run(n, seed=0, batch=400, timeout=10, memory=3 << 30, quiet=False):
     load = collections.Counter()
     call = collections.Counter()
     failures = []
+    call_errors = []
     started = time.time()
     for start in range(0, n, batch):
         todo = []
@@ -536,6 +537,8 @@ def run(n, seed=0, batch=400, timeout=10, memory=3 << 30, quiet=False):
                 r = json.loads(line)
                 done.add(r["i"])
                 _count(r, kinds[r["i"]], stats, load, call, failures)
+                call_errors.extend(e.split(":")[0] + ":" + e.split(":", 1)[1][:70]
+                                   for e in r.get("call_errors", ()))
             rest = [t for t in todo if int(t.split()[0]) not in done]
             if crashed and rest:       # the mutant in progress killed the child
                 i = int(rest[0].split()[0])
@@ -553,7 +556,8 @@ def run(n, seed=0, batch=400, timeout=10, memory=3 << 30, quiet=False):
                   f"{dict(stats)}", flush=True)
     summary = {"mutants": n, "seconds": round(time.time() - started, 1), "stats": dict(stats),
                "load": dict(load), "call": dict(call), "failures": failures[:50],
-               "failure_count": len(failures)}
+               "failure_count": len(failures),
+               "call_errors": dict(collections.Counter(call_errors).most_common(20))}
     return summary
 
 
