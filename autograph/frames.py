@@ -9,7 +9,9 @@ autograph's entry points hide autograph's own frames (autograph.source.origin).
 Kept at the bottom of the package (it imports nothing of autograph): the runtime calls it.
 """
 
+import _thread
 import functools
+import itertools
 import os
 import sys
 import types
@@ -138,3 +140,50 @@ def value_is_library(value):
     if isinstance(value, (types.FunctionType, type)) or callable(value):
         return module_is_library(module) if isinstance(module, str) else True
     return module_is_library(getattr(type(value), "__module__", None))
+
+
+# -- the file names of generated code ---------------------------------------------------------
+# Tracebacks, `inspect` and pdb show generated code through `linecache`, so each compiled
+# graph needs a file name of its own while its function lives. CPython keeps every file name
+# passed to `compile()` for the life of the process (some 100-200 bytes each): numbering
+# names afresh made every traced-and-dropped function and every save/load cycle grow memory
+# (issue 29). Numbers are recycled: a function's number returns to the pool when the
+# function is collected (with its linecache entry), and the next compile takes a free one,
+# so the names in use never outnumber the most functions alive at once. (Here, at the
+# bottom of the package, because both codegen and the trace cache's loader need it, and a
+# fresh process's first call should import no extra module for it.)
+
+_free_numbers = []                  # released numbers, reused last-freed first
+_fresh_numbers = itertools.count()
+_numbers_lock = _thread.allocate_lock()
+
+
+def take_codegen_filename(graph_name, note=""):
+    """(file name, number) for the code of graph `graph_name` about to be compiled."""
+    with _numbers_lock:
+        n = _free_numbers.pop() if _free_numbers else next(_fresh_numbers)
+    return f"{CODEGEN_PREFIX} {graph_name} #{n}{note}>", n
+
+
+def register_source(filename, number, source, fn):
+    """Show `source` as `filename` in linecache while `fn` lives; then free the name."""
+    import linecache
+    import weakref
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    weakref.finalize(fn, _release_filename, filename, number)
+
+
+def _release_filename(filename, number):
+    import linecache
+    linecache.cache.pop(filename, None)
+    with _numbers_lock:
+        _free_numbers.append(number)
+
+
+def codegen_filenames_in_use():
+    """How many generated-code names are in use (tests: flat after code is dropped)."""
+    global _fresh_numbers
+    with _numbers_lock:
+        n = next(_fresh_numbers)              # (itertools.count has no peek)
+        _fresh_numbers = itertools.count(n)
+        return n - len(_free_numbers)

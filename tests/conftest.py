@@ -18,9 +18,11 @@ os.environ["AUTOGRAPH_CACHE_DIR"] = os.environ.get("AUTOGRAPH_TEST_CACHE_DIR", "
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
-    """The disk caches on, in a folder of the test's own."""
+    """The disk caches on, in a folder of the test's own (and the per-user key that signs
+    their entries outside it, not in the home folder: issue 29)."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(folder))
+    monkeypatch.setenv("AUTOGRAPH_CACHE_KEY", str(tmp_path / "key" / "cache-key"))
     return folder
 
 

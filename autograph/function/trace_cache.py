@@ -40,33 +40,32 @@ another device): the function is traced then, as it would have been. It counts a
 The file (`<key>.agt` in the disk cache's directory, same switches; `AUTOGRAPH_TRACE_CACHE=0`
 turns off this cache alone) is marshal data:
 generated source, numbers, strings and array bytes. Like the disk cache's converted source
-(and Python's own .pyc files) its code is compiled and run: the directory is the user's.
+(and Python's own .pyc files) its code is compiled and run, so it is read only through
+disk_cache.read: from a directory no one else may write, signed with this user's key
+(autograph.source.cache_auth); a file anyone else wrote or changed is ignored.
 """
 
 import collections
 import functools
 import itertools
-import linecache
 import marshal
 import os
 import sys
 import types
-import weakref
 
 import numpy as np
 
 from autograph import errors
 from autograph.config import log
+from autograph import frames
 from autograph.function import trace_type as tt
 from autograph.function.concrete import ConcreteFunction
-from autograph.frames import CODEGEN_PREFIX
 from autograph.runtime.ir import nest
 from autograph.source import disk_cache
 
 FORMAT = 1
 _SUFFIX = ".agt"
 _MAX_CONSTANT_BYTES = 1 << 22   # a larger constant array keeps the trace out of the cache
-_counter = itertools.count()
 
 
 def trace(function, names, values, key):
@@ -494,9 +493,11 @@ def _load(function, k, names, values, key):
     path = disk_cache._path(k, _SUFFIX)
     if path is None:
         return None
+    data = disk_cache.read(path)    # None unless this user's autograph wrote it, unchanged
+    if data is None:
+        return None
     try:
-        with open(path, "rb") as f:
-            entry = marshal.loads(f.read())
+        entry = marshal.loads(data)
         if type(entry) is not dict or entry.get("format") != FORMAT or entry.get("key") != k \
                 or not _unchanged(entry["files"]):
             return None
@@ -513,15 +514,14 @@ def _program(entry):
     """The compiled function of `entry`, as codegen.compile_graph would have made it."""
     namespace = {name: _decode_global(d) for name, d in entry["globals"]}
     name, graph_name, source = entry["name"], entry["graph_name"], entry["source"]
-    filename = f"{CODEGEN_PREFIX} {graph_name} #{next(_counter)} from the trace cache>"
+    filename, number = frames.take_codegen_filename(graph_name, " from the trace cache")
     made_by = [None if m is None else (m[0], m[1], m[2] and tuple(m[2]))
                for m in entry["made_by"]]
     namespace["ag_error_at"] = _Locator(filename, graph_name, made_by, entry["conversion"])
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace[name]
     fn.__source__ = source
-    weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
+    frames.register_source(filename, number, source, fn)   # forgotten with fn
     return fn
 
 

@@ -11,7 +11,8 @@ Loading never unpickles, evaluates or imports anything the files name (load.py).
 from autograph.saved_model.format import (  # noqa: F401
     DEFAULT_LIMITS, FORMAT_VERSION, Limits, SavedModelError)
 from autograph.saved_model.load import from_bytes, load  # noqa: F401
+from autograph.saved_model.loop_limit import LoopLimitError  # noqa: F401
 from autograph.saved_model.save import save, to_bytes  # noqa: F401
 
-__all__ = ["save", "load", "to_bytes", "from_bytes", "Limits", "SavedModelError",
+__all__ = ["save", "load", "to_bytes", "from_bytes", "Limits", "SavedModelError", "LoopLimitError",
            "FORMAT_VERSION", "DEFAULT_LIMITS"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 FORMAT_NAME = "autograph.saved_model"
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"    # 1.1: the description's seal (seal.py)
 JSON_FILE = "saved_model.json"
 CONSTANTS_FILE = "constants.npz"
 VARIABLES_FILE = "variables.npz"
@@ -41,6 +41,10 @@ class Limits:
     max_elements: int = 2**34                # per array (and per static shape)
     max_nesting: int = 64                    # of attribute values and of subgraphs
     max_string: int = 1 << 20                # characters in one string
+    max_bytes: int = 1 << 32                 # per file and per archive member, checked
+                                             # before it is read (4 GiB)
+    max_loop_iterations: int = None          # per run of each while loop; None: unbounded.
+                                             # Hit: saved_model.LoopLimitError naming it
 
 
 DEFAULT_LIMITS = Limits()
@@ -81,7 +85,7 @@ def parse_dtype(name, where, handle_ok=False):
         raise SavedModelError(f"{where}: a dtype must be a short string, got {_show(name)}")
     try:
         dtype = np.dtype(name)
-    except TypeError:
+    except Exception:   # TypeError, ValueError, UnicodeEncodeError, SyntaxError: NumPy's parser
         raise SavedModelError(f"{where}: unknown dtype {name!r}") from None
     if dtype.kind not in _DTYPE_KINDS or dtype.hasobject:
         raise SavedModelError(f"{where}: dtype {name!r} is refused (object, string and other "
@@ -89,6 +93,15 @@ def parse_dtype(name, where, handle_ok=False):
     if len(_PARSED) < 256:
         _PARSED[name] = dtype
     return dtype
+
+
+def version_tuple(version):
+    """(major, minor) of a checked version string; (0, 0) for anything else."""
+    try:
+        major, minor = version.split(".")
+        return int(major), int(minor)
+    except (AttributeError, ValueError):
+        return (0, 0)
 
 
 def check_version(version, where="saved_model.json"):

@@ -17,6 +17,7 @@ from autograph.runtime import ops as rt_ops
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, Node
 from autograph.runtime.numpy import random as rt_random
+from autograph.saved_model import checks, loop_limit
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import Composite, Marker, Ref, SavedModelError
 from autograph.saved_model.schema import check_attrs
@@ -180,10 +181,21 @@ class Reader:
         self.limits = limits
         self.graphs = [None] * len(records)
         self._building = set()
+        self._subgraphs = set()     # graphs a node holds: each belongs to one node alone
+        self._numbered = {}         # id(Graph) -> its nodes in the file's order
 
     def graph(self, i, parent=None, depth=0):
         if type(i) is not int or not 0 <= i < len(self.records):
             raise SavedModelError(f"graph reference {i!r} is out of range")
+        if parent is not None:
+            # a branch or body graph is its node's own: one shared between nodes (or a
+            # function's graph used as a branch) is refused, never run under two parents
+            if i in self._subgraphs or self.graphs[i] is not None:
+                raise SavedModelError(f"graph {i} is held by more than one node (or is also "
+                                      "a function's graph): each subgraph belongs to one node")
+            self._subgraphs.add(i)
+        elif i in self._subgraphs:
+            raise SavedModelError(f"graph {i} is a node's subgraph and a function's graph")
         if self.graphs[i] is not None:
             return self.graphs[i]
         if i in self._building or depth > self.limits.max_nesting:
@@ -194,19 +206,25 @@ class Reader:
         where = f"graph {i}"
         _need(rec, dict, where)
         graph = Graph(_str(rec.get("name", f"graph_{i}"), where), parent=parent, origin=None)
+        # the file's node numbers (a bounded loop's counter adds nodes the file lacks)
+        nodes = self._numbered[id(graph)] = []
         for n, nrec in enumerate(_need(rec.get("nodes"), list, f"{where}.nodes")):
             self._node(graph, nrec, f"{where} node {n}", depth)
-        nodes = graph.nodes
         graph.inputs = [_placeholder(nodes, j, where) for j in
                         _need(rec.get("inputs"), list, f"{where}.inputs")]
+        if len(set(map(id, graph.inputs))) != len(graph.inputs):
+            raise SavedModelError(f"{where}.inputs: a placeholder is listed twice")
         graph.outputs = [_tensor(nodes, ref, len(nodes), f"{where}.outputs")
                          for ref in _need(rec.get("outputs"), list, f"{where}.outputs")]
         for item in _need(rec.get("captures", []), list, f"{where}.captures"):
             if parent is None or type(item) is not list or len(item) != 2:
                 raise SavedModelError(f"{where}.captures: [[parent node, output], "
                                       "placeholder] pairs of a nested graph")
-            outer = _tensor(parent.nodes, item[0], len(parent.nodes), f"{where}.captures")
+            numbered = self._numbered[id(parent)]
+            outer = _tensor(numbered, item[0], len(numbered), f"{where}.captures")
             inner = _placeholder(nodes, item[1], where)
+            if id(outer) in graph.captures or any(inner is x for _, x in graph.captures.values()):
+                raise SavedModelError(f"{where}.captures: a tensor is captured twice")
             graph.captures[id(outer)] = (outer, inner)
         self._building.discard(i)
         self.graphs[i] = graph
@@ -228,8 +246,9 @@ class Reader:
         else:
             attrs = {}
         check_attrs(op, attrs, where)
-        n = len(graph.nodes)
-        inputs = [_tensor(graph.nodes, ref, n, f"{where}.inputs")
+        numbered = self._numbered[id(graph)]
+        n = len(numbered)
+        inputs = [_tensor(numbered, ref, n, f"{where}.inputs")
                   for ref in _need(rec.get("inputs"), list, f"{where}.inputs")]
         specs = [self._spec(s, f"{where}.outputs") for s in
                  _need(rec.get("outputs"), list, f"{where}.outputs")]
@@ -243,8 +262,14 @@ class Reader:
             if inputs or len(specs) != 1:
                 raise SavedModelError(f"{where}: a placeholder has no inputs and one output")
             attrs = {"dtype": specs[0][0], "shape": specs[0][1]}
+        checks.outputs(op, inputs, attrs, specs, where)
+        if op == "while_loop" and self.limits.max_loop_iterations is not None:
+            inputs, specs = loop_limit.bound(graph, inputs, attrs, specs,
+                                             self.limits.max_loop_iterations,
+                                             f"{name!r} of graph {graph.name!r}")
         node = Node(graph, name, op, inputs, attrs, specs)
         graph.nodes.append(node)
+        numbered.append(node)
         graph._used_names.add(name)
         if op in ("cond", "while_loop"):
             record_captures(node)
@@ -339,6 +364,8 @@ def _need(value, kind, where):
 def _str(value, where):
     if type(value) is not str or len(value) > 1000:
         raise SavedModelError(f"{where}: a name must be a string, got {fmt._show(value)}")
+    if not value.isprintable():    # a NUL, a newline: names end up in file names and text
+        raise SavedModelError(f"{where}: a name holds control characters: {fmt._show(value)}")
     return value
 
 

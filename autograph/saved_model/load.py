@@ -12,6 +12,7 @@ import io
 import json
 import math
 import os
+import tokenize
 import zipfile
 
 import numpy as np
@@ -20,7 +21,7 @@ from autograph.function import trace_type as tt
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
 from autograph.saved_model.graphs import Reader
-from autograph.saved_model import params, restored, tree
+from autograph.saved_model import params, restored, seal, tree
 from autograph.saved_model.schema import register_all_primitives
 
 # every family of primitives registers itself on import: the table is complete before any
@@ -30,40 +31,111 @@ register_all_primitives()
 _FILES = (fmt.JSON_FILE, fmt.CONSTANTS_FILE, fmt.VARIABLES_FILE)
 
 
-def load(export_dir, limits=DEFAULT_LIMITS):
-    """The object saved in directory `export_dir` (see docs/saved_model.md)."""
-    path = os.path.join(export_dir, fmt.JSON_FILE)
-    if not os.path.isfile(path):
-        raise SavedModelError(f"{export_dir!r} holds no {fmt.JSON_FILE}: not a saved model")
-    size = os.path.getsize(path)
-    _check_json_size(size, path, limits)
-    files = {}
-    for name in _FILES:
-        p = os.path.join(export_dir, name)
-        if os.path.isfile(p):
-            with open(p, "rb") as f:
-                files[name] = f.read()
-    return from_files(files, export_dir, limits)
+def load(export_dir, limits=DEFAULT_LIMITS, key=None):
+    """The object saved in directory `export_dir` (see docs/saved_model.md). `key`: the key
+    the model was saved with (its HMAC is checked; an unsigned model is then refused).
+    `limits`: what is accepted (format.Limits). Only SavedModelError leaves it."""
+    with _only_saved_model_errors(export_dir):
+        path = os.path.join(export_dir, fmt.JSON_FILE)
+        if not os.path.isfile(path):
+            raise SavedModelError(f"{export_dir!r} holds no {fmt.JSON_FILE}: not a saved model")
+        files = {}
+        for name in _FILES:
+            p = os.path.join(export_dir, name)
+            if os.path.isfile(p):
+                files[name] = _read_file(p, name, limits)
+        return from_files(files, export_dir, limits, key)
 
 
-def from_bytes(data, limits=DEFAULT_LIMITS):
+def from_bytes(data, limits=DEFAULT_LIMITS, key=None):
     """The object of a single-bytes saved model (`to_bytes`), checked as `load` checks."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"from_bytes takes bytes, not {type(data).__name__}")
+    with _only_saved_model_errors("<bytes>"):
+        files = {}
+        with _zip(data, "the archive", limits) as z:
+            for info in z.infolist():
+                if info.filename not in _FILES:
+                    raise SavedModelError(f"unexpected member {info.filename!r} in the archive")
+                if info.filename in files:
+                    raise SavedModelError(f"member {info.filename!r} appears twice in the archive")
+                files[info.filename] = _member(z, info, "the archive", limits)
+        return from_files(files, "<bytes>", limits, key)
+
+
+class _only_saved_model_errors:
+    """Whatever a damaged file makes the checks raise leaves as SavedModelError: one that
+    names the reason where the checks foresaw it, else one that names the Python error
+    (`unexpected` set: a check the loader lacks; please report it)."""
+
+    def __init__(self, where):
+        self.where = where
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is None or issubclass(kind, SavedModelError) or \
+                not issubclass(kind, Exception):
+            return False
+        if issubclass(kind, RecursionError):
+            err = SavedModelError(f"{self.where}: the model nests too deep to load")
+        elif issubclass(kind, MemoryError):
+            err = SavedModelError(f"{self.where}: the model does not fit in memory; "
+                                  "load(..., limits=Limits(...)) bounds what is accepted")
+        else:
+            err = SavedModelError(f"{self.where}: not a valid saved model "
+                                  f"({kind.__name__}: {str(exc)[:200]})")
+            err.unexpected = True
+        raise err from exc
+
+
+def _read_file(path, name, limits):
+    """A file's bytes, its size checked against the limits before it is read (a sparse
+    5 GiB file is refused, not allocated)."""
+    size = os.path.getsize(path)
+    limit = limits.max_json_bytes if name == fmt.JSON_FILE else limits.max_bytes
+    if size > limit:
+        raise SavedModelError(f"{path} is {size} bytes, over the limit of {limit} bytes; "
+                              "pass load(..., limits=Limits(max_bytes=..., "
+                              "max_json_bytes=...)) to accept it")
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) != size:
+        raise SavedModelError(f"{path} changed while it was read")
+    return data
+
+
+def _zip(data, where, limits):
+    """A ZipFile of `data` (member count bounded), or SavedModelError."""
     try:
         z = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise SavedModelError("not a saved model: the bytes are not a zip archive") from None
-    files = {}
-    with z:
-        for info in z.infolist():
-            if info.filename not in _FILES:
-                raise SavedModelError(f"unexpected member {info.filename!r} in the archive")
-            _check_stored(info, "the archive")
-            if info.filename == fmt.JSON_FILE:
-                _check_json_size(info.file_size, fmt.JSON_FILE, limits)
-            files[info.filename] = z.read(info)
-    return from_files(files, "<bytes>", limits)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, ValueError, EOFError,
+            OSError):
+        raise SavedModelError(f"{where} is not a zip archive") from None
+    if len(z.infolist()) > _MAX_MEMBERS:
+        z.close()
+        raise SavedModelError(f"{where} has {len(z.infolist())} members, over "
+                              f"{_MAX_MEMBERS}")
+    return z
+
+
+_MAX_MEMBERS = 1 << 16
+
+
+def _member(z, info, where, limits):
+    """The bytes of member `info`, its declared sizes checked first."""
+    _check_stored(info, where)
+    limit = limits.max_json_bytes if info.filename == fmt.JSON_FILE else limits.max_bytes
+    if info.file_size > limit:
+        raise SavedModelError(f"{where}: member {info.filename!r} is {info.file_size} bytes, "
+                              f"over the limit of {limit} bytes")
+    try:
+        return z.read(info)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, ValueError,
+            EOFError, OSError) as e:
+        raise SavedModelError(f"{where}: member {info.filename!r} cannot be read "
+                              f"({type(e).__name__}: {e})") from None
 
 
 def _check_json_size(size, where, limits):
@@ -73,17 +145,18 @@ def _check_json_size(size, where, limits):
                               "pass load(..., limits=Limits(max_json_bytes=...)) to accept it")
 
 
-def from_files(files, where, limits=DEFAULT_LIMITS):
-    doc = read_description(files, where, limits)
-    constants = read_npz(files.get(fmt.CONSTANTS_FILE, b""), fmt.CONSTANTS_FILE, limits)
-    for a in constants.values():
-        a.flags.writeable = False        # constants are read-only snapshots
-    values = read_npz(files.get(fmt.VARIABLES_FILE, b""), fmt.VARIABLES_FILE, limits)
-    return build(doc, constants, values, limits)
+def from_files(files, where, limits=DEFAULT_LIMITS, key=None):
+    with _only_saved_model_errors(where):
+        doc = read_description(files, where, limits, key)
+        constants = read_npz(files.get(fmt.CONSTANTS_FILE, b""), fmt.CONSTANTS_FILE, limits)
+        for a in constants.values():
+            a.flags.writeable = False        # constants are read-only snapshots
+        values = read_npz(files.get(fmt.VARIABLES_FILE, b""), fmt.VARIABLES_FILE, limits)
+        return build(doc, constants, values, limits)
 
 
-def read_description(files, where, limits):
-    """The parsed and version-checked JSON description (checksums verified)."""
+def read_description(files, where, limits, key=None):
+    """The parsed and version-checked JSON description (seal and checksums verified)."""
     text = files.get(fmt.JSON_FILE)
     if text is None:
         raise SavedModelError(f"{where}: no {fmt.JSON_FILE}")
@@ -96,6 +169,7 @@ def read_description(files, where, limits):
         raise SavedModelError(f"{where}/{fmt.JSON_FILE} is not an autograph saved model "
                               f"(its 'format' is not {fmt.FORMAT_NAME!r})")
     fmt.check_version(doc.get("format_version"), f"{where}/{fmt.JSON_FILE}")
+    seal.check(bytes(text), doc, files, key, f"{where}/{fmt.JSON_FILE}")
     sums = doc.get("checksums")
     if type(sums) is not dict:
         raise SavedModelError(f"{where}: 'checksums' is missing")
@@ -125,19 +199,28 @@ def read_npz(data, name, limits):
     """{key: array} of an .npz archive, each member's header checked before it is read."""
     if not data:
         return {}
-    try:
-        z = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise SavedModelError(f"{name} is not an .npz archive") from None
     out = {}
-    with z:
+    with _zip(data, name, limits) as z:
         for info in z.infolist():
             key = info.filename[:-4] if info.filename.endswith(".npy") else None
             if not key:
                 raise SavedModelError(f"{name}: unexpected member {info.filename!r}")
+            if key in out:
+                raise SavedModelError(f"{name}: member {info.filename!r} appears twice")
             _check_stored(info, name)
-            with z.open(info) as f:
-                out[key] = _read_array(f, f"{name}[{key!r}]", limits, info.file_size)
+            if info.file_size > limits.max_bytes:
+                raise SavedModelError(f"{name}: member {info.filename!r} is "
+                                      f"{info.file_size} bytes, over the limit of "
+                                      f"{limits.max_bytes} bytes")
+            try:
+                with z.open(info) as f:
+                    out[key] = _read_array(f, f"{name}[{key!r}]", limits, info.file_size)
+            except SavedModelError:
+                raise
+            except (ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
+                    OSError) as e:
+                raise SavedModelError(f"{name}: member {info.filename!r} cannot be read "
+                                      f"({type(e).__name__}: {e})") from None
     return out
 
 
@@ -175,8 +258,12 @@ def _check_header(f, where, limits):
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
         else:
             raise ValueError(f"unknown .npy version {major}.{minor}")
-    except ValueError as e:
-        raise SavedModelError(f"{where}: not a valid .npy header ({e})") from None
+    except (ValueError, SyntaxError, TypeError, UnicodeError, EOFError, OverflowError,
+            RecursionError, tokenize.TokenError) as e:     # NumPy parses the header with tokenize and literal_eval
+        raise SavedModelError(f"{where}: not a valid .npy header ({type(e).__name__}: "
+                              f"{str(e)[:200]})") from None
+    if type(fortran) is not bool or type(shape) is not tuple:
+        raise SavedModelError(f"{where}: not a valid .npy header")
     if dtype.hasobject or dtype.kind not in "biufc":
         raise SavedModelError(
             f"{where} is an array of dtype {dtype} (a pickled object array?): refused; a "
@@ -214,7 +301,7 @@ def _variable(rec, i, values, limits):
         raise SavedModelError(f"{where}: expected an object")
     dtype = fmt.parse_dtype(rec.get("dtype"), where)
     shape = fmt.parse_shape(rec.get("shape"), where, limits, partial=False)
-    value = values.get(rec.get("key"))
+    value = values.get(rec.get("key")) if type(rec.get("key")) is str else None
     if value is None:
         raise SavedModelError(f"{where}: no value {rec.get('key')!r} in {fmt.VARIABLES_FILE}")
     if value.dtype != dtype or value.shape != shape:
@@ -235,6 +322,8 @@ def _functions(records, reader, limits):
         if type(rec) is not dict:
             raise SavedModelError(f"{where}: expected an object")
         graph = reader.graph(rec.get("graph"))
+        if type(rec.get("params", [])) is not list:
+            raise SavedModelError(f"{where}: 'params' must be a list")
         parameters = [params.Param.from_json(p, f"{where} parameter {k}", limits)
                       for k, p in enumerate(rec.get("params", []))]
         n_specs = sum(len(tt.tensor_specs(p.key)) for p in parameters)

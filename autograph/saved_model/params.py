@@ -49,7 +49,13 @@ def _key(rec, where, limits, depth):
     if "fixed" in rec:
         return Fixed(str(rec["fixed"]))
     if "literal" in rec:
-        return tt.Literal(fmt.decode(rec["literal"], where, limits))
+        value = fmt.decode(rec["literal"], where, limits)
+        try:
+            hash(value)     # a trace key: a list or a dict there was never written
+        except TypeError:
+            raise SavedModelError(f"{where}: a literal parameter value must be hashable, "
+                                  f"got {fmt._show(value)}") from None
+        return tt.Literal(value)
     kinds = {"list": list, "tuple": tuple, "dict": dict}
     if rec.get("structure") in kinds and type(rec.get("children")) is list:
         kind = kinds[rec["structure"]]

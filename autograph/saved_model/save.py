@@ -24,30 +24,31 @@ from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import SavedModelError
-from autograph.saved_model import tree
+from autograph.saved_model import seal, tree
 from autograph.saved_model.graphs import Writer
 
 
-def save(obj, export_dir, signatures=None):
+def save(obj, export_dir, signatures=None, key=None):
     """Write `obj` (a Module, an object holding Variables and ag.functions, an ag.function,
-    or a ConcreteFunction) to the directory `export_dir` (created if needed)."""
-    files = serialize(obj, signatures)
+    or a ConcreteFunction) to the directory `export_dir` (created if needed). `key` (bytes
+    or str): sign every file with an HMAC-SHA256 that `load(..., key=key)` checks."""
+    files = serialize(obj, signatures, key)
     os.makedirs(export_dir, exist_ok=True)
     for name, data in files.items():
         with open(os.path.join(export_dir, name), "wb") as f:
             f.write(data)
 
 
-def to_bytes(obj, signatures=None):
+def to_bytes(obj, signatures=None, key=None):
     """The single-bytes form: the three files of `save`, in one uncompressed zip."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
-        for name, data in serialize(obj, signatures).items():
+        for name, data in serialize(obj, signatures, key).items():
             z.writestr(name, data)
     return buf.getvalue()
 
 
-def serialize(obj, signatures=None):
+def serialize(obj, signatures=None, key=None):
     """{file name: bytes} of a saved model of `obj`."""
     if inspect.isfunction(obj) or inspect.ismethod(obj) or inspect.isbuiltin(obj):
         raise SavedModelError(
@@ -84,8 +85,8 @@ def serialize(obj, signatures=None):
         "variables": [_variable_record(v, i) for i, v in enumerate(w.variables)],
         "graphs": w.graphs,
     }
-    text = json.dumps(doc, separators=(",", ":"), allow_nan=False)
-    return {fmt.JSON_FILE: text.encode("utf-8"), **blobs}
+    text = json.dumps(doc, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return {fmt.JSON_FILE: seal.close(text, blobs, key), **blobs}
 
 
 def _npz(arrays):

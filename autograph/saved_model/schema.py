@@ -192,6 +192,7 @@ def _table():
         "cond": {"true_graph": GRAPH, "false_graph": GRAPH},
         "while_loop": {"cond_graph": GRAPH, "body_graph": GRAPH,
                        "maximum_iterations": either(NONE, INT, choice("input"))},
+        "loop_count": {"limit": INT, "loop": STR},      # saved_model.loop_limit
         "read_variable": {**VAR, "dtype": DTYPE, "shape": SHAPE},
         "assign_variable": VAR,
         "update_variable": {**VAR, "op": choice("add", "subtract"), "operand_dtype": DTYPE,

@@ -147,7 +147,11 @@ class TreeBuilder:
                     raise SavedModelError(f"{where}: Variable references out of range")
                 out.__dict__["_variables"] = [self.variables[j] for j in order]
             for name, j in children.items():
-                out._children[name] = child = self.object(j, depth + 1)
+                child = self.object(j, depth + 1)
+                if name == "__call__" and not isinstance(child, RestoredFunction):
+                    raise SavedModelError(f"{where}: its __call__ is a "
+                                          f"{type(child).__name__}, not a saved function")
+                out._children[name] = child
                 if name != "__call__":
                     out.__dict__[name] = child
         else:

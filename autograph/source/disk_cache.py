@@ -29,6 +29,12 @@ or `~/.cache/autograph`; `%LOCALAPPDATA%\\autograph` on Windows). `AUTOGRAPH_CAC
 or `ag.config.set_disk_cache(False)` turns it off. Lambdas and functions without a source
 file are not cached. A file that cannot be read or written is ignored (the conversion runs
 as before).
+
+Nothing in the directory runs unless this user's autograph wrote it (autograph.source.
+cache_auth): a directory that another user owns or others may write is not used; entries
+are written through new files that never follow a symlink and renamed into place; each is
+signed with an HMAC-SHA256 under a per-user key kept outside the directory, and an entry
+whose signature does not verify is ignored (and counted: `cache_auth.refused`).
 """
 
 import _imp
@@ -41,6 +47,7 @@ import sys
 import types
 
 from autograph import config
+from autograph.source import cache_auth
 
 FORMAT = 2
 MAGIC = "autograph-cache"
@@ -279,15 +286,26 @@ def decode(text, k=None):
 
 def load(k):
     """The record stored under key `k`, or None."""
-    path = _path(k)
-    if path is None:
+    data = read(_path(k))
+    if data is None:
         return None
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            text = f.read()
-    except (OSError, ValueError):
+        text = data.decode("utf-8")
+    except ValueError:
         return None
     return decode(text, k)
+
+
+def read(path):
+    """The bytes stored at `path` (an entry's path from `_path`) when this user's autograph
+    wrote them and they are unchanged since (cache_auth), else None: a cache directory
+    others may write, a symlink, an entry of another key or user is never read."""
+    if path is None or not cache_auth.directory_ok(os.path.dirname(os.path.dirname(path))):
+        return None
+    blob = cache_auth.read_entry(path)
+    if blob is None:
+        return None
+    return cache_auth.verify(os.path.basename(path).encode("utf-8", "surrogatepass"), blob)
 
 
 _pending = []          # (path, fn making the file's bytes) not written yet
@@ -308,7 +326,7 @@ def store(k, record):
 def later(path, make):
     """Write the bytes `make()` gives to `path` when the records waiting are written (at
     exit, or as `store` says); nothing when `make` raises or the file cannot be written.
-    (autograph.trace_cache stores its files this way too.)"""
+    (autograph.function.trace_cache stores its files this way too.)"""
     if not _pending:
         atexit.register(flush)
     _pending.append((path, make))
@@ -325,19 +343,29 @@ def flush():
 
 
 def _write(path, make):
+    """Store `make()`'s bytes at `path`, signed (cache_auth): through a new temporary file
+    (O_EXCL|O_NOFOLLOW, a random name) renamed over the entry, in folders of this user's
+    that no one else may write; nothing when any of that fails."""
+    folder = os.path.dirname(path)
+    if not cache_auth.directory_ok(os.path.dirname(folder), create=True) or \
+            not cache_auth.subfolder_ok(folder):
+        return
+    tmp = None
     try:
-        data = make()
-        tmp = f"{path}.{os.getpid()}.tmp"
-        try:
-            f = open(tmp, "wb")
-        except FileNotFoundError:   # the first file of its folder (a mkdir per file cost more)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            f = open(tmp, "wb")
-        with f:
-            f.write(data)
+        blob = cache_auth.sign(os.path.basename(path).encode("utf-8", "surrogatepass"), make())
+        if blob is None:     # no usable key: no cache entries
+            return
+        tmp = cache_auth.write_new(path, blob)
         os.replace(tmp, path)   # readers see the whole file or none
+        tmp = None
     except Exception:   # a full disk, a read-only home, an unexpected map: no cache entry
         pass
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def origin_map(record):

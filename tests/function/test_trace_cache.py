@@ -14,7 +14,7 @@ import pytest
 import autograph as ag
 function_module = sys.modules["autograph.function"]   # (ag.function is the decorator)
 from autograph.function import trace_cache, trace_type
-from autograph.source import disk_cache
+from autograph.source import cache_auth, disk_cache
 from benchmarks.cases.cliffs import SEARCH_RANGE
 from benchmarks.programs import COLLATZ
 from tests.conftest import load_module
@@ -318,12 +318,12 @@ def test_an_edited_autograph_module_misses(tmp_path, cache_dir, monkeypatch):
     ag.function(_module(tmp_path).collatz)(np.int64(27))
     disk_cache.flush()
     (path,) = cache_dir.rglob("*.agt")
-    entry = marshal.loads(path.read_bytes())
+    entry = marshal.loads(disk_cache.read(str(path)))
     names = [f[0] for f in entry["files"]]
     assert any(n.endswith("codegen.py") for n in names) and any(
         n.endswith("control_flow.py") for n in names), names
     entry["files"][0] = (entry["files"][0][0], entry["files"][0][1] + 1, entry["files"][0][2])
-    path.write_bytes(marshal.dumps(entry))
+    path.write_bytes(cache_auth.sign(path.name.encode(), marshal.dumps(entry)))
     fn = ag.function(_module(tmp_path).collatz)
     traced = []
     original = function_module.Function._trace_graph
@@ -331,4 +331,4 @@ def test_an_edited_autograph_module_misses(tmp_path, cache_dir, monkeypatch):
                         lambda *a: traced.append(1) or original(*a))
     assert fn(np.int64(27)) == 111 and traced == [1]
     disk_cache.flush()
-    assert marshal.loads(path.read_bytes())["files"][0][1] == entry["files"][0][1] - 1
+    assert marshal.loads(disk_cache.read(str(path)))["files"][0][1] == entry["files"][0][1] - 1

@@ -220,7 +220,7 @@ def test_scikit_learn_array_api_functions(report):
 
 def test_jit_compile_names_the_scipy_function():
     pytest.importorskip("numba")
-    from autograph.runtime.exec.native_lower import NativeLoweringError
+    from autograph.runtime.exec.native import NativeLoweringError
     with pytest.raises(NativeLoweringError, match=r"scipy\.special\.expit"):
         ag.function(lambda x: sp.expit(x) + 1.0, jit_compile=True)(X)
 

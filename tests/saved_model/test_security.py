@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.saved_model import SavedModelError
+from autograph.saved_model import SavedModelError, seal
 
 
 @pytest.fixture
@@ -41,8 +41,14 @@ def _doc(d):
 
 
 def _write_doc(d, doc):
-    with open(os.path.join(d, "saved_model.json"), "w") as fh:
-        json.dump(doc, fh)
+    """Write an edited description as an attacker would: its seal recomputed (a checksum
+    stops accidents, not edits; the edit must be refused for what it says)."""
+    files = {n: open(os.path.join(d, n), "rb").read()
+             for n in ("constants.npz", "variables.npz") if os.path.exists(os.path.join(d, n))}
+    text = json.dumps({k: v for k, v in doc.items() if k != "seal"},
+                      separators=(",", ":")).encode()
+    with open(os.path.join(d, "saved_model.json"), "wb") as fh:
+        fh.write(seal.close(text, files))
 
 
 def _replace_npz(d, name, data):
@@ -165,7 +171,7 @@ def test_versions_checksums_and_format_name(saved):
     doc = _doc(saved)
     doc["format_version"] = "2.0"
     _write_doc(saved, doc)
-    with pytest.raises(SavedModelError, match=r"format 2\.0, newer .*format 1\.0"):
+    with pytest.raises(SavedModelError, match=r"format 2\.0, newer .*format 1\.1"):
         ag.saved_model.load(saved)
     doc["format_version"] = "1.3"             # a later 1.x: read
     _write_doc(saved, doc)

@@ -13,7 +13,7 @@ import pytest
 import autograph as ag
 from autograph import api, config
 from autograph.converters import pipeline
-from autograph.source import disk_cache
+from autograph.source import cache_auth, disk_cache
 from tests.conftest import load_module
 
 MODULE = '''
@@ -54,7 +54,7 @@ def test_second_conversion_loads_from_disk(tmp_path, cache_dir, monkeypatch):
     disk_cache.flush()    # (records are written at exit, or in batches)
     files = list(cache_dir.rglob("*.agc"))
     assert len(files) == 1
-    record = disk_cache.decode(files[0].read_text())
+    record = disk_cache.decode(disk_cache.read(str(files[0])).decode())
     assert record["source_text"] == code_first and "ag__.while_stmt" in record["module_text"]
 
     _no_passes(monkeypatch)
@@ -152,12 +152,12 @@ def test_unreadable_or_foreign_files_are_ignored(tmp_path, cache_dir):
     path.write_text(json.dumps({"format": 999}))
     assert ag.function(_module(tmp_path).collatz)(np.int64(27)) == 111
     disk_cache.flush()
-    good = path.read_text()
+    good = disk_cache.read(str(path)).decode()
     assert disk_cache.decode(good, k)["inner_name"] == "collatz"
-    # cut short, stored under another key, another format: each is ignored
+    # cut short, stored under another key, another format: each is ignored, even signed
     for bad, key in ((good[:-7], k), (good, "0" * 64), (good.replace("\n2\n", "\n9\n", 1), k)):
         assert disk_cache.decode(bad, key) is None
-        path.write_text(bad)
+        path.write_bytes(cache_auth.sign(path.name.encode(), bad.encode()))
         assert ag.function(_module(tmp_path).collatz)(np.int64(27)) == 111
     assert api._by_code is not None
 

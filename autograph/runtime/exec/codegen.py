@@ -42,13 +42,12 @@ per graph and device.
 import collections
 import itertools
 import keyword
-import linecache
 import weakref
 
 import numpy as np
 
 from autograph import errors
-from autograph.frames import CODEGEN_PREFIX
+from autograph import frames
 from autograph.runtime.ir import primitives
 from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
@@ -56,7 +55,6 @@ from autograph.runtime.devices import get_device
 from autograph.runtime.exec import loop_inplace
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
-_counter = itertools.count()
 _RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
              "ag_error_at", "ag_false", "ag_true", "ag_ndarray"}
 _LITERALS = (int, float, bool, str, type(None))
@@ -236,9 +234,8 @@ class _Compiler:
         self.emit(2, "ag_error_at(ag_error)")
         self.emit(2, "raise")
         source = "\n".join(self.lines) + "\n"
-        filename = f"{CODEGEN_PREFIX} {g.name} #{next(_counter)}>"
+        filename, number = frames.take_codegen_filename(g.name)   # reused once fn is gone
         self.namespace["ag_error_at"] = errors.RunErrorLocator(filename, g.name, self.made_by)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), self.namespace)
         fn = self.namespace[self.lines[0][4:].split("(", 1)[0]]
         fn.__source__ = source
@@ -246,7 +243,7 @@ class _Compiler:
         fn.__graph__ = weakref.ref(g)
         fn.__name_probes__ = self.probes
         fn.__kernels__ = {name: op for op, (name, _) in self.kernels.items()}   # trace_cache
-        weakref.finalize(fn, linecache.cache.pop, filename, None)   # forget the source with fn
+        frames.register_source(filename, number, source, fn)   # forgotten with fn
         return fn
 
     def graph_body(self, graph, env, depth, then=None, skip=(), block=True):
