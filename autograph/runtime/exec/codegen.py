@@ -347,27 +347,33 @@ class _Compiler:
     def subscript(self, node, ins):
         """`x[i, None, ...]` on NumPy, whose basic indexing is what the getitem kernel
         reproduces with array API calls (ints and integer scalars; no slices here)."""
+        key = self.index_text(node.attrs["index"], ins[1:])
+        return None if key is None else f"{ins[0]}[{key}]"
+
+    def index_text(self, index, dynamic):
+        """A basic index (ints, integer scalars `dynamic[j]`, None, ..., slices) as NumPy
+        source, or None (not NumPy, an empty or an advanced index)."""
         if not self.numpy:
             return None
         key = []
-        for item in node.attrs["index"]:
+        for item in index:
             tag = item[0]
             if tag == "i":
                 key.append(repr(item[1]))
             elif tag == "d":
-                key.append(ins[1 + item[1]])
+                key.append(dynamic[item[1]])
             elif tag == "n":
                 key.append("None")
             elif tag == "e":
                 key.append("...")
             elif tag == "s":   # NumPy slices exactly as the kernel does (it clamps the same)
-                key.append(":".join("" if b is None else ins[1 + b[1]] if isinstance(b, tuple)
+                key.append(":".join("" if b is None else dynamic[b[1]] if isinstance(b, tuple)
                                     else repr(b) for b in item[1:]))
             else:
                 return None
         if not key:
             return None
-        return f"{ins[0]}[{', '.join(key)}]"
+        return ", ".join(key)
 
     def kernel_call(self, node, ins):
         fn, takes_xp = self.kernel(node.op)
@@ -601,14 +607,19 @@ class _Compiler:
         """Let a body node assign its result straight to the loop variable it becomes
         (`s = s + x`, not `add = s + x` ... `s = add`) where that is safe: the value is that
         variable's next value only, and nothing after the node reads the variable's old
-        value (no later node, and no other next value passes it on)."""
+        value (no later node, and no other next value passes it on, also by an Identity:
+        that is the old value's name)."""
         n = len(loop_vars)
         position, last_read = {}, {}     # node -> its place; tensor -> its last reader's
+        root = {}      # an Identity's output -> the tensor whose name it is (graph_body)
         for p, nd in enumerate(bg.nodes):
             position[id(nd)] = p
             for u in nd.inputs:
-                last_read[id(u)] = p
-        times = collections.Counter(id(t) for t in bg.outputs)
+                last_read[root.get(id(u), id(u))] = p
+            if nd.op == "Identity":
+                u = nd.inputs[0]
+                root[id(nd.outputs[0])] = root.get(id(u), id(u))
+        times = collections.Counter(root.get(id(t), id(t)) for t in bg.outputs)
         for j, t in enumerate(bg.outputs[:n]):
             p = position.get(id(t.node))
             if j == exclude or p is None or t.node.op in ("Const", "Identity", "while_loop") \

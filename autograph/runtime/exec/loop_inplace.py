@@ -42,6 +42,8 @@ unrolls into) and then stacked, is a preallocated buffer written in place, `buf[
 
 import numpy as np
 
+from autograph.runtime.exec import inplace_reads
+
 _UPDATES = ("ufunc_at", "setitem")
 
 
@@ -73,95 +75,138 @@ def _copy(xp, x):
     return xp.asarray(x, copy=True)
 
 
-def plan(loop, overridden=()):
+def plan(loop, overridden=(), overlap_ok=False):
     """{loop variable index k: [the update nodes of its chain, in order]} for the loop
     variables of while_loop node `loop` that may be updated in place (see the module
-    docstring). `overridden`: ops whose kernel the device replaces (left alone)."""
+    docstring). `overridden`: ops whose kernel the device replaces (left alone).
+    `overlap_ok`: the executor's assignment copes with a value overlapping its target
+    (inplace_reads)."""
     cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
     n = len(loop.outputs)
-    readers = {}                              # id(tensor) -> [(node or None, position)]
-    for nd in bg.nodes:
-        for p, t in enumerate(nd.inputs):
-            readers.setdefault(id(t), []).append((nd, p))
-    for k, t in enumerate(bg.outputs):
-        readers.setdefault(id(t), []).append((None, k))
+    readers = inplace_reads.Readers(bg)
     cond_reads = {id(t) for nd in cg.nodes for t in nd.inputs} | {id(t) for t in cg.outputs}
     chains = {}
     for k in range(n):
         ph = bg.inputs[k]
         if ph.shape is None or len(ph.shape) == 0 or id(cg.inputs[k]) in cond_reads:
             continue
-        chain, t = [], ph
-        while True:
-            found = readers.get(id(t), [])
-            if len(found) != 1:
-                break
-            nd, p = found[0]
-            if nd is None:
-                if p == k and chain:
-                    chains[k] = chain
-                break
-            if nd.op not in _UPDATES or nd.op in overridden or p != 0 or \
-                    len(nd.outputs) != 1 or nd.outputs[0].dtype != ph.dtype:
-                break
-            chain.append(nd)
-            t = nd.outputs[0]
+        chain = _chain(readers, ph, k, overridden, overlap_ok)
+        if chain:
+            chains[k] = chain
     return chains
+
+
+def _chain(readers, ph, k, overridden, overlap_ok):
+    """The updates that carry loop variable k's placeholder `ph` to the body's output k,
+    each writing into the value the one before made, when every other read of each value
+    is over before the next update writes (inplace_reads.reads_done); else None."""
+    chain, t = [], ph
+    while True:
+        found = readers.get(t)
+        nxt = [(nd, p) for nd, p in found if nd is not None and p == 0 and
+               nd.op in _UPDATES and nd.op not in overridden and len(nd.outputs) == 1 and
+               nd.outputs[0].dtype == ph.dtype]
+        if (None, k) in found:            # the body's result: the chain ends here
+            if not chain or not inplace_reads.reads_done(
+                    readers, t, None, overridden, overlap_ok, skip=((None, k),)):
+                return None
+            return chain
+        if len(nxt) != 1:
+            return None
+        nd = nxt[0][0]
+        if not inplace_reads.reads_done(readers, t, nd, overridden, overlap_ok):
+            return None
+        chain.append(nd)
+        t = nd.outputs[0]
 
 
 def emit_loop(compiler, loop, loop_vars, depth):
     """Before `loop`'s code: copy the initial values of the loop variables updated in
-    place, and register their update nodes to be emitted with the in-place kernels (the
-    compiler's `fills`: id(node) -> emitter)."""
-    chains = plan(loop, compiler.device.kernels)
+    place (but those the loop owns already: `owned`), and register their update nodes to
+    be emitted with the in-place kernels (the compiler's `fills`: id(node) -> emitter)."""
+    chains = plan(loop, compiler.device.kernels, overlap_ok=compiler.numpy)
     if not chains:
         return
     copy = compiler.bind("copy_loop_value", _copy)
+    mine = owned(loop, chains, compiler.device.kernels)
     for k, chain in chains.items():
-        compiler.emit(depth, f"{loop_vars[k]} = {copy}(xp, {loop_vars[k]})")
+        if k not in mine:
+            compiler.emit(depth, f"{loop_vars[k]} = {copy}(xp, {loop_vars[k]})")
         for nd in chain:
             compiler.fills[id(nd)] = _emitter(compiler)
 
 
-_FRESH = ("zeros", "ones", "full")    # kernels that always return a new array
+def owned(loop, ks, overridden=()):
+    """The loop variables among `ks` whose initial value is an array made just for the
+    loop: a new array (or an update of one) of the loop's own graph that nothing else
+    reads, neither a node nor an output. The loop may write into it without the copy
+    (`out = np.zeros(n); out[0] = x[0]; for i ...: out[i] = ...` copies nothing)."""
+    graph, mine = loop.graph, set()
+    for k in ks:
+        init = loop.inputs[k]
+        made_by = init.node
+        if made_by.graph is not graph or not (
+                inplace_reads.makes_new(made_by, overridden) or
+                (made_by.op in _UPDATES and made_by.op not in overridden)):
+            continue
+        if sum(t is init for t in loop.inputs) != 1 or any(t is init for t in graph.outputs):
+            continue
+        if any(t is init for nd in graph.nodes if nd is not loop for t in nd.inputs):
+            continue
+        mine.add(k)
+    return mine
 
 
-def straight_line(graph, overridden=()):
+def straight_line(graph, overridden=(), overlap_ok=False):
     """The update nodes of `graph` (not inside its loops) that may write into their input
     in place: its `x` is made in this graph by a kernel returning a new array (`zeros`,
-    ..., or an update: a copy, or an update in place of such an array) and read by nothing
-    else, neither a node (nested control flow takes what it reads as inputs) nor an
-    output. A chain `ufunc_at(ufunc_at(zeros, r1), r2) ...` (rows of `xs` that an unrolled
-    loop reads, summed by autodiff/accumulate.py) then writes each row once."""
-    readers = {}
-    for nd in graph.nodes:
-        for t in nd.inputs:
-            readers[id(t)] = readers.get(id(t), 0) + 1
-    for t in graph.outputs:
-        readers[id(t)] = readers.get(id(t), 0) + 1
+    a ufunc, ..., or an update: a copy, or an update in place of such an array), and
+    every other read of it is over before the update writes (inplace_reads.reads_done:
+    nested control flow takes what it reads as inputs; an output of the graph is never
+    overwritten). A chain `ufunc_at(ufunc_at(zeros, r1), r2) ...` (rows of `xs` that an
+    unrolled loop reads, summed by autodiff/accumulate.py) then writes each row once."""
+    readers = None
     updates = []
     for nd in graph.nodes:
         if nd.op not in _UPDATES or nd.op in overridden or not nd.inputs:
             continue
         x = nd.inputs[0]
-        if readers.get(id(x)) != 1 or x.shape is None or len(x.shape) == 0 or \
-                any(t is x for t in nd.inputs[1:]) or x.node.graph is not graph or \
+        if x.shape is None or len(x.shape) == 0 or x.node.graph is not graph or \
                 nd.outputs[0].dtype != x.dtype:
             continue
-        made_by = x.node.op
-        if made_by in _FRESH or (made_by in _UPDATES and made_by not in overridden):
+        made_by = x.node
+        if not (inplace_reads.makes_new(made_by, overridden) or
+                (made_by.op in _UPDATES and made_by.op not in overridden)):
+            continue
+        if readers is None:
+            readers = inplace_reads.Readers(graph)
+        if inplace_reads.reads_done(readers, x, nd, overridden, overlap_ok):
             updates.append(nd)
     return updates
 
 
 def emit_graph(compiler, graph):
     """Register the in-place emitter for `graph`'s straight-line updates (see above)."""
-    for nd in straight_line(graph, compiler.device.kernels):
+    for nd in straight_line(graph, compiler.device.kernels, overlap_ok=compiler.numpy):
         compiler.fills[id(nd)] = _emitter(compiler)
 
 
 def _emitter(compiler):
     def emit(node, ins, env, depth):
+        out_t = node.outputs[0]
+        key = compiler.index_text(node.attrs["index"], ins[2:])
+        statement = None
+        if key is not None and node.op == "setitem":
+            statement = f"{ins[0]}[{key}] = {ins[1]}"
+        elif key is not None and node.attrs["ufunc"] in _AUGMENTED:
+            # a basic index selects each element once: what ufunc.at does
+            statement = f"{ins[0]}[{key}] {_AUGMENTED[node.attrs['ufunc']]}= {ins[1]}"
+        if statement is not None and ins[0].isidentifier():
+            # the statement NumPy code writes: the result is the updated array, by its name
+            compiler.emit(depth, statement)
+            compiler.preferred.pop(id(out_t), None)
+            env[id(out_t)] = ins[0]
+            return
         fn = compiler.bind(f"k_{node.op}_into", KERNELS[node.op])
         args = ["xp"] + list(ins)
         for key, value in node.attrs.items():
@@ -169,6 +214,9 @@ def _emitter(compiler):
         out = compiler.outputs(node, env)[0]
         compiler.emit(depth, f"{out} = {fn}({', '.join(args)})")
     return emit
+
+
+_AUGMENTED = {"add": "+", "subtract": "-", "multiply": "*"}
 
 
 # -- lifetimes ------------------------------------------------------------------------------
