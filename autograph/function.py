@@ -44,7 +44,7 @@ import weakref
 
 import numpy as np
 
-from autograph import _bundle, config
+from autograph import _bundle, config, gc_pause
 from autograph import trace_type as tt
 from autograph.concrete_function import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
                                          choose_device, direct_runner, fast_key, flat_arrays,
@@ -398,7 +398,8 @@ class Function:
                 trace_key = self._generalize(key)
             if trace_key in self._traces:
                 return self._traces[trace_key]
-            concrete = self._trace_or_load(names, values, trace_key)
+            with gc_pause.paused():   # the heap grows with the program: see gc_pause
+                concrete = self._trace_or_load(names, values, trace_key)
             self._traces[trace_key] = concrete
             self._dispatch.clear()
             self._forget_fast()

@@ -42,7 +42,12 @@ unrolls into) and then stacked, is a preallocated buffer written in place, `buf[
 
 import numpy as np
 
-from autograph.runtime.exec import inplace_reads
+
+def _reads():
+    """runtime/exec/inplace_reads.py, imported where a graph has updates (a first call of
+    code without any loads no more modules)."""
+    from autograph.runtime.exec import inplace_reads
+    return inplace_reads
 
 _UPDATES = ("ufunc_at", "setitem")
 
@@ -83,7 +88,9 @@ def plan(loop, overridden=(), overlap_ok=False):
     (inplace_reads)."""
     cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
     n = len(loop.outputs)
-    readers = inplace_reads.Readers(bg)
+    if not any(nd.op in _UPDATES for nd in bg.nodes):
+        return {}
+    readers = _reads().Readers(bg)
     cond_reads = {id(t) for nd in cg.nodes for t in nd.inputs} | {id(t) for t in cg.outputs}
     chains = {}
     for k in range(n):
@@ -107,14 +114,14 @@ def _chain(readers, ph, k, overridden, overlap_ok):
                nd.op in _UPDATES and nd.op not in overridden and len(nd.outputs) == 1 and
                nd.outputs[0].dtype == ph.dtype]
         if (None, k) in found:            # the body's result: the chain ends here
-            if not chain or not inplace_reads.reads_done(
+            if not chain or not _reads().reads_done(
                     readers, t, None, overridden, overlap_ok, skip=((None, k),)):
                 return None
             return chain
         if len(nxt) != 1:
             return None
         nd = nxt[0][0]
-        if not inplace_reads.reads_done(readers, t, nd, overridden, overlap_ok):
+        if not _reads().reads_done(readers, t, nd, overridden, overlap_ok):
             return None
         chain.append(nd)
         t = nd.outputs[0]
@@ -146,7 +153,7 @@ def owned(loop, ks, overridden=()):
         init = loop.inputs[k]
         made_by = init.node
         if made_by.graph is not graph or not (
-                inplace_reads.makes_new(made_by, overridden) or
+                _reads().makes_new(made_by, overridden) or
                 (made_by.op in _UPDATES and made_by.op not in overridden)):
             continue
         if sum(t is init for t in loop.inputs) != 1 or any(t is init for t in graph.outputs):
@@ -175,12 +182,12 @@ def straight_line(graph, overridden=(), overlap_ok=False):
                 nd.outputs[0].dtype != x.dtype:
             continue
         made_by = x.node
-        if not (inplace_reads.makes_new(made_by, overridden) or
+        if not (_reads().makes_new(made_by, overridden) or
                 (made_by.op in _UPDATES and made_by.op not in overridden)):
             continue
         if readers is None:
-            readers = inplace_reads.Readers(graph)
-        if inplace_reads.reads_done(readers, x, nd, overridden, overlap_ok):
+            readers = _reads().Readers(graph)
+        if _reads().reads_done(readers, x, nd, overridden, overlap_ok):
             updates.append(nd)
     return updates
 
