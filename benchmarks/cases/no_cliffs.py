@@ -9,12 +9,18 @@
   B = 16, float64: the backward pass decays through a stretch of subnormal floats.
   `autograph_flush` runs the same call under `ag.config.flush_denormals(True)`; JAX's
   `lax.scan` with `jax.checkpoint` on the step (XLA flushes subnormals itself).
+- 13c first call (convert + trace + compile + run, a never-seen function each time) of
+  generated functions of 100, 300 and 1,000 statements, straight-line (`y = y * 0.5 + x *
+  c`) and with a staged `if`/`else` per block (scaling.generated_source): two growth
+  series; at 1,000 straight-line statements `jax.jit`'s first call of the same text.
+  The cyclic collector is paused while autograph traces (autograph/gc_pause.py).
 """
 
 import functools
 
 import numpy as np
 
+from benchmarks import programs
 from benchmarks.cases._common import (autograph, autograph_jit_contender, jax_contender,
                                      numba_contender)
 from benchmarks.cases.rnn_grad import make_loss
@@ -110,7 +116,59 @@ def _build_rnn_long(quick):
     return {"N": n, "H": hidden, "B": batch, "dtype": "float64"}, contenders
 
 
+FIRST_CALL_LINES = [100, 300, 1000]
+
+
+def straight_source(lines):
+    """A straight-line function of `lines` lines (NumPy and jax.numpy alike)."""
+    body = ["def generated(x):", "    y = x * 0.0"]
+    body += [f"    y = y * 0.5 + x * {k % 7 * 0.1 + 0.1:.1f}" for k in range(lines - 3)]
+    body.append("    return x + y")
+    return "\n".join(body) + "\n"
+
+
+def _first_call_case(lines, branches):
+    from benchmarks.cases.scaling import generated_source
+    source = generated_source(lines) if branches else straight_source(lines)
+    count = source.count("\n")
+    kind = "branches" if branches else "straight"
+
+    def build(quick):
+        x = np.float64(0.3)
+
+        def make_ag():
+            ag = autograph()
+            fn = programs.fresh_function(source, "generated", {})
+            return lambda: ag.function(fn)(x)
+
+        def eager():
+            fn = programs.fresh_function(source, "generated", {})
+            return lambda: fn(x)
+
+        def make_jax(jax, jnp, lax):
+            jax.config.update("jax_enable_x64", True)
+            jx = jnp.float64(0.3)
+
+            def first():
+                fn = programs.fresh_function(source, "generated", {})
+                return lambda: jax.jit(fn)(jx).block_until_ready()
+            return first()
+
+        contenders = [Contender("numpy_eager", eager, fresh=True),
+                      Contender("autograph", make_ag, fresh=True)]
+        if not branches and lines == FIRST_CALL_LINES[-1]:
+            contenders.append(jax_contender(make_jax, fresh=True))
+        return {"lines": count, "x": count}, contenders
+    goals = []
+    if not branches and lines == FIRST_CALL_LINES[-1]:
+        goals = [Goal("<= 0.5x jax.jit's first call", "autograph", "jax", max_ratio=0.5)]
+    return Case(f"13c_first_call_{kind}_{lines}",
+                f"first call of a {count}-line function ({kind})", build, goals=goals,
+                series=f"first call lines ({kind})", x=count, rtol=1e-9)
+
+
 CASES = [_prefix_case(n) for n in PREFIX_N] + [
+    _first_call_case(n, b) for b in (False, True) for n in FIRST_CALL_LINES] + [
     Case("13b_rnn_grad_long", "value_and_grad of tanh RNN, T=10000 H=128 B=16 f64 "
          "(a stretch of subnormals)", _build_rnn_long, reference="autograph", rtol=1e-9,
          goals=[Goal("flush_denormals <= JAX+checkpoint", "autograph_flush", "jax",

@@ -25,7 +25,7 @@ What crosses the boundary:
 import numpy as np
 
 from autograph import errors
-from autograph.runtime.exec import native_fuse, native_kernel, native_ops
+from autograph.runtime.exec import native_bounds, native_fuse, native_kernel, native_ops
 from autograph.runtime.exec.native_fills import chain_plan, fill_plan
 from autograph.runtime.exec.native_grad import GradLowering
 
@@ -118,7 +118,8 @@ class Lowering:
         self.made_by.extend(made_by)
         head = ["import math", "import numpy as np", "from numba import njit", ""] + \
             self.grad.header()
-        tail = ["", "", "@njit(cache=True, error_model='numpy', boundscheck=True)"]
+        checks = not native_bounds.in_bounds(g, self.consts)   # (native_bounds.py)
+        tail = ["", "", f"@njit(cache=True, error_model='numpy', boundscheck={checks})"]
         source = "\n".join(head + self.helpers + tail + self.lines) + "\n"
         self.made_by = ([None] * len(head) + self.helper_made_by + [None] * len(tail)
                         + self.made_by)
