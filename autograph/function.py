@@ -490,7 +490,11 @@ class Function:
         graph = Graph(self.__name__)
         specs = iter(tt.tensor_specs(key))
         placed = {}
-        with graph.as_default(), record_creations() as created, \
+        native = _ALLOWED
+        if self._jit_compile:   # long Python ranges: one loop for Numba (jit_ranges)
+            from autograph.operators import jit_ranges
+            native = jit_ranges.tracing_for_native()
+        with graph.as_default(), record_creations() as created, native, \
                 _forbid_creation(self._creation_error("{name}") if self._tracing_count else None):
             for name, value in zip(names, values):
                 placed[name] = _placeholders(graph, name, value, specs)
