@@ -14,6 +14,10 @@
   c`) and with a staged `if`/`else` per block (scaling.generated_source): two growth
   series; at 1,000 straight-line statements `jax.jit`'s first call of the same text.
   The cyclic collector is paused while autograph traces (autograph/gc_pause.py).
+- 13d first call with `jit_compile=True` of a vectorised Mandelbrot over a plain
+  `range(100)` (200x200 complex128), a never-seen function each time (its name differs, so
+  Numba's cache cannot answer), against `jax.jit` of the same with `lax.fori_loop`:
+  the range is one staged loop for native code (operators/jit_ranges.py), not 100 copies.
 """
 
 import functools
@@ -167,10 +171,62 @@ def _first_call_case(lines, branches):
                 series=f"first call lines ({kind})", x=count, rtol=1e-9)
 
 
+MANDELBROT = """
+def mandelbrot_{k}(c):
+    z = np.zeros_like(c)
+    count = np.zeros(c.shape, np.int64)
+    for i in range(100):
+        z = np.where(np.abs(z) <= 2.0, z * z + c, z)
+        count = count + (np.abs(z) <= 2.0)
+    return count
+"""
+
+
+def _build_mandelbrot(quick):
+    side = 50 if quick else 200
+    c = (np.linspace(-2, 1, side)[None, :] + 1j * np.linspace(-1.5, 1.5, side)[:, None])
+    counter = iter(range(1_000_000))
+
+    def fresh():
+        k = next(counter)
+        return programs.fresh_function(MANDELBROT.format(k=k), f"mandelbrot_{k}", {"np": np})
+
+    def make_jit():
+        ag = autograph()
+        fn = fresh()
+        return lambda: ag.function(fn, jit_compile=True)(c)
+
+    def make_jax(jax, jnp, lax):
+        jc = jnp.asarray(c)
+
+        def mandelbrot(c):
+            def body(i, state):
+                z, count = state
+                z = jnp.where(jnp.abs(z) <= 2.0, z * z + c, z)
+                return z, count + (jnp.abs(z) <= 2.0)
+            z0 = jnp.zeros_like(c)
+            return lax.fori_loop(0, 100, body, (z0, jnp.zeros(c.shape, jnp.int64)))[1]
+        jax.config.update("jax_enable_x64", True)
+        return lambda: jax.jit(lambda c: mandelbrot(c))(jc).block_until_ready()
+
+    eager = fresh()
+    contenders = [Contender("numpy_eager", lambda: functools.partial(eager, c))]
+    try:
+        import numba  # noqa: F401
+        contenders.append(Contender("autograph_jit", make_jit, fresh=True))
+    except ImportError:
+        pass
+    contenders.append(jax_contender(make_jax, fresh=True))
+    return {"side": side, "iterations": 100, "dtype": "complex128"}, contenders
+
+
 CASES = [_prefix_case(n) for n in PREFIX_N] + [
     _first_call_case(n, b) for b in (False, True) for n in FIRST_CALL_LINES] + [
     Case("13b_rnn_grad_long", "value_and_grad of tanh RNN, T=10000 H=128 B=16 f64 "
          "(a stretch of subnormals)", _build_rnn_long, reference="autograph", rtol=1e-9,
          goals=[Goal("flush_denormals <= JAX+checkpoint", "autograph_flush", "jax",
                      max_ratio=1.0)]),
+    Case("13d_mandelbrot_jit_first_call", "jit_compile=True first call: Mandelbrot over "
+         "range(100), 200x200 complex128", _build_mandelbrot,
+         goals=[Goal("<= 2 s", "autograph_jit", max_ns=2e9)]),
 ]

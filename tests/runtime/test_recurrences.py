@@ -214,10 +214,36 @@ def test_prefix_sum_copies_do_not_grow_with_n(monkeypatch):
 
 
 def test_the_generated_loop_reads_like_numpy():
-    graph = ag.function(prefix_sum).get_concrete_function(np.ones(5))._graph_to_run()
+    graph = ag.function(prefix_sum).get_concrete_function(np.ones(50))._graph_to_run()
     src = codegen.source_of(graph)
     assert "copy" not in src and "k_setitem" not in src
     assert "out[_loop_counter_] = add" in src
+    # the counter and its neighbour `i - 1` index as Python ints, as a hand-written loop
+    assert "in range(" in src and "_loop_counter_ - 1\n" in src
+
+
+def reads_ahead(x):
+    out = np.zeros_like(x)
+    for i in ag.range(x.shape[0]):
+        out[i] = x[i + 1] - x[-1 + i]
+    return out
+
+
+def test_neighbour_indices_keep_numpys_meaning():
+    x = np.arange(5.0)
+    fn = ag.function(reads_ahead)
+    with pytest.raises(IndexError):
+        fn(x)                       # x[i + 1] at the last i, as in Python
+    with pytest.raises(IndexError):
+        reads_ahead(x)
+    y = np.arange(5.0)
+
+    def wraps(x):
+        out = np.zeros_like(x)
+        for i in ag.range(x.shape[0]):
+            out[i] = x[i - 1]       # i - 1 = -1 at the start: the last element
+        return out
+    np.testing.assert_array_equal(ag.function(wraps)(y), wraps(y))
 
 
 def test_a_loop_that_runs_zero_times_returns_the_initial_value():
