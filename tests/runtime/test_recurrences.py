@@ -80,9 +80,36 @@ def reads_old_scalar_first(a, n):     # the old value, as a scalar, read before 
     return a, s
 
 
+def clipped_sum(x):                   # the update inside an `if` (a cond node)
+    out = np.zeros_like(x)
+    for i in ag.range(1, x.shape[0]):
+        if x[i] > 1.0:
+            out[i] = out[i - 1] + x[i]
+        else:
+            out[i] = out[i - 1]
+    return out
+
+
+def sometimes_written(x):             # one branch writes, the other passes it through
+    a = np.zeros_like(x)
+    for i in ag.range(x.shape[0]):
+        if x[i] > 1.0:
+            a[i] = a[i - 1] * 0.5 + x[i]
+    return a
+
+
+def branch_reads_it(x):               # an `if` that only reads it, then the update
+    a = np.ones_like(x)
+    for i in ag.range(1, x.shape[0]):
+        v = a[i - 1] * 2.0 if x[i] > 1.0 else a[i - 1] - 1.0
+        a[i] = v
+    return a
+
+
 SAFE = [(prefix_sum, "x"), (logistic_map, "p"), (row_recurrence, "xw"),
         (running_sum_at, "x"), (scan_in_place, "x"), (two_writes, "x"), (shift_rows, "x"),
-        (reads_old_scalar_first, "an")]
+        (reads_old_scalar_first, "an"), (clipped_sum, "x"), (sometimes_written, "x"),
+        (branch_reads_it, "x")]
 
 
 # -- unsafe: the old value is read after the write, or outlives the iteration ----------------
@@ -126,7 +153,20 @@ def old_copy_read_after(x):
     return a, t
 
 
-UNSAFE = [scalar_read_after_write, row_read_after_write, old_copy_kept, old_copy_read_after]
+def branch_keeps_old(x):              # a branch returns the old array beside the new one
+    a = np.zeros_like(x)
+    b = np.zeros_like(x)
+    for i in ag.range(x.shape[0]):
+        if x[i] > 1.0:
+            b = a.copy()
+            a[i] = x[i]
+        else:
+            a[i] = -x[i]
+    return a, b
+
+
+UNSAFE = [scalar_read_after_write, row_read_after_write, old_copy_kept, old_copy_read_after,
+          branch_keeps_old]
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -291,7 +331,8 @@ def _native_source(f, args):
 
 @pytest.mark.parametrize("f,kind,in_place", [
     (prefix_sum, "x", True), (logistic_map, "p", True), (row_recurrence, "xw", True),
-    (two_writes, "x", True), (scalar_read_after_write, "x", False),
+    (two_writes, "x", True), (clipped_sum, "x", True), (branch_keeps_old, "x", False),
+    (scalar_read_after_write, "x", False),
     (old_copy_read_after, "x", False), (shift_rows, "x", False)],
     ids=lambda v: getattr(v, "__name__", ""))
 def test_native_code_writes_in_place_where_proved(f, kind, in_place):

@@ -88,7 +88,7 @@ def plan(loop, overridden=(), overlap_ok=False):
     (inplace_reads)."""
     cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
     n = len(loop.outputs)
-    if not any(nd.op in _UPDATES for nd in bg.nodes):
+    if not any(nd.op in _UPDATES for nd in bg.walk()):
         return {}
     readers = _reads().Readers(bg)
     cond_reads = {id(t) for nd in cg.nodes for t in nd.inputs} | {id(t) for t in cg.outputs}
@@ -97,34 +97,64 @@ def plan(loop, overridden=(), overlap_ok=False):
         ph = bg.inputs[k]
         if ph.shape is None or len(ph.shape) == 0 or id(cg.inputs[k]) in cond_reads:
             continue
-        chain = _chain(readers, ph, k, overridden, overlap_ok)
-        if chain:
-            chains[k] = chain
+        found = _chain(readers, ph, overridden, overlap_ok)
+        if found is not None and found[0] == k and found[1]:
+            chains[k] = found[1]
     return chains
 
 
-def _chain(readers, ph, k, overridden, overlap_ok):
-    """The updates that carry loop variable k's placeholder `ph` to the body's output k,
-    each writing into the value the one before made, when every other read of each value
-    is over before the next update writes (inplace_reads.reads_done); else None."""
+def _chain(readers, ph, overridden, overlap_ok):
+    """(r, updates) when the value `ph` of readers' graph reaches the graph's output r
+    through a chain of updates, each writing into the value the one before made, where
+    every other read of each value is over before the next update writes
+    (inplace_reads.reads_done). A link may also be an `if` (a cond node) whose branches
+    each carry the value to one same output of the cond that way (or pass it through);
+    their updates join the list. None when there is no such chain."""
     chain, t = [], ph
     while True:
         found = readers.get(t)
-        nxt = [(nd, p) for nd, p in found if nd is not None and p == 0 and
-               nd.op in _UPDATES and nd.op not in overridden and len(nd.outputs) == 1 and
-               nd.outputs[0].dtype == ph.dtype]
-        if (None, k) in found:            # the body's result: the chain ends here
-            if not chain or not _reads().reads_done(
-                    readers, t, None, overridden, overlap_ok, skip=((None, k),)):
+        ends = [p for nd, p in found if nd is None]
+        if ends:                          # the graph's result: the chain ends here
+            if len(ends) != 1 or not _reads().reads_done(
+                    readers, t, None, overridden, overlap_ok, skip=((None, ends[0]),)):
                 return None
-            return chain
+            return ends[0], chain
+        nxt = [(nd, p) for nd, p in found if p == 0 and nd.op in _UPDATES and
+               nd.op not in overridden and len(nd.outputs) == 1 and
+               nd.outputs[0].dtype == ph.dtype]
+        if not nxt:      # an `if` that updates it (an `if` that only reads it is a read)
+            nxt = [(nd, p) for nd, p in found if p >= 1 and nd.op == "cond"]
         if len(nxt) != 1:
             return None
-        nd = nxt[0][0]
-        if not _reads().reads_done(readers, t, nd, overridden, overlap_ok):
+        nd, p = nxt[0]
+        if not _reads().reads_done(readers, t, nd, overridden, overlap_ok, skip=((nd, p),)):
             return None
-        chain.append(nd)
-        t = nd.outputs[0]
+        if nd.op == "cond":
+            through = _through_cond(nd, p, ph.dtype, overridden, overlap_ok)
+            if through is None:
+                return None
+            r, updates = through
+            chain.extend(updates)
+            t = nd.outputs[r]
+        else:
+            chain.append(nd)
+            t = nd.outputs[0]
+
+
+def _through_cond(cond, p, dtype, overridden, overlap_ok):
+    """(the cond's output r, the updates of both branches) when each branch carries its
+    input p - 1 to output r by a chain (_chain), else None."""
+    r, updates = None, []
+    for key in ("true_graph", "false_graph"):
+        branch = cond.attrs[key]
+        found = _chain(_reads().Readers(branch), branch.inputs[p - 1], overridden, overlap_ok)
+        if found is None or (r is not None and found[0] != r):
+            return None
+        r = found[0]
+        updates.extend(found[1])
+    if cond.outputs[r].dtype != dtype:
+        return None
+    return r, updates
 
 
 def emit_loop(compiler, loop, loop_vars, depth):
