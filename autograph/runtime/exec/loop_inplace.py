@@ -1,26 +1,31 @@
-"""In-place updates of a loop's accumulators in generated code (codegen).
+"""In-place updates of a loop's accumulators and recurrences in generated code (codegen;
+native code asks the same questions).
 
 Graphs are functional: `ufunc_at(x, rows, index)` and `setitem(x, v, index)` make a new
-array, so their kernels copy `x` first. For a while_loop variable that the body only
-updates (`acc = ufunc_at(acc, rows, t)`: the backward loop's accumulator of a captured
-array read by index, autodiff/accumulate.py), that copy is the whole cost of a step, and
-makes the loop quadratic. The copy is needed only when something else may still read the
-old value, and for such a loop variable nothing can:
+array, so their kernels copy `x` first. For a while_loop variable that the body updates
+(`acc = ufunc_at(acc, rows, t)`: the backward loop's accumulator of a captured array read
+by index, autodiff/accumulate.py; `out[i] = out[i - 1] + x[i]`: a recurrence), that copy
+is the whole cost of a step, and makes the loop quadratic. The copy is needed only when
+something else may still read the old value. `plan` finds, for loop variable k, a chain:
 
-- the body's placeholder of loop variable k has one consumer: the first update's `x`;
-- each update's output has one consumer: the next update's `x`, or, for the last one,
-  the body's output k (and no other output);
+- from the body's placeholder of k, each value goes on to exactly one update (its `x`),
+  or to an `if` whose branches each carry it to one output of the `if` the same way, and
+  the last value is the body's output k;
+- every other read of each value in the chain is over before the next update writes, and
+  nothing that may share the value's memory outlives it (inplace_reads.reads_done: a
+  scalar `out[i - 1]` read first is fine, a view kept past the write is not);
 - the condition graph does not read the variable, and its static shape has at least one
   dimension (0-d values may be immutable NumPy scalars in generated code).
 
 Then the chain owns its buffer from one iteration to the next, provided the buffer is the
 loop's own: codegen copies the variable's initial value once when the loop starts (it may
-be the caller's array or a constant of the graph), and the updates write in place. The
-loop's result is that buffer, which nothing else holds. The interpreter (the reference)
-keeps the copying kernels.
+be the caller's array or a constant of the graph), unless that value is a new array made
+for the loop and read by nothing else (`owned`), and the updates write in place, written
+as NumPy statements (`out[i] = v`). The loop's result is that buffer, which nothing else
+holds. The interpreter (the reference) keeps the copying kernels.
 
-The same holds outside loops for an update whose input is a new array nothing else reads
-(`straight_line`): there no copy at all is needed.
+The same holds outside loops for an update whose input is a new array (`straight_line`):
+there no copy at all is needed.
 
 Lifetimes (here with the in-place updates: codegen always loads both, and a first call
 pays per module): where generated code may let go of an array, and which TensorArrays it
