@@ -1,7 +1,8 @@
 """`ag.config.flush_denormals(bool)` (issue 30, goal 4): off by default; on, a subnormal
 result is flushed to zero in NumPy, in generated code and in native code, on the calling
-thread only (and threads it starts while on inherit it); off (or leaving its `with` block) restores exact subnormals and the rest of
-the floating-point environment (exception reporting, rounding) is untouched."""
+thread only (threads it starts while on inherit it); off (or leaving its `with` block)
+restores exact subnormals; the rest of the floating-point environment (exception
+reporting, rounding) is untouched."""
 
 import threading
 
