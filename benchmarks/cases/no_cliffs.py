@@ -28,7 +28,7 @@ from benchmarks import programs
 from benchmarks.cases._common import (autograph, autograph_jit_contender, jax_contender,
                                      numba_contender)
 from benchmarks.cases.rnn_grad import make_loss
-from benchmarks.harness import Case, Contender, Goal
+from benchmarks.harness import Case, Contender, Goal, Unavailable
 
 PREFIX_N = [25_000, 50_000, 100_000]
 
@@ -55,7 +55,7 @@ def _prefix_case(n):
     def build(quick):
         size = n // 10 if quick else n
         x = np.random.default_rng(0).uniform(size=size)
-        return {"n": size, "x": size}, [
+        contenders = [
             Contender("numpy_eager", lambda: functools.partial(prefix_sum_eager, x)),
             Contender("autograph", lambda: functools.partial(
                 autograph().function(_prefix_sum(autograph())), x)),
@@ -63,6 +63,9 @@ def _prefix_case(n):
                 ag.function(_prefix_sum(ag), jit_compile=True), x)),
             numba_contender(lambda numba: functools.partial(numba.njit(prefix_sum_eager), x)),
         ]
+        if quick and n != PREFIX_N[-1]:      # (a native compile per size: the last only)
+            contenders = contenders[:2]
+        return {"n": size, "x": size}, contenders
     goals = []
     if n == PREFIX_N[-1]:
         goals = [Goal("<= 2x the plain Python loop", "autograph", "numpy_eager", max_ratio=2.0),
@@ -139,14 +142,16 @@ def _first_call_case(lines, branches):
 
     def build(quick):
         x = np.float64(0.3)
+        text = source if not quick else (
+            generated_source(lines // 10) if branches else straight_source(lines // 10))
 
         def make_ag():
             ag = autograph()
-            fn = programs.fresh_function(source, "generated", {})
+            fn = programs.fresh_function(text, "generated", {})
             return lambda: ag.function(fn)(x)
 
         def eager():
-            fn = programs.fresh_function(source, "generated", {})
+            fn = programs.fresh_function(text, "generated", {})
             return lambda: fn(x)
 
         def make_jax(jax, jnp, lax):
@@ -154,7 +159,7 @@ def _first_call_case(lines, branches):
             jx = jnp.float64(0.3)
 
             def first():
-                fn = programs.fresh_function(source, "generated", {})
+                fn = programs.fresh_function(text, "generated", {})
                 return lambda: jax.jit(fn)(jx).block_until_ready()
             return first()
 
@@ -209,13 +214,22 @@ def _build_mandelbrot(quick):
         jax.config.update("jax_enable_x64", True)
         return lambda: jax.jit(lambda c: mandelbrot(c))(jc).block_until_ready()
 
+    def make_codegen():      # the same first call without jit_compile (unrolled)
+        ag = autograph()
+        fn = fresh()
+        return lambda: ag.function(fn)(c)
+
     eager = fresh()
-    contenders = [Contender("numpy_eager", lambda: functools.partial(eager, c))]
+    contenders = [Contender("numpy_eager", lambda: functools.partial(eager, c)),
+                  Contender("autograph", make_codegen, fresh=True)]
+    if quick:       # every sample compiles (seconds): not in a smoke run
+        contenders.append(Unavailable("autograph_jit", "--quick: a native compile per call"))
+        return {"side": side, "iterations": 100, "dtype": "complex128"}, contenders
     try:
         import numba  # noqa: F401
         contenders.append(Contender("autograph_jit", make_jit, fresh=True))
     except ImportError:
-        pass
+        contenders.append(Unavailable("autograph_jit", "numba is not installed"))
     contenders.append(jax_contender(make_jax, fresh=True))
     return {"side": side, "iterations": 100, "dtype": "complex128"}, contenders
 
