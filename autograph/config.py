@@ -16,6 +16,14 @@ for a post-mortem debugger that should see the generated code's real frames.
 autograph.source.disk_cache; the environment variable AUTOGRAPH_CACHE_DIR sets the place,
 or turns it off with `off`).
 
+`flush_denormals(True)` makes the calling thread's floating-point unit flush subnormal
+floats to zero (FTZ and DAZ, as XLA and TensorFlow run their computations): a recurrence
+that decays into numbers below 2.2e-308 (1.2e-38 in float32) stops paying the CPU's 10-100x
+slow path for them. Off by default, since results change (those tiny numbers become 0.0);
+it applies to everything the thread computes, NumPy included, until `flush_denormals(False)`;
+used as `with ag.config.flush_denormals(True):` it restores the previous mode on exit. See
+autograph.runtime.fpu and docs/performance.md.
+
 Logging of what autograph does, conversions and traces (`set_verbosity`, `log`; the module
 autograph.log names them too), lives here so that a first call loads one module for both.
 Verbosity 0 (the default) is silent; 1 logs each conversion and trace; 2 also logs the
@@ -86,6 +94,38 @@ def set_disk_cache(enabled):
 def disk_cache_enabled():
     """Whether conversions are read from and written to the disk cache."""
     return _disk_cache
+
+
+class _FlushMode:
+    """What flush_denormals returns: the switch is already set; as a context manager it
+    puts back the mode the thread had before, on exit."""
+
+    def __init__(self, saved):
+        self._saved = saved
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        from autograph.runtime import fpu
+        fpu.restore(self._saved)
+        return False
+
+
+def flush_denormals(enabled):
+    """Flush subnormal floats to zero in this thread (True) or compute with them exactly
+    (False, NumPy's and the hardware's default). Returns a context manager that restores the
+    previous mode. Raises NotImplementedError where the platform offers no such mode."""
+    from autograph.runtime import fpu
+    saved = fpu.save()
+    fpu.set_flush(bool(enabled))
+    return _FlushMode(saved)
+
+
+def denormals_flushed():
+    """Whether this thread flushes subnormal floats to zero (see flush_denormals)."""
+    from autograph.runtime import fpu
+    return fpu.supported() and fpu.flushing()
 
 
 # -- logging -------------------------------------------------------------------------------

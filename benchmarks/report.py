@@ -95,6 +95,8 @@ def exponents(cases):
                     (x, res["median_ns"], res.get("cpu_median_ns", res["median_ns"])))
     out = []
     for (label, name), points in series.items():
+        if len(points) < 2:      # a contender run at one size only (jax at the largest)
+            continue
         points.sort()
         wall = _slope([(p[0], p[1]) for p in points])
         cpu = _slope([(p[0], p[2]) for p in points])

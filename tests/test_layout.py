@@ -21,7 +21,7 @@ PACKAGE = os.path.join(ROOT, "autograph")
 LAYERS = [
     # what everything may use: the bytecode bundle, settings, logging, stack frames, errors
     ("autograph._bundle", "autograph.config", "autograph.log", "autograph.frames",
-     "autograph.errors"),
+     "autograph.errors", "autograph.gc_pause"),
     ("autograph.source",),              # Python source as data
     ("autograph.analysis",),            # CFG and dataflow over gast trees
     ("autograph.runtime.devices",),     # the device registry

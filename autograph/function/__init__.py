@@ -46,7 +46,7 @@ import weakref
 
 import numpy as np
 
-from autograph import _bundle, config
+from autograph import _bundle, config, gc_pause
 from autograph.function import trace_type as tt
 from autograph.function.concrete import (FAST_PATH, GRAPHS, SCOPES, ConcreteFunction, Signature,
                                          choose_device, direct_runner, fast_key, flat_arrays,
@@ -416,7 +416,8 @@ class Function:
                 trace_key = self._generalize(key)
             if trace_key in self._traces:
                 return self._traces[trace_key]
-            concrete = self._trace_or_load(names, values, trace_key)
+            with gc_pause.paused():   # the heap grows with the program: see gc_pause
+                concrete = self._trace_or_load(names, values, trace_key)
             self._traces[trace_key] = concrete
             self._dispatch.clear()
             self._forget_fast()
@@ -509,7 +510,11 @@ class Function:
         graph = Graph(self.__name__)
         specs = iter(tt.tensor_specs(key))
         placed = {}
-        with graph.as_default(), record_creations() as created, \
+        native = _ALLOWED
+        if self._jit_compile:   # long Python ranges: one loop for Numba (jit_ranges)
+            from autograph.operators import jit_ranges
+            native = jit_ranges.tracing_for_native()
+        with graph.as_default(), record_creations() as created, native, \
                 _forbid_creation(self._creation_error("{name}") if self._tracing_count else None):
             for name, value in zip(names, values):
                 placed[name] = _placeholders(graph, name, value, specs)

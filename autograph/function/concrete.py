@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from autograph import gc_pause
 from autograph.function import trace_type as tt
 from autograph.config import _busy as BUSY
 from autograph.runtime import devices
@@ -359,7 +360,7 @@ class ConcreteFunction:
         runner = self._runners.get(cache_key)
         if runner is not None and runner.__device__ is dev:
             return runner
-        with self._lock:
+        with self._lock, gc_pause.paused():   # compiling: see autograph.gc_pause
             if self._program is not None and dev.name == "cpu" and not self._jit_compile:
                 compiled, consts = self._program
             else:

@@ -599,9 +599,15 @@ class _LoopJumps:
 # nested cond per iteration) while at most this many iterations are left; longer ones stage
 # the rest as one while_loop, so a loop over x.shape[0] cannot unroll into a huge graph.
 STAGE_RANGES_LONGER_THAN = 8
+_stage_long_ranges = None   # set by operators/jit_ranges.py when native tracing is used
 
 
 def _py_for(iterable, body, state, n, names, extra_test, places=()):
+    if _stage_long_ranges is not None and _stage_long_ranges(iterable, STAGE_RANGES_LONGER_THAN):
+        # tracing for jit_compile=True: a long Python range is one loop (jit_ranges.py)
+        staged = _stage_rest_of_range(iterable, 0, body, state, names, extra_test, places)
+        if staged is not None:
+            return staged
     with _LoopJumps() as jumps:
         return _py_for_loop(iterable, body, state, n, names, extra_test, places, jumps)
 

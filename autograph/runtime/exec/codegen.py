@@ -160,6 +160,8 @@ class _Compiler:
         self.on_host = device.name == "cpu"
         self.numpy = device.xp is np
         self.int_counters = {}   # "(ag_int64 + (t))" -> "t": see counter_loop
+        self.int_arithmetic = {}   # id(`counter +- k` node read as an index) -> (counter's
+                                   # input position, sign, k): see index_arithmetic
         self.consts = {}           # id(tensor) -> its constant value (NumPy), where known
         self.preferred = {}        # id(tensor) -> the name its producing node assigns
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
@@ -337,6 +339,9 @@ class _Compiler:
         op = node.op
         if len(node.outputs) != 1 or op in self.device.kernels:
             return None
+        if id(node) in self.int_arithmetic:    # a counter's neighbour as an index: ints
+            p, sign, k = self.int_arithmetic[id(node)]
+            return f"{ins[p]} {sign} {k!r}"
         if self.numpy:   # scalar shape arithmetic as Python (codegen_shapes)
             expr = self.shapes.expression(self.body_graph, node, ins)
             if expr is not None:
@@ -359,27 +364,33 @@ class _Compiler:
     def subscript(self, node, ins):
         """`x[i, None, ...]` on NumPy, whose basic indexing is what the getitem kernel
         reproduces with array API calls (ints and integer scalars; no slices here)."""
+        key = self.index_text(node.attrs["index"], ins[1:])
+        return None if key is None else f"{ins[0]}[{key}]"
+
+    def index_text(self, index, dynamic):
+        """A basic index (ints, integer scalars `dynamic[j]`, None, ..., slices) as NumPy
+        source, or None (not NumPy, an empty or an advanced index)."""
         if not self.numpy:
             return None
         key = []
-        for item in node.attrs["index"]:
+        for item in index:
             tag = item[0]
             if tag == "i":
                 key.append(repr(item[1]))
             elif tag == "d":
-                key.append(ins[1 + item[1]])
+                key.append(dynamic[item[1]])
             elif tag == "n":
                 key.append("None")
             elif tag == "e":
                 key.append("...")
             elif tag == "s":   # NumPy slices exactly as the kernel does (it clamps the same)
-                key.append(":".join("" if b is None else ins[1 + b[1]] if isinstance(b, tuple)
+                key.append(":".join("" if b is None else dynamic[b[1]] if isinstance(b, tuple)
                                     else repr(b) for b in item[1:]))
             else:
                 return None
         if not key:
             return None
-        return f"{ins[0]}[{', '.join(key)}]"
+        return ", ".join(key)
 
     def kernel_call(self, node, ins):
         fn, takes_xp = self.kernel(node.op)
@@ -489,11 +500,11 @@ class _Compiler:
             self.emit(depth, f"{start} = {var}")
         args = f"{start}, {limit}, {c.step}, {dtype}" + (f", {c.shift}" if c.shift else "")
         mixed = False
-        if self.numpy and (self.index_only(bg, c) or self.values_only_in_branches(bg, c)):
+        if self.numpy and (self.index_only(bg, c, node) or self.values_only_in_branches(bg, c)):
             # Python ints index as NumPy integers do, and ~2x faster (no values to make);
             # a counter also read otherwise becomes a NumPy integer only where it is read
             # so (`found = counter_dtype(t)` in the branch that finds: no cost per step)
-            mixed = not self.index_only(bg, c)
+            mixed = not self.index_only(bg, c, node)
             stop = f"int({limit}) {'+' if c.shift > 0 else '-'} 1" if c.shift else limit
             self.emit(depth, f"for {var} in range({start}, {stop}, {c.step}):")
         else:
@@ -523,18 +534,50 @@ class _Compiler:
             end = self.bind("counter_end", _counter_end_on(self.device, c.dtype))
             self.emit(depth, f"{var} = {end}({args})")
 
-    def index_only(self, bg, c):
+    def index_only(self, bg, c, loop=None):
         """True when the body reads counter `c` only as an index: a NumPy subscript's, a
         TensorArray read's or write's (and the increment the for loop replaces), so its
         values may be Python ints instead of NumPy integers."""
         ph = bg.inputs[c.k]
         if any(t is ph for t in bg.outputs):
             return False
+        arithmetic = {}
         for nd in bg.nodes:
             for p, t in enumerate(nd.inputs):
                 if t is ph and nd not in c.skip and not self.index_use(nd, p):
-                    return False
+                    found = self.index_arithmetic(bg, nd, ph, loop)
+                    if found is None:
+                        return False
+                    arithmetic[id(nd)] = (p,) + found
+        self.int_arithmetic.update(arithmetic)
         return True
+
+    def index_arithmetic(self, bg, node, ph, loop):
+        """`(sign, constant)` when `node` is `ph + k` or `ph - k` with an integer constant
+        k (a neighbour's index: `out[i - 1]`) read only as an index: Python ints then serve
+        (`i - 1`, written by `operator`); else None."""
+        if not self.numpy or node.op not in ("add", "subtract") or node.attrs or \
+                len(node.inputs) != 2 or node.outputs[0].dtype.kind not in "iu":
+            return None
+        a, b = node.inputs
+        other = b if a is ph else a if b is ph and node.op == "add" else None
+        value = None
+        if other is not None and other is not ph:
+            if other.node.op == "Const":
+                value = other.node.attrs["value"]
+            elif loop is not None:       # a constant the body captures
+                j = next((j for j, t in enumerate(bg.inputs) if t is other), None)
+                if j is not None and j >= len(loop.outputs):
+                    value = self.consts.get(id(loop.inputs[j]))
+        if value is None or np.ndim(value) != 0 or np.asarray(value).dtype.kind not in "iu":
+            return None
+        out = node.outputs[0]
+        if any(t is out for t in bg.outputs):
+            return None
+        readers = [(nd, p) for nd in bg.nodes for p, t in enumerate(nd.inputs) if t is out]
+        if not readers or not all(self.index_use(nd, p) for nd, p in readers):
+            return None
+        return ("+" if node.op == "add" else "-"), int(value)
 
     def values_only_in_branches(self, bg, c):
         """Whether the body reads counter `c` as an index, and otherwise only inside the
@@ -558,6 +601,8 @@ class _Compiler:
         """Whether input p of `node` is read as an index (a Python int serves as well)."""
         if p == 1 and node.op in ("ta_write", "ta_read"):
             return True
+        if node.op in ("setitem", "ufunc_at"):     # (their kernels take int(index) too)
+            return p >= 2 and node.op not in self.device.kernels and _plain_index(node)
         return p >= 1 and node.op == "getitem" and "getitem" not in self.device.kernels \
             and _plain_index(node)
 
@@ -613,14 +658,19 @@ class _Compiler:
         """Let a body node assign its result straight to the loop variable it becomes
         (`s = s + x`, not `add = s + x` ... `s = add`) where that is safe: the value is that
         variable's next value only, and nothing after the node reads the variable's old
-        value (no later node, and no other next value passes it on)."""
+        value (no later node, and no other next value passes it on, also by an Identity:
+        that is the old value's name)."""
         n = len(loop_vars)
         position, last_read = {}, {}     # node -> its place; tensor -> its last reader's
+        root = {}      # an Identity's output -> the tensor whose name it is (graph_body)
         for p, nd in enumerate(bg.nodes):
             position[id(nd)] = p
             for u in nd.inputs:
-                last_read[id(u)] = p
-        times = collections.Counter(id(t) for t in bg.outputs)
+                last_read[root.get(id(u), id(u))] = p
+            if nd.op == "Identity":
+                u = nd.inputs[0]
+                root[id(nd.outputs[0])] = root.get(id(u), id(u))
+        times = collections.Counter(root.get(id(t), id(t)) for t in bg.outputs)
         for j, t in enumerate(bg.outputs[:n]):
             p = position.get(id(t.node))
             if j == exclude or p is None or t.node.op in ("Const", "Identity", "while_loop") \

@@ -65,10 +65,14 @@ class GradLowering:
         self.inplace.update(id(nd) for nd in loop_inplace.straight_line(graph))
 
     def enter_loop(self, node, loop_vars, depth):
-        """Copy the loop's accumulators once (the loop then owns them) and mark their
-        update chains in place (loop_inplace.plan, codegen's proof)."""
-        for k, chain in loop_inplace.plan(node).items():
-            self.low.emit(depth, f"{loop_vars[k]} = np.copy({loop_vars[k]})")
+        """Copy the loop's accumulators once (the loop then owns them; not when it owns
+        their initial values already: loop_inplace.owned) and mark their update chains in
+        place (loop_inplace.plan, codegen's proof)."""
+        chains = loop_inplace.plan(node)
+        mine = loop_inplace.owned(node, chains) if chains else ()
+        for k, chain in chains.items():
+            if k not in mine:
+                self.low.emit(depth, f"{loop_vars[k]} = np.copy({loop_vars[k]})")
             self.inplace.update(id(nd) for nd in chain)
 
     def check_outputs(self, graph):

@@ -25,6 +25,7 @@ What crosses the boundary:
 import numpy as np
 
 from autograph import errors
+from autograph.runtime.exec.native import bounds as native_bounds
 from autograph.runtime.exec.native import fuse as native_fuse
 from autograph.runtime.exec.native import kernel as native_kernel
 from autograph.runtime.exec.native import ops as native_ops
@@ -123,7 +124,8 @@ class Lowering:
         self.made_by.extend(made_by)
         head = ["import math", "import numpy as np", "from numba import njit", ""] + \
             self.grad.header()
-        tail = ["", "", "@njit(cache=True, error_model='numpy', boundscheck=True)"]
+        checks = not native_bounds.in_bounds(g, self.consts)   # (native/bounds.py)
+        tail = ["", "", f"@njit(cache=True, error_model='numpy', boundscheck={checks})"]
         source = "\n".join(head + self.helpers + tail + self.lines) + "\n"
         self.made_by = ([None] * len(head) + self.helper_made_by + [None] * len(tail)
                         + self.made_by)
