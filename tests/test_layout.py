@@ -21,7 +21,8 @@ PACKAGE = os.path.join(ROOT, "autograph")
 LAYERS = [
     # what everything may use: the bytecode bundle, settings, logging, stack frames, errors
     ("autograph._bundle", "autograph.config", "autograph.log", "autograph.frames",
-     "autograph.errors", "autograph.gc_pause"),
+     "autograph.errors", "autograph.gc_pause",
+     "autograph.runtime.fpu"),          # the CPU's float modes (ctypes only), set by config
     ("autograph.source",),              # Python source as data
     ("autograph.analysis",),            # CFG and dataflow over gast trees
     ("autograph.runtime.devices",),     # the device registry
