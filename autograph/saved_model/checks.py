@@ -32,6 +32,8 @@ def outputs(op, inputs, attrs, specs, where):
     if op == "while_loop":
         _while(inputs, attrs, specs, where)
         return
+    if op in _VARIABLE_OPS:
+        _variable(op, inputs, attrs, where)
     prim = primitives.PRIMITIVES[op]
     try:
         inferred = prim.infer(*inputs, **attrs) if attrs else prim.infer(*inputs)
@@ -75,6 +77,40 @@ def _while(inputs, attrs, specs, where):
         raise SavedModelError(f"{where}.cond_graph: a loop's test graph gives one boolean "
                               "scalar (body and test swapped?)")
     _same(bg.outputs, specs, f"{where}.body_graph outputs", "the loop variables")
+
+
+_VARIABLE_OPS = ("read_variable", "assign_variable", "update_variable")
+
+
+def _variable(op, inputs, attrs, where):
+    """A node that reads or writes a Variable must fit the Variable the file gives it: its
+    kernels store what they are given (a value of another shape or dtype would become
+    the Variable's, silently)."""
+    var = attrs["variable"]()
+    dtype, shape = var.dtype, tuple(var.shape)
+    if op == "read_variable":
+        if attrs["dtype"] != dtype or attrs["shape"] != shape:
+            raise SavedModelError(f"{where}: it reads a Variable of {dtype.name}{list(shape)} "
+                                  f"as {attrs['dtype']}{attrs['shape']}")
+        return
+    value = inputs[0] if inputs else None
+    if value is None:
+        raise SavedModelError(f"{where}: it takes the value to store")
+    if op == "update_variable" and attrs["dtype"] != dtype:
+        raise SavedModelError(f"{where}: it stores {attrs['dtype']} in a Variable of {dtype}")
+    if op == "assign_variable" and value.dtype != dtype:
+        raise SavedModelError(f"{where}: it stores {value.dtype} in a Variable of {dtype}")
+    if value.shape is None:
+        raise SavedModelError(f"{where}: the value it stores has no known rank")
+    if op == "assign_variable":
+        fits = len(value.shape) == len(shape) and all(
+            d is None or d == e for d, e in zip(value.shape, shape))
+    else:                 # a delta broadcasts against the Variable's value
+        fits = len(value.shape) <= len(shape) and all(
+            d is None or d in (1, e) for d, e in zip(value.shape[::-1], shape[::-1]))
+    if not fits:
+        raise SavedModelError(f"{where}: a value of shape {list(value.shape)} does not fit "
+                              f"the Variable's shape {list(shape)}")
 
 
 def _spec(t):

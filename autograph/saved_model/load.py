@@ -326,10 +326,15 @@ def _functions(records, reader, limits):
             raise SavedModelError(f"{where}: 'params' must be a list")
         parameters = [params.Param.from_json(p, f"{where} parameter {k}", limits)
                       for k, p in enumerate(rec.get("params", []))]
-        n_specs = sum(len(tt.tensor_specs(p.key)) for p in parameters)
-        if n_specs != len(graph.inputs):
-            raise SavedModelError(f"{where}: {n_specs} array parameters for a graph of "
+        specs = [s for p in parameters for s in tt.tensor_specs(p.key)]
+        if len(specs) != len(graph.inputs):
+            raise SavedModelError(f"{where}: {len(specs)} array parameters for a graph of "
                                   f"{len(graph.inputs)} inputs")
+        for k, (spec, ph) in enumerate(zip(specs, graph.inputs)):
+            # what a call accepts is what the graph was checked for
+            if np.dtype(spec.dtype) != ph.dtype or spec.shape != ph.shape:
+                raise SavedModelError(f"{where}: array parameter {k} is {spec}, but the "
+                                      f"graph's input is {ph.dtype} {ph.shape}")
         out.append(restored.RestoredConcrete(
             str(rec.get("name", "function")), graph, parameters, rec.get("outputs"), rec,
             limits))

@@ -147,6 +147,30 @@ def test_declared_output_specs_that_lie_are_refused_and_show_prints_the_truth(sa
     _refused(d, "make float64")
 
 
+def test_variable_nodes_must_fit_their_variable(saved):
+    d, _ = saved
+    doc = _doc(d)
+    _, read = _node(doc, "read_variable")
+    read["attrs"]["shape"] = {"$tuple": [4]}
+    read["outputs"][0][1] = [4]
+    _write(d, doc)
+    _refused(d, "reads a Variable of float64\\[3\\]")
+    doc = _doc(d)
+    doc["variables"][0]["shape"] = [1, 3]
+    _write(d, doc)
+    _refused(d, "the value is float64")
+
+
+def test_parameters_must_be_the_graphs_inputs(saved):
+    d, _ = saved
+    doc = _doc(d)
+    g = doc["graphs"][doc["functions"][0]["graph"]]
+    ph = g["nodes"][g["inputs"][0]]
+    ph["outputs"][0][1] = [None]                 # the graph now says any length
+    _write(d, doc)
+    _refused(d, "array parameter 0 is")
+
+
 def test_an_op_edit_the_shape_rule_refuses_is_refused(saved):
     d, _ = saved
     doc = _doc(d)
