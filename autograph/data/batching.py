@@ -51,12 +51,16 @@ def register_rowwise(name, kind="elementwise"):
     ROWWISE[name] = kind
 
 
+# Off: every map runs per element (tests and benchmarks compare the two paths with it).
+enabled = True
+
+
 def _kind(op):
     kind = ROWWISE.get(op)
     if kind is None:
         from autograph.runtime.numpy import elementwise
-        if op in {e.prim for e in elementwise.UFUNCS.values()}:
-            return "elementwise"
+        if op in {getattr(e, "prim", None) for e in elementwise.UFUNCS.values()}:
+            ROWWISE[op] = kind = "elementwise"   # (a composed ufunc stages such primitives)
     return kind
 
 
@@ -88,7 +92,7 @@ def plan(fn, spec):
     """A Plan when `fn` (called with stages.call's rule) is provably row-independent on
     elements of `spec`, else None."""
     specs = nest.flatten(spec)
-    if not specs or any(s.shape is None for s in specs):
+    if not enabled or not specs or any(s.shape is None for s in specs):
         return None
     try:
         e = _trace(fn, spec, batched=False)
