@@ -59,8 +59,9 @@ def _kind(op):
     kind = ROWWISE.get(op)
     if kind is None:
         from autograph.runtime.numpy import elementwise
+        # every ufunc's primitive (a composed ufunc has none: it stages such primitives)
         if op in {getattr(e, "prim", None) for e in elementwise.UFUNCS.values()}:
-            ROWWISE[op] = kind = "elementwise"   # (a composed ufunc stages such primitives)
+            ROWWISE[op] = kind = "elementwise"
     return kind
 
 
@@ -69,12 +70,10 @@ class Plan:
 
     def __init__(self, graph, inputs, outputs):
         self.graph, self.inputs, self.outputs = graph, inputs, outputs
-        self.calls = 0   # how many times the batched form was staged (tests count it)
 
     def apply(self, batch):
         """The function's outputs for a batch (a nest like the element), staged in the
         graph being built by copying B's nodes onto the batch's tensors."""
-        self.calls += 1
         env = {id(ph): primitives.convert(x)
                for ph, x in zip(self.inputs, nest.flatten(batch))}
         for node in self.graph.nodes:
