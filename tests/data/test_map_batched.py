@@ -254,3 +254,43 @@ def test_the_batched_plan_is_the_function_traced_on_the_batched_spec():
     assert [n.op for n in plan.graph.nodes if n.op != "Const"] == \
         ["Placeholder", "test_count_runs", "subtract", "divide"]
     assert plan.inputs[0].shape == (None, 8)
+
+
+# -- random compositions: the decision and the answers, against eager per-element runs --------
+
+M8 = rng.standard_normal((8, 8))
+ROW_STEPS = [lambda v: v * 2.0, lambda v: v + MU, np.tanh, lambda v: np.where(v > 0, v, -v),
+             lambda v: v - v.max(-1, keepdims=True), lambda v: np.clip(v, -1.0, 1.0),
+             lambda v: v / (np.abs(v).sum(-1, keepdims=True) + 1.0), lambda v: v @ M8 * 0.1]
+MIX_STEPS = [lambda v: v - v.sum(0), lambda v: v - np.mean(v), lambda v: np.sort(v, axis=0),
+             lambda v: v * v[0], lambda v: np.cumsum(v), lambda v: v[::-1],
+             lambda v: np.roll(v, 1), lambda v: v - v.sum(0, keepdims=True),
+             lambda v: v * np.max(v), lambda v: np.concatenate([v[4:], v[:4]])]
+
+
+def _program(seed):
+    r = np.random.default_rng(seed)
+    steps = [(ROW_STEPS[i], True) for i in r.integers(0, len(ROW_STEPS), r.integers(1, 4))]
+    if r.random() < 0.5:
+        steps.insert(int(r.integers(0, len(steps) + 1)),
+                     (MIX_STEPS[int(r.integers(0, len(MIX_STEPS)))], False))
+
+    def fn(v):
+        v = counted(v)
+        for step, _ in steps:
+            v = step(v)
+        return v
+    return fn, all(row for _, row in steps)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_compositions_batch_exactly_when_every_step_is_row_wise(seed):
+    fn, rowwise = _program(seed)
+    x = X.astype(np.float64)[:300]
+    assert (batching.plan(fn, Dataset.from_tensor_slices(x).element_spec) is not None) \
+        == rowwise
+    make = lambda: Dataset.from_tensor_slices(x).shuffle(300, seed=seed).map(fn).batch(64)  # noqa
+    got, ref, eager, on, off = _both(make, 300, dtype=np.float64)
+    np.testing.assert_allclose(got, eager, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ref, eager, rtol=1e-12, atol=1e-12)
+    assert on == (5 if rowwise else 300) and off == 300
