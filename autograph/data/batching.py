@@ -180,10 +180,10 @@ def _rowwise(ne, nb, reads):
             return False
         rest = lambda attrs: {k: v for k, v in attrs.items() if k != "axis"}  # noqa: E731
         return _equal_attrs(rest(ne.attrs), rest(nb.attrs))
-    if kind == "matmul":
-        x = ne.inputs[0]
+    if kind == "matmul":   # rows @ W: W a vector or a matrix (a stack of them would pair
+        x, w = ne.inputs   # its leading axis with the batch's)
         return reads == [True, False] and x.shape is not None and len(x.shape) >= 1 and \
-            _equal_attrs(ne.attrs, nb.attrs)
+            w.shape is not None and len(w.shape) <= 2 and _equal_attrs(ne.attrs, nb.attrs)
     return False
 
 

@@ -294,3 +294,20 @@ def test_random_compositions_batch_exactly_when_every_step_is_row_wise(seed):
     np.testing.assert_allclose(got, eager, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(ref, eager, rtol=1e-12, atol=1e-12)
     assert on == (5 if rowwise else 300) and off == 300
+
+
+def test_a_stack_of_matrices_on_the_right_keeps_the_per_element_path():
+    x2, w3 = rng.standard_normal((40, 4, 8)), rng.standard_normal((4, 8, 3))
+    spec = Dataset.from_tensor_slices(x2).element_spec
+    assert batching.plan(lambda v: v @ w3, spec) is None      # (it would pair rows with w3's)
+    assert batching.plan(lambda v: v @ w3[0], spec) is not None
+
+
+def test_without_the_proof_the_counter_examples_give_wrong_answers(monkeypatch):
+    """The checks are what keeps these right: batching them blindly changes the answers."""
+    monkeypatch.setattr(batching, "_same_program", lambda e, b: True)
+    for name in ("sum over axis 0", "mean of everything", "first entry", "sort along axis 0"):
+        fn = MIXING[name]
+        make = lambda: Dataset.from_tensor_slices(X[:200]).map(fn).batch(64)  # noqa: E731
+        got, _ = _rows(make, 200)
+        assert not np.allclose(got, _eager(make)), name
