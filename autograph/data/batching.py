@@ -76,6 +76,8 @@ class Plan:
         graph being built by copying B's nodes onto the batch's tensors."""
         env = {id(ph): primitives.convert(x)
                for ph, x in zip(self.inputs, nest.flatten(batch))}
+        for outer, inner in self.graph.captures.values():   # bind captures them again
+            env[id(inner)] = outer
         for node in self.graph.nodes:
             if node.op == "Placeholder":
                 continue
@@ -107,7 +109,10 @@ def _trace(fn, spec, batched):
     from autograph import api
     from autograph.data.stages import call
     from autograph.runtime.ir.graph import Graph
-    g = Graph("map_batched" if batched else "map_element")
+    # a child of the graph being built, so the function may read that graph's tensors (an
+    # argument of the enclosing ag.function): they become captures, unbatched inputs
+    from autograph.runtime.ir.graph import get_default_graph
+    g = Graph("map_batched" if batched else "map_element", parent=get_default_graph())
     with g.as_default(), contextlib.redirect_stdout(io.StringIO()):
         def ph(s):
             shape = ((None,) if batched else ()) + tuple(s.shape)
@@ -128,6 +133,13 @@ def _same_program(e, b):
     pair = {}       # id(E tensor) -> B tensor
     batched = set(id(t) for t in ins_b)
     for te, tb in zip(ins_e, ins_b):
+        pair[id(te)] = tb
+    if ge.captures.keys() != gb.captures.keys():
+        return False
+    for key, (_, te) in ge.captures.items():   # the same outer tensor: unbatched in both
+        tb = gb.captures[key][1]
+        if te.shape != tb.shape or te.dtype != tb.dtype:
+            return False
         pair[id(te)] = tb
     for ne, nb in zip(ge.nodes, gb.nodes):
         if ne.op != nb.op or len(ne.inputs) != len(nb.inputs) or \

@@ -229,6 +229,7 @@ MIXING = {
     "matrix on the left": lambda v: (W.T @ counted(v)).sum() * v,
     "dot with itself": lambda v: counted(v) * (v @ v),
     "a per-row scalar broadcast (no keepdims)": lambda v: counted(v) - v.mean(axis=-1),
+    "the row broadcast against a matrix": lambda v: (counted(v) * np.ones((3, 8))).sum(0),
     "outer product": lambda v: np.outer(counted(v), v).sum(1),
 }
 
@@ -311,3 +312,23 @@ def test_without_the_proof_the_counter_examples_give_wrong_answers(monkeypatch):
         make = lambda: Dataset.from_tensor_slices(X[:200]).map(fn).batch(64)  # noqa: E731
         got, _ = _rows(make, 200)
         assert not np.allclose(got, _eager(make)), name
+
+
+def test_a_function_reading_tensors_of_the_enclosing_trace_runs_per_batch():
+    def epoch(x, w, c):
+        ds = Dataset.from_tensor_slices(x).map(lambda v: counted(v) * w + c).batch(3)
+        out = np.zeros(x.shape)
+        lo = np.int64(0)
+        for b in ds:
+            out[lo:lo + len(b)] = b
+            lo = lo + len(b)
+        return out
+
+    x = rng.standard_normal((10, 4))
+    f = ag.function(epoch)
+    for w, c in [(np.float64(2.0), np.ones(4)), (np.float64(-0.5), np.arange(4.0))]:
+        RUNS.clear()
+        got = f(x, w, c)
+        assert RUNS["map"] == 4        # ceil(10 / 3) batches: the captures are per batch too
+        assert np.array_equal(got, x * w + c)
+    assert f.experimental_get_tracing_count() == 1
