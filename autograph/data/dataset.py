@@ -16,7 +16,7 @@ import numpy as np
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 
-from autograph.data import combine, counts, host, stages, streams
+from autograph.data import batching, combine, counts, host, stages, streams
 from autograph.data import spec as specs
 from autograph.data import shuffle as shuffling
 
@@ -266,7 +266,12 @@ class Dataset:
             # take(0), skip(-1), repeat(0): empty without reading the input (tf.data's rule)
             return stages.TakeI(up, 0) if indexed else streams.Counted(up, "take", 0)
         if kind == "map":
-            return stages.MapI(up, fn) if indexed else streams.MapS(up, fn)
+            if not indexed:
+                return streams.MapS(up, fn)
+            plan = None
+            if graph and up.gatherable:   # (eagerly fn runs per element, as written)
+                plan = batching.plan(self._fn, self._ups[0].element_spec)
+            return stages.MapI(up, fn, plan)
         if kind == "filter":
             return streams.Filter(up, fn)
         if kind == "batch":

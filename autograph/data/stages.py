@@ -188,8 +188,14 @@ class Tensors(Indexed):
 # -- transformations of indexed stages -----------------------------------------------------------
 
 class MapI(Indexed):
-    def __init__(self, up, fn):
-        self.up, self.fn = up, fn
+    """fn on each element. With a `batched` plan (autograph.data.batching: fn is proven
+    row-independent) it can also gather: fn once on the upstream's gathered rows."""
+
+    def __init__(self, up, fn, batched=None):
+        self.up, self.fn, self.batched = up, fn, batched
+        if batched is not None:
+            self.gatherable = up.gatherable
+            self.sliceable = getattr(up, "sliceable", False)
 
     def istate(self, epoch):
         return self.up.istate(epoch)
@@ -199,6 +205,9 @@ class MapI(Indexed):
 
     def at(self, ist, i):
         return call(self.fn, self.up.at(ist, i))
+
+    def gather(self, ist, idx):
+        return self.batched.apply(self.up.gather(ist, idx))
 
 
 class ShuffleI(Indexed):
