@@ -41,10 +41,13 @@ def test_traced_and_dropped_functions_leave_linecache_and_memory_where_they_bega
     after = _state()
     # (a few stay in bounded caches of recent functions: not one per iteration)
     assert after[0] <= before[0] + 16 and after[1] <= before[1] + 16, (before, after)
-    # the real invariant: the distinct file names CPython keeps stay few (were 1 per trace)
+    # the real invariant: the distinct file names CPython keeps stay few (were 1 per trace,
+    # 1,550 here). The highest number handed out is the most functions alive at once, which
+    # follows the collector's rhythm (first calls pause it: autograph.gc_pause), so the bound
+    # is a fraction of the traces, not a fixed count.
     name, n = frames.take_codegen_filename("probe")
     frames._release_filename(name, n)
-    assert n < 64, n
+    assert n < 1_550 // 4, n
     tracemalloc.start()
     start = tracemalloc.get_traced_memory()[0]
     for i in range(200):
