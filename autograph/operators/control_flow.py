@@ -25,8 +25,8 @@ import numpy as np
 from autograph import errors
 from autograph.operators import calls
 from autograph.operators import _where as where   # (location: loaded on first use)
-from autograph.operators.variables import (Tracker, Undefined, UndefinedReturnValue, get_all,
-                                          mark as mark_unbound, put_all)
+from autograph.operators.variables import (Tracker, Undefined, UndefinedReturnValue, flag_of,
+                                          get_all, mark as mark_unbound, put_all)
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import is_tensor
 
@@ -179,7 +179,7 @@ def _if_with_places(pred, if_true, if_false, state, names, places):
         return out[k]
 
     out = _staged_if(pred, _with_places(if_true, places, n), _with_places(if_false, places, n),
-                     state + before, names + pnames)
+                     state + before, names + pnames, bindable=n)
     out = _as_tuple(out, n + k)
     put_all(places, out[n:])
     return _result(out[:n], n)
@@ -234,32 +234,61 @@ def _check_branch(out, names, which):
 
 
 @calls.guards("if")   # Python lists changed in a branch are refused (both branches run)
-def _staged_if(pred, if_true, if_false, state, names):
+def _staged_if(pred, if_true, if_false, state, names, bindable=None):
+    """`bindable`: how many leading state entries are variables (the rest are places); a
+    variable without a value before the `if` may get one in one branch only (below)."""
     n = len(names)
     if n == 0:  # no state: the branches' own return values (or None) are the outputs
         return _cond(pred, lambda: if_true(*state), lambda: if_false(*state), _RETURN_NAMES)
+    unbound = [i for i in range(n if bindable is None else bindable)
+               if isinstance(state[i], Undefined) and not _is_return_placeholder(state[i])]
 
     def run(fn, which):
         def branch():
             out = _as_tuple(fn(*state), n)
-            _check_branch(out, names, which)
-            return out
+            _check_branch([v for i, v in enumerate(out) if i not in unbound],
+                          [m for i, m in enumerate(names) if i not in unbound], which)
+            # a variable this branch leaves unbound: False, it has no value after the `if`
+            return out + tuple(_bound_flag(out[i]) for i in unbound)
         return branch
 
     true_fn, false_fn = run(if_true, "if"), run(if_false, "else")
-    if any(_is_return_placeholder(v) for v in state):
-        true_fn, false_fn = _filling_each_other(true_fn, false_fn)
-    out = _cond(pred, true_fn, false_fn, _leaf_names(state, names))
-    return _result(tuple(out), n)
+    if unbound or any(_is_return_placeholder(v) for v in state):
+        true_fn, false_fn = _filling_each_other(true_fn, false_fn, names, unbound)
+    out = _cond(pred, true_fn, false_fn,
+                _leaf_names(state, names) + [f"<'{names[i]}' has a value>" for i in unbound])
+    out = tuple(out)
+    for k, i in enumerate(unbound):
+        mark_unbound(out[i], out[n + k], _one_branch_message(names[i]))
+    return _result(out[:n], n)
+
+
+def _bound_flag(value):
+    """Whether a variable has a value at the end of a branch: a bool tensor (in the branch's
+    graph), from the flag of a value that itself may have none."""
+    from autograph.runtime.ir import primitives
+    if isinstance(value, Undefined):
+        return primitives.constant(False)
+    flag = flag_of(value)
+    return primitives.constant(True) if flag is True else flag
+
+
+def _one_branch_message(name):
+    return (f"'{name}' is assigned in only one branch of the `if`{where()}, whose condition is "
+            f"a tensor, and the other branch ran, so it has no value where it is read (Python "
+            f"raises the same). Assign '{name}' before the `if`, or in both branches.")
 
 
 # names of the flat outputs of an `if` whose branches return the function's value
 _RETURN_NAMES = [f"item {i} of the return value" for i in range(256)]
 
 
-def _filling_each_other(true_fn, false_fn):
-    """Branch functions whose undefined return values become placeholders of the type the
-    other branch gives them (a return value assigned in one branch only).
+def _filling_each_other(true_fn, false_fn, names=(), unbound=()):
+    """Branch functions whose undefined values become placeholders of the type the other
+    branch gives them: a return value assigned in one branch only, or a variable (index in
+    `unbound`) that has no value before the `if` and gets one in one branch only. Either is
+    never read where the placeholder stands: a return value only once `do_return` is set,
+    a variable only through `ag__.ld`, which checks the flag `_staged_if` adds for it.
 
     Each branch is traced once: the branch that `cond` traces second fills the placeholders
     of both, each in its own branch graph, before `cond` reads either branch's outputs. (A
@@ -274,20 +303,30 @@ def _filling_each_other(true_fn, false_fn):
             traced.append((get_default_graph(), out))
             if len(traced) == 2:
                 (graph_a, a), (graph_b, b) = traced
-                _fill_from(a, b, graph_a)
-                _fill_from(b, a, graph_b)
+                _fill_from(a, b, graph_a, names, unbound)
+                _fill_from(b, a, graph_b, names, unbound)
             return out
         return branch
 
     return filling(true_fn), filling(false_fn)
 
 
-def _fill_from(outputs, templates, graph):
-    """Replace (in place) the undefined return values in `outputs`, a branch's outputs in
-    `graph`, by placeholders like the other branch's `templates`."""
+def _fill_from(outputs, templates, graph, names=(), unbound=()):
+    """Replace (in place) the undefined values in `outputs`, a branch's outputs in `graph`,
+    by placeholders like the other branch's `templates`."""
     with graph.as_default():
         for i, (o, t) in enumerate(zip(outputs, templates)):
             if _is_return_placeholder(o) and not _is_return_placeholder(t):
+                outputs[i] = _placeholder_like(t)
+            elif i in unbound and isinstance(o, Undefined) and not isinstance(t, Undefined):
+                if not (is_tensor(t) or isinstance(t, (bool, int, float, complex, np.generic))):
+                    # (only a single tensor can carry the flag that `ld` checks)
+                    raise errors.StagingError(
+                        f"'{names[i]}' has a value after one branch of the `if`{where()} but "
+                        f"not after the other. The condition is a tensor, so both branches "
+                        f"become part of the graph; a variable bound in one branch only must "
+                        f"be a single array or number, but here it is {nest.describe(t)}. "
+                        f"Assign '{names[i]}' before the `if`, or in both branches.")
                 outputs[i] = _placeholder_like(t)
 
 

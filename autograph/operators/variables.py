@@ -90,7 +90,7 @@ def check(value):
     return value
 
 
-def _flag_of(value):
+def flag_of(value):
     """True, or the flag of a value that itself may have none (an inner loop's first value)."""
     entry = lookup(value)
     return True if entry is None else entry[0]
@@ -124,7 +124,7 @@ class Tracker:
                 mark(state[i], flag, message)  # reads inside the branch or body check it
             out = fn(*args[:lead + n])
             outs = (out,) if n == 1 else tuple(out) if n else ()
-            new = tuple(flag if outs[i] is state[i] else _flag_of(outs[i])
+            new = tuple(flag if outs[i] is state[i] else flag_of(outs[i])
                         for i, flag in zip(index, flags))
             return outs + new
         return wrapped
