@@ -208,3 +208,19 @@ def test_augmented_assignment_checks_the_flag():
     assert traced(np.int64(3)) == f(3) == 4
     with pytest.raises(UnboundLocalError, match="'y'"):
         traced(np.int64(-3))
+
+
+def test_native_loop_gives_pythons_answer():
+    native = ag.function(smallest_factor, jit_compile=True)
+    for n in INPUTS:
+        assert native(np.int64(n)) == smallest_factor(n), n
+
+
+@pytest.mark.parametrize("n", [0, 2, 8])
+def test_gradient_through_value_bound_on_break(n):
+    def loss(x):
+        return float_value_bound_on_break(x, np.int64(n)) * 2.0
+
+    x, h = np.float64(10.0), 1e-6
+    want = (loss(x + h) - loss(x - h)) / (2 * h)
+    assert np.isclose(ag.grad(loss)(x), want, atol=1e-6)
