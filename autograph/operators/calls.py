@@ -93,6 +93,11 @@ def converted_call(f, *args, **kwargs):
         op = _builtin_operator(f.func)
         if op is not None:
             return op(*f.args, *args, **{**f.keywords, **kwargs})
+    if args and type(args[0]).__name__ == "TensorList":   # np.stack(l) of a list a staged
+        from autograph.operators import lists               # loop appended to
+        out = lists.call(f, args, kwargs)
+        if out is not NotImplemented:
+            return out
     from autograph.runtime.numpy import packing   # (here: a trace that calls no NumPy
     if packing.is_numpy_callable(f):             # function never loads it)
         rnd = _random()
@@ -174,6 +179,12 @@ def guards(kind):
                 _state.loops.pop()
         return wrapper
     return decorate
+
+
+def staged_outside(obj):
+    """Whether a loop or `if` the graph runs is being traced and `obj` (a container) was
+    made outside it: a change to it in place would happen once, while tracing."""
+    return any(s.holds(obj) for s in _state.loops)
 
 
 def del_item(target, key):

@@ -253,7 +253,7 @@ def _staged_if(pred, if_true, if_false, state, names, bindable=None):
         return branch
 
     true_fn, false_fn = run(if_true, "if"), run(if_false, "else")
-    if unbound or any(_is_return_placeholder(v) for v in state):
+    if unbound or any(_is_return_placeholder(v) or type(v) is list for v in state):
         true_fn, false_fn = _filling_each_other(true_fn, false_fn, names, unbound)
     out = _cond(pred, true_fn, false_fn,
                 _leaf_names(state, names) + [f"<'{names[i]}' has a value>" for i in unbound])
@@ -288,7 +288,8 @@ def _filling_each_other(true_fn, false_fn, names=(), unbound=()):
     branch gives them: a return value assigned in one branch only, or a variable (index in
     `unbound`) that has no value before the `if` and gets one in one branch only. Either is
     never read where the placeholder stands: a return value only once `do_return` is set,
-    a variable only through `ag__.ld`, which checks the flag `_staged_if` adds for it.
+    a variable only through `ag__.ld`, which checks the flag `_staged_if` adds for it. A
+    Python list that the other branch appended to becomes a TensorList (operators.lists).
 
     Each branch is traced once: the branch that `cond` traces second fills the placeholders
     of both, each in its own branch graph, before `cond` reads either branch's outputs. (A
@@ -318,6 +319,9 @@ def _fill_from(outputs, templates, graph, names=(), unbound=()):
         for i, (o, t) in enumerate(zip(outputs, templates)):
             if _is_return_placeholder(o) and not _is_return_placeholder(t):
                 outputs[i] = _placeholder_like(t)
+            elif type(o) is list and type(t).__name__ == "TensorList":
+                from autograph.operators import lists   # the other branch appended to it
+                outputs[i] = lists.as_loop_value(o, t)
             elif i in unbound and isinstance(o, Undefined) and not isinstance(t, Undefined):
                 if not (is_tensor(t) or isinstance(t, (bool, int, float, complex, np.generic))):
                     # (only a single tensor can carry the flag that `ld` checks)
@@ -513,6 +517,8 @@ def _staged_while(test, body, state, names, what="`while` loop"):
 
 @calls.guards("loop")   # Python lists changed in the body are refused (they would change once)
 def _staged_while_guarded(test, body, state, names, what):
+    if any(type(v) is list for v in state):   # a list the body appends to (operators.lists)
+        state = _lists_as_loop_values(body, state, len(names))
     first = _first_assigned(state, names)
     if first:
         return _staged_while_first(test, body, state, names, what, first)
@@ -535,6 +541,14 @@ def _staged_while_guarded(test, body, state, names, what):
     except NameError as exc:
         raise _name_in_graph(exc, what.strip("`").split("`")[0]) from exc
     return tuple(out)
+
+
+def _lists_as_loop_values(body, state, n):
+    """The state with each Python list that a trace of the body turns into a TensorList
+    (it appends to it) converted, so that the loop carries the list as a tensor."""
+    from autograph.operators import lists
+    tmpl = _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
+    return tuple(lists.as_loop_value(v, t) for v, t in zip(state, tmpl))
 
 
 def _staged_while_first(test, body, state, names, what, first):

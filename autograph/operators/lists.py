@@ -1,0 +1,136 @@
+"""Python lists appended to in loops the graph runs (issue 31): `TensorList`.
+
+The lists pass rewrites `l.append(v)` in a loop body to `l = ag__.list_append(l, v)`.
+On a Python list that the statement being traced did not make, inside a loop or `if` the
+graph runs, appending in place would happen once, while tracing. `list_append` then returns
+a `TensorList` instead: a list of tensors that the graph carries, built on the TensorArray
+(autograph.runtime.tensor_array), with the list's elements first. The loop operators see the
+list come back as a TensorList from a first trace of the body and start the loop with the
+list converted (`as_loop_value`), so the list is an ordinary loop variable.
+
+A TensorList is used after the loop like the list: `len(l)` (a tensor), `l[i]`,
+`np.stack(l)`, `np.array(l)`, `np.asarray(l)` (all elements stacked), `np.concatenate(l)`.
+The graph gives it back to the caller as a Python list of arrays. Each append stores one
+element into the run-time list in place: n appends cost O(n) in all, and `np.stack` copies
+the elements once. Gradients flow through it as through the TensorArray.
+"""
+
+import numpy as np
+
+from autograph import errors
+from autograph.operators import calls
+from autograph.runtime.ir.tensor import is_tensor
+
+
+class TensorList:
+    """A Python list of tensors of one dtype, as a graph value (functional: `append`
+    returns the list to use from now on)."""
+
+    __slots__ = ("array", "length")
+
+    def __init__(self, array, length=None):
+        self.array = array     # the TensorArray holding the elements
+        self.length = length   # a Python int while known, else None
+
+    @classmethod
+    def of(cls, items, like):
+        """The list `items` (Python values or tensors), elements of `like`'s dtype."""
+        from autograph.runtime.ir import primitives
+        from autograph.runtime.tensor_array import TensorArray
+        dtype = _dtype_of(like)
+        ta = TensorArray(dtype, size=0, dynamic_size=True)
+        for i, item in enumerate(items):
+            ta = ta.write(i, primitives.convert(item))
+        return cls(ta, len(items))
+
+    def append(self, value):
+        from autograph.runtime.ir import primitives
+        index = self.length if self.length is not None else self.array.size()
+        array = self.array.write(index, primitives.convert(value))
+        return TensorList(array, None if self.length is None else self.length + 1)
+
+    def size(self):
+        return self.array.size()
+
+    def __len__(self):
+        raise TypeError(
+            f"len() of a list that a loop the graph runs appended to is a tensor: it is "
+            f"known only when the graph runs (converted code's len(l) gives it)")
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return np_stack(self)[index]
+        if not is_tensor(index) and index < 0:
+            from autograph.runtime.ir import primitives
+            index = primitives.convert(index) + self.array.size()
+        return self.array.read(index)
+
+    def __iter__(self):
+        raise errors.StagingError(
+            "Cannot iterate over a list that a loop the graph runs appended to with a Python "
+            "loop: its length is known only when the graph runs. Stack it (np.stack(l)) and "
+            "loop over the array.")
+
+    def __ag_flatten__(self):
+        return self.array.__ag_flatten__()
+
+    def __ag_unflatten__(self, leaves):
+        from autograph.runtime.tensor_array import _Storage
+        if leaves and isinstance(leaves[0], _Storage):   # a graph's result: the Python list
+            return list(leaves[0].items)
+        return TensorList(self.array.__ag_unflatten__(leaves), None)
+
+    def __repr__(self):
+        return f"<TensorList dtype={self.array.dtype.name}>"
+
+
+def _dtype_of(value):
+    if is_tensor(value) or isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype
+    return np.asarray(value).dtype
+
+
+def list_append(target, value):
+    """`target.append(value)`, as the lists pass writes it; returns the list."""
+    if type(target) is TensorList:
+        return target.append(value)
+    if type(target) is list and calls.staged_outside(target):
+        return TensorList.of(target, value).append(value)
+    target.append(value)
+    return target
+
+
+def as_loop_value(value, template):
+    """A loop's starting `value`, converted to a TensorList where a first trace of the
+    body gave `template`, a TensorList, for it."""
+    if type(template) is TensorList and type(value) is list:
+        return TensorList.of(value, _element(template))
+    return value
+
+
+def _element(tlist):
+    return np.zeros((), tlist.array.dtype)
+
+
+def np_stack(tlist, axis=0):
+    out = tlist.array.stack()
+    return out if axis == 0 else np.moveaxis(out, 0, axis)
+
+
+def call(f, args, kwargs):
+    """`f(l, ...)` for the NumPy functions that take a list of arrays; NotImplemented else."""
+    handler = _CALLS.get(f)
+    return NotImplemented if handler is None else handler(*args, **kwargs)
+
+
+def _asarray(tlist, dtype=None):
+    out = tlist.array.stack()
+    return out if dtype is None else out.astype(dtype)
+
+
+def _concatenate(tlist):
+    return tlist.array.concat()
+
+
+_CALLS = {np.stack: np_stack, np.array: _asarray, np.asarray: _asarray,
+          np.concatenate: _concatenate}
