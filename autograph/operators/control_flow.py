@@ -136,6 +136,8 @@ def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False
     attributes and items the branches write (autograph.operators.variables); only a staged
     `if` needs them. `jump`: the `if` sets or tests the flag of a break, continue or return
     of the loop it is in (see _LoopJumps)."""
+    if type(cond).__name__ == "TensorList":   # `if l`: a list a staged loop appended to
+        cond = cond.size() > 0
     if is_tensor(cond):
         if jump:
             _LoopJumps.depends_on_tensor()
@@ -370,6 +372,8 @@ def _locate(exc, statement, names=None):
 
 def if_exp(cond, if_true, if_false):
     """`a if cond else b` with `if_true`/`if_false` as functions of no arguments."""
+    if type(cond).__name__ == "TensorList":   # `if l`: a list a staged loop appended to
+        cond = cond.size() > 0
     if is_tensor(cond):
         try:
             return _runtime().cond(cond, if_true, if_false, names=["value of the conditional expression"])

@@ -57,6 +57,11 @@ class TensorList:
             f"len() of a list that a loop the graph runs appended to is a tensor: it is "
             f"known only when the graph runs (converted code's len(l) gives it)")
 
+    def __bool__(self):
+        raise errors.StagingError(
+            "The truth of a list that a loop the graph runs appended to is known only when "
+            "the graph runs: write `len(l) > 0` (an `if l:` or `... if l else ...` works).")
+
     def __getitem__(self, index):
         if isinstance(index, slice):
             return np_stack(self)[index]

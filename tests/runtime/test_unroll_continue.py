@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph import errors
 from autograph.operators import control_flow as cf_ops
 from autograph.operators import unroll
 from autograph.runtime.ir.graph import Graph
