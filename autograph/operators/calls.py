@@ -197,20 +197,27 @@ def del_item(target, key):
     del target[key]
 
 
-def _check_mutation(owner, name, loops_ok=False):
+def check_mutation(owner, name, depth=0):
+    """Refuse `owner.name(...)` as converted_call does (a change to a container made outside
+    the loop or `if` being traced), for an operator called `depth` frames below the user's."""
+    _check_mutation(owner, name, depth=depth + 1)
+
+
+def _check_mutation(owner, name, loops_ok=False, depth=0):
     kind = next(k for k in CONTAINERS if isinstance(owner, k))
     if name not in _MUTATORS[kind]:
         return
     staged = next((s for s in reversed(_state.loops) if s.holds(owner)), None)
     if staged is None or (loops_ok and staged.kind == "loop"):
         return   # made in this trace of the body or branch: an ordinary Python value
-    var = _name_of(owner, sys._getframe(2))
+    var = _name_of(owner, sys._getframe(2 + depth))
     what = f"the Python {kind.__name__} `{var}`" if var else f"a Python {kind.__name__}"
     call = f"{var or kind.__name__}.{name}(...)"
     if name == "__delitem__":
         call = f"del {var or kind.__name__}[...]"
     if kind is list and name in ("append", "extend", "insert"):
-        fix = ("To collect values in a loop over tensors, use ag.TensorArray: "
+        fix = ("To collect values in a loop over tensors, `append` arrays or numbers to "
+               "the list in the loop body (one at a time), or use ag.TensorArray: "
                "`ta = ag.TensorArray(dtype, size=0, dynamic_size=True)` before the loop, "
                "`ta = ta.write(i, value)` in it, and `ta.stack()` after it")
     else:

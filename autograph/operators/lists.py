@@ -89,6 +89,13 @@ class TensorList:
         return f"<TensorList dtype={self.array.dtype.name}>"
 
 
+def _array_like(value):
+    """A value a list of tensors holds: a tensor, a NumPy array or scalar, a number."""
+    return is_tensor(value) or (isinstance(value, (np.ndarray, np.generic, bool, int, float,
+                                                   complex)) and np.asarray(value).dtype.kind
+                                in "biufc")
+
+
 def _dtype_of(value):
     if is_tensor(value) or isinstance(value, (np.ndarray, np.generic)):
         return value.dtype
@@ -100,6 +107,8 @@ def list_append(target, value):
     if type(target) is TensorList:
         return target.append(value)
     if type(target) is list and calls.staged_outside(target):
+        if not _array_like(value):   # a function, a string, a tuple: refused, as before
+            calls.check_mutation(target, "append", depth=1)
         return TensorList.of(target, value).append(value)
     target.append(value)
     return target
