@@ -200,7 +200,7 @@ def del_item(target, key):
 def check_mutation(owner, name, depth=0):
     """Refuse `owner.name(...)` as converted_call does (a change to a container made outside
     the loop or `if` being traced), for an operator called `depth` frames below the user's."""
-    _check_mutation(owner, name, depth=depth + 1)
+    _check_mutation(owner, name, depth=depth)
 
 
 def _check_mutation(owner, name, loops_ok=False, depth=0):

@@ -40,12 +40,13 @@ class TensorList:
         dtype = _dtype_of(like)
         ta = TensorArray(dtype, size=0, dynamic_size=True)
         for i, item in enumerate(items):
-            ta = ta.write(i, primitives.convert(item))
+            ta = ta.write(i, primitives.convert(_checked(item, dtype)))
         return cls(ta, len(items))
 
     def append(self, value):
         from autograph.runtime.ir import primitives
         index = self.length if self.length is not None else self.array.size()
+        value = _checked(value, self.array.dtype)
         array = self.array.write(index, primitives.convert(value))
         return TensorList(array, None if self.length is None else self.length + 1)
 
@@ -97,9 +98,27 @@ def _array_like(value):
 
 
 def _dtype_of(value):
+    """The dtype NumPy gives `value` in np.stack: a Python number is int64/float64/...
+    (not weak: np.stack([np.float32(1), 0.5]) is float64)."""
     if is_tensor(value) or isinstance(value, (np.ndarray, np.generic)):
-        return value.dtype
+        return np.dtype(value.dtype)
     return np.asarray(value).dtype
+
+
+def _checked(value, dtype):
+    """`value`, refused unless of the list's dtype: NumPy would promote the stacked list
+    to another dtype, which a loop variable cannot change to."""
+    if _dtype_of(value) != dtype:
+        from autograph.operators.location import where
+        raise errors.StagingError(
+            f"A value of dtype {_dtype_of(value).name} is appended{where()} to a list whose "
+            f"elements are {dtype.name}, in a loop or `if` the graph runs: the list is a list "
+            f"of tensors of one dtype (NumPy would promote the stacked list instead). Convert "
+            f"the value first, e.g. with .astype(np.{dtype.name}), or start the list with "
+            f"elements of the dtype it should hold.")
+    if not is_tensor(value):
+        value = np.asarray(value)
+    return value
 
 
 def list_append(target, value):

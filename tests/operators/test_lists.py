@@ -190,3 +190,32 @@ def test_appending_is_linear(monkeypatch):
         out = fn(np.array([0.3, 1.2]), np.int64(n))
         assert out.shape == (n, 2)
         assert stores == list(range(n)) and copies == []
+
+
+def _mixed_dtypes(n):
+    out = []
+    for i in range(n):
+        out.append(i)
+        out.append(0.5)
+    return np.stack(out)
+
+
+def _strings(n):
+    names = []
+    for i in range(n):
+        names.append("step")
+    return len(names)
+
+
+def test_an_element_of_another_dtype_is_refused_not_cast():
+    # NumPy would promote the stacked list to float64; a graph list has one dtype: a clear
+    # error at the line, never the values cast to int
+    assert _mixed_dtypes(2).dtype == np.float64
+    with pytest.raises(ag.errors.StagingError, match=r"dtype float64 is appended.*out\.append\(0\.5\)"):
+        ag.function(_mixed_dtypes)(np.int64(2))
+
+
+def test_appending_what_no_tensor_holds_is_refused_as_before():
+    assert api.to_graph(_strings)(3) == 3
+    with pytest.raises(ag.errors.StagingError, match=r"names\.append\(\.\.\.\)"):
+        ag.function(_strings)(np.int64(3))
