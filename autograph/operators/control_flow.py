@@ -522,7 +522,7 @@ def _staged_while(test, body, state, names, what="`while` loop"):
 @calls.guards("loop")   # Python lists changed in the body are refused (they would change once)
 def _staged_while_guarded(test, body, state, names, what):
     if any(type(v) is list for v in state):   # a list the body appends to (operators.lists)
-        state = _lists_as_loop_values(body, state, len(names))
+        state = _lists_as_loop_values(body, state, names)
     first = _first_assigned(state, names)
     if first:
         return _staged_while_first(test, body, state, names, what, first)
@@ -547,12 +547,13 @@ def _staged_while_guarded(test, body, state, names, what):
     return tuple(out)
 
 
-def _lists_as_loop_values(body, state, n):
+def _lists_as_loop_values(body, state, names):
     """The state with each Python list that a trace of the body turns into a TensorList
     (it appends to it) converted, so that the loop carries the list as a tensor."""
     from autograph.operators import lists
+    n = len(names)
     tmpl = _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
-    return tuple(lists.as_loop_value(v, t) for v, t in zip(state, tmpl))
+    return tuple(lists.as_loop_value(v, t, m) for v, t, m in zip(state, tmpl, names))
 
 
 def _staged_while_first(test, body, state, names, what, first):

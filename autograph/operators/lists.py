@@ -133,12 +133,49 @@ def list_append(target, value):
     return target
 
 
-def as_loop_value(value, template):
+def as_loop_value(value, template, name="the list"):
     """A loop's starting `value`, converted to a TensorList where a first trace of the
     body gave `template`, a TensorList, for it."""
     if type(template) is TensorList and type(value) is list:
+        _refuse_aliases(value, name)
         return TensorList.of(value, _element(template))
     return value
+
+
+def _refuse_aliases(target, name):
+    """The graph's list is a new value: another name (or a container) of the converted
+    function that holds the same Python list would not see the appends. Refused."""
+    import os
+    import sys
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame = sys._getframe(2)   # the user's (converted) function: the first frame outside
+    while frame is not None and frame.f_code.co_filename.startswith(package):   # autograph
+        frame = frame.f_back
+    if frame is None:
+        return
+    holders = [k for k, v in frame.f_locals.items() if v is target]
+    holders += [k for k, v in frame.f_locals.items() if v is not target and
+                isinstance(v, (list, tuple, dict)) and
+                any(e is target for e in (v.values() if isinstance(v, dict) else v))]
+    holders += [k for k, v in frame.f_locals.items()
+                if any(e is target for e in getattr(v, "__dict__", {}).values())]
+    def function_of(f):   # the converted function a frame (perhaps a loop body) is part of
+        return (f.f_code.co_filename, f.f_code.co_qualname.split(".<locals>")[0])
+
+    outer, own = frame.f_back, function_of(frame)
+    while outer is not None:   # a list passed in: the caller holds it too (frames of this
+        # function's enclosing loop bodies and of autograph pass it along)
+        if not (outer.f_code.co_filename.startswith(package) or function_of(outer) == own):
+            holders += [f"{k} in {outer.f_code.co_name}" for k, v in outer.f_locals.items()
+                        if v is target]
+        outer = outer.f_back
+    if len(holders) > 1:
+        from autograph.operators.location import where
+        raise errors.StagingError(
+            f"{name!r} is appended to in a loop{where()} whose condition is a tensor, and the "
+            f"same Python list is also {', '.join(repr(h) for h in holders if h != name)}: "
+            f"the graph carries the list as a new value, which those would not see. Append "
+            f"to one name only (bind the others after the loop).")
 
 
 def _element(tlist):

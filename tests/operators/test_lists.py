@@ -219,3 +219,48 @@ def test_appending_what_no_tensor_holds_is_refused_as_before():
     assert api.to_graph(_strings)(3) == 3
     with pytest.raises(ag.errors.StagingError, match=r"names\.append\(\.\.\.\)"):
         ag.function(_strings)(np.int64(3))
+
+
+# -- aliases: the graph's list is a new value, which another holder would not see ------------
+
+def _alias(x, n):
+    a = []
+    b = a
+    for i in range(n):
+        a.append(x * i)
+    return len(b)
+
+
+class _Holder:
+    pass
+
+
+def _held(x, n):
+    a = []
+    h = _Holder()
+    h.items = a
+    grid = [a]
+    for i in range(n):
+        a.append(x * i)
+    return len(grid[0]) + len(h.items)
+
+
+def _fill(acc, x, n):
+    for i in range(n):
+        acc.append(x * i)
+    return x
+
+
+def _caller(x, n):
+    acc = []
+    _fill(acc, x, n)
+    return len(acc)
+
+
+@pytest.mark.parametrize("fn,holder", [(_alias, "'b'"), (_held, "'grid', 'h'"),
+                                       (_caller, "'acc in _caller'")],
+                         ids=["name", "containers", "caller"])
+def test_a_list_with_other_holders_is_refused(fn, holder):
+    assert api.to_graph(fn)(2.0, 3) == fn(2.0, 3)   # Python loops: in place, as Python
+    with pytest.raises(ag.errors.StagingError, match=f"also {holder}"):
+        ag.function(fn)(np.float64(2.0), np.int64(3))
