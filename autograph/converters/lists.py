@@ -1,6 +1,7 @@
-"""`l.append(v)` in a loop -> an assignment that rebinds the list (issue 31).
+"""`l.append(v)`, `l.extend(vs)` in a loop -> an assignment that rebinds the list (issue 31).
 
     l.append(v)      ->  l = ag__.list_append(l, v)
+    l.extend(vs)     ->  l = ag__.list_extend(l, vs)
 
 in the body of a `for` or `while` loop, where `l` is a name the function binds itself. The
 rebinding makes `l` a variable the loop writes, so the control-flow pass carries it as loop
@@ -23,11 +24,15 @@ from autograph.source import templates
 from autograph.source.templates import moved
 
 
+_METHODS = {"append": "list_append", "extend": "list_extend"}
+
+
 def _append_target(node, names):
-    """The name `node` (a statement) appends to, when it is `name.append(v)`."""
+    """The name `node` (a statement) appends to, when it is `name.append(v)` or
+    `name.extend(v)`."""
     call = node.value if isinstance(node, gast.Expr) else None
     if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
-            call.func.attr == "append" and isinstance(call.func.value, gast.Name) and
+            call.func.attr in _METHODS and isinstance(call.func.value, gast.Name) and
             len(call.args) == 1 and not call.keywords and
             not isinstance(call.args[0], gast.Starred)):
         return None
@@ -71,7 +76,8 @@ class _Lists(Transformer):
         name = _append_target(node, self.locals) if self.loops else None
         if name is None:
             return node
-        return templates.replace("x = ag__.list_append(x, value)", origin=node, x=name,
+        op = _METHODS[node.value.func.attr]
+        return templates.replace(f"x = ag__.{op}(x, value)", origin=node, x=name,
                                  value=moved(node.value.args[0]))
 
 

@@ -133,6 +133,31 @@ def list_append(target, value):
     return target
 
 
+def list_extend(target, values):
+    """`target.extend(values)`, as the lists pass writes it; returns the list. On a list of
+    tensors, `values` is a Python sequence or an array whose first dimension is known: one
+    append per element."""
+    if type(target) is list and not calls.staged_outside(target):
+        target.extend(values)
+        return target
+    if is_tensor(values):
+        if values.shape is None or not values.shape or values.shape[0] is None:
+            raise errors.StagingError(
+                f"Cannot extend a list in a loop the graph runs by an array whose length is "
+                f"known only when the graph runs ({values!r}): append its rows in a loop.")
+        values = [values[i] for i in range(values.shape[0])]
+    values = list(values)
+    if type(target) is list:
+        if not values:
+            return target
+        if not all(_array_like(v) for v in values):
+            calls.check_mutation(target, "extend", depth=1)
+        target = TensorList.of(target, values[0])
+    for v in values:
+        target = target.append(v)
+    return target
+
+
 def as_loop_value(value, template, name="the list"):
     """A loop's starting `value`, converted to a TensorList where a first trace of the
     body gave `template`, a TensorList, for it."""

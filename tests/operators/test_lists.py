@@ -264,3 +264,30 @@ def test_a_list_with_other_holders_is_refused(fn, holder):
     assert api.to_graph(fn)(2.0, 3) == fn(2.0, 3)   # Python loops: in place, as Python
     with pytest.raises(ag.errors.StagingError, match=f"also {holder}"):
         ag.function(fn)(np.float64(2.0), np.int64(3))
+
+
+def extended(x, n):
+    out = [x]
+    for i in range(n):
+        out.extend([x * i, x + i])
+        out.extend(np.stack([x, x]) * i)
+    return np.stack(out)
+
+
+def test_extend_by_a_sequence_or_an_array_of_known_length():
+    x = np.array([0.5, 2.0])
+    for n in (0, 3):
+        np.testing.assert_allclose(ag.function(extended)(x, np.int64(n)), extended(x, n))
+        np.testing.assert_allclose(api.to_graph(extended)(x, n), extended(x, n))
+
+
+def _extend_unknown_length(x, n):
+    out = []
+    for i in range(n):
+        out.extend(x[x > i])
+    return len(out)
+
+
+def test_extend_by_an_array_of_unknown_length_is_refused():
+    with pytest.raises(ag.errors.StagingError, match="known only when the graph runs"):
+        ag.function(_extend_unknown_length)(np.arange(4.0), np.int64(2))
