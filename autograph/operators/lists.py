@@ -8,8 +8,8 @@ a `TensorList` instead: a list of tensors that the graph carries, built on the T
 list come back as a TensorList from a first trace of the body and start the loop with the
 list converted (`as_loop_value`), so the list is an ordinary loop variable.
 
-A TensorList is used after the loop like the list: `len(l)` (a tensor), `l[i]`,
-`np.stack(l)`, `np.array(l)`, `np.asarray(l)` (all elements stacked), `np.concatenate(l)`.
+A TensorList is used after the loop like the list: `len(l)` (a tensor), `l[i]`, `if l`,
+`for v in l` (control_flow: over the stacked elements), `np.stack(l)`, `np.array(l)`, `np.asarray(l)` (all elements stacked), `np.concatenate(l)`.
 The graph gives it back to the caller as a Python list of arrays. Each append stores one
 element into the run-time list in place: n appends cost O(n) in all, and `np.stack` copies
 the elements once. Gradients flow through it as through the TensorArray.

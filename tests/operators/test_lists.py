@@ -291,3 +291,20 @@ def _extend_unknown_length(x, n):
 def test_extend_by_an_array_of_unknown_length_is_refused():
     with pytest.raises(ag.errors.StagingError, match="known only when the graph runs"):
         ag.function(_extend_unknown_length)(np.arange(4.0), np.int64(2))
+
+
+def iterated_after(x, n):
+    vals = []
+    for i in range(n):
+        vals.append(x * i)
+    total = x * 0
+    for v in vals:
+        total = total + v * v
+    return total
+
+
+def test_iterating_the_list_after_the_loop():
+    x = np.array([0.5, 2.0])
+    for n in (0, 1, 4):
+        np.testing.assert_allclose(ag.function(iterated_after)(x, np.int64(n)),
+                                   iterated_after(x, n))
