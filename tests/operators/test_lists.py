@@ -8,6 +8,7 @@ import pytest
 
 import autograph as ag
 from autograph import api
+from tests.autodiff.modes import MODES, fd, fd2, grad, second
 
 
 def returned_list(x, n):
@@ -160,16 +161,25 @@ def test_native_gives_pythons_answer():
     np.testing.assert_allclose(fn(x, np.int64(5)), stacked(x, 5))
 
 
-@pytest.mark.parametrize("n", [1, 4])
-def test_gradient_through_stacked_list(n):
-    def loss(x):
-        return np.sum(stacked(x, np.int64(n)) ** 2) + np.sum(np.stack(returned_list(x, np.int64(n))))
+def _list_loss(x, n):
+    return np.sum(stacked(x, n) ** 2) + np.sum(np.stack(returned_list(x, n)))
 
-    x, h = np.array([0.3, 1.2]), 1e-6
-    want = np.array([(loss(x + h * e) - loss(x - h * e)) / (2 * h) for e in np.eye(2)])
-    np.testing.assert_allclose(ag.grad(loss)(x), want, rtol=1e-5, atol=1e-7)
-    tape_in_function = ag.function(lambda v: ag.grad(loss)(v))
-    np.testing.assert_allclose(tape_in_function(x), want, rtol=1e-5, atol=1e-7)
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("n", [1, 4])
+def test_gradient_through_stacked_list(mode, n):
+    # eager tape, tape inside ag.function (the loop staged), ag.grad: vs central differences
+    x = np.array([0.3, 1.2])
+    want = fd(_list_loss, x, np.int64(n))
+    np.testing.assert_allclose(grad(mode, _list_loss, x, np.int64(n)), want,
+                               rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_second_gradient_through_stacked_list(mode):
+    f = lambda x: _list_loss(x, np.int64(3))  # noqa: E731
+    x = np.array([0.3, 1.2])
+    np.testing.assert_allclose(second(mode, f, x), fd2(f, x), rtol=1e-4, atol=1e-5)
 
 
 def test_appending_is_linear(monkeypatch):
