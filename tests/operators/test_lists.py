@@ -85,7 +85,52 @@ def kept_state_and_list(x, n):
     return total, np.stack(trace)
 
 
+def read_in_loop(x, n):
+    vals = [x]
+    for i in range(n):
+        vals.append(vals[-1] * 1.5 + vals[0])
+    return vals[-1], len(vals)
+
+
+def _collect(x, n):
+    got = []
+    k = 0
+    while k < n:
+        got.append(x - k)
+        k += 1
+    return got
+
+
+def from_a_helper(x, n):
+    return np.stack(_collect(x, n)).sum() + len(_collect(x, n))
+
+
+def return_inside(x, n):
+    seen = []
+    for i in range(n):
+        seen.append(x * i)
+        if i == 3:
+            return np.stack(seen).sum()
+    return -np.stack(seen).sum() if seen else x
+
+
+def python_rows_in_staged_loop(x, n):
+    rows = []
+    for i in range(n):
+        row = []
+        for j in range(3):
+            row.append(x * i + j)
+        rows.append(np.stack(row))
+    return np.stack(rows)
+
+
 CASES = [
+    (read_in_loop, (np.float64(1.5), 4)),
+    (from_a_helper, (np.float64(2.5), 3)),
+    (return_inside, (np.float64(2.0), 6)),
+    (return_inside, (np.float64(2.0), 2)),
+    (return_inside, (np.float64(2.0), 0)),
+    (python_rows_in_staged_loop, (np.array([1.0, -1.0]), 3)),
     (returned_list, (np.float64(1.5), 4)),
     (stacked, (np.array([0.3, 1.2]), 5)),
     (stacked_axis, (np.array([1.0, 2.0, 3.0]), 4)),
