@@ -261,18 +261,18 @@ def _staged_if(pred, if_true, if_false, state, names, bindable=None):
                 _leaf_names(state, names) + [f"<'{names[i]}' has a value>" for i in unbound])
     out = tuple(out)
     for k, i in enumerate(unbound):
-        mark_unbound(out[i], out[n + k], _one_branch_message(names[i]))
+        if is_tensor(out[n + k]):   # (True: bound on both paths; False: on neither)
+            mark_unbound(out[i], out[n + k], _one_branch_message(names[i]))
     return _result(out[:n], n)
 
 
 def _bound_flag(value):
-    """Whether a variable has a value at the end of a branch: a bool tensor (in the branch's
-    graph), from the flag of a value that itself may have none."""
-    from autograph.runtime.ir import primitives
+    """Whether a variable has a value at the end of a branch: False, True, or the flag of a
+    value that itself may have none (Python bools: where both branches agree, `cond` passes
+    the bool through and the `if` gets no extra output)."""
     if isinstance(value, Undefined):
-        return primitives.constant(False)
-    flag = flag_of(value)
-    return primitives.constant(True) if flag is True else flag
+        return False
+    return flag_of(value)
 
 
 def _one_branch_message(name):
