@@ -4,7 +4,7 @@ conversion in the disk cache (autograph.source.disk_cache) never loads the passe
 
 from autograph.converters import (asserts, break_statements, call_trees,  # noqa: F401
                                   conditional_expressions, continue_statements, control_flow,
-                                  declarations, formatting, item_updates, locals_calls,
+                                  declarations, formatting, item_updates, lists, locals_calls,
                                   logical_expressions, return_statements, variables)
 import gast
 
@@ -41,6 +41,7 @@ PIPELINE = (
     break_statements.transform,
     continue_statements.transform,
     item_updates.transform,
+    lists.transform,
     formatting.transform,
     call_trees.transform,
     control_flow.transform,
@@ -51,7 +52,8 @@ PIPELINE = (
 # passes that rewrite one kind of statement and leave a function without it unchanged
 _ONLY_FOR = {declarations.transform: (gast.Global, gast.Nonlocal), asserts.transform: gast.Assert,
              break_statements.transform: gast.Break, continue_statements.transform: gast.Continue,
-             item_updates.transform: (gast.Assign, gast.AugAssign, gast.Expr)}
+             item_updates.transform: (gast.Assign, gast.AugAssign, gast.Expr),
+             lists.transform: (gast.Expr,)}
 
 
 def convert(node, ctx):

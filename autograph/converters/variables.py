@@ -42,6 +42,15 @@ class _Loads(traversal.NodeTransformer):
             return templates.replace_as_expression("ag__.ld(x)", origin=node, x=node.id)
         return node
 
+    def visit_AugAssign(self, node):
+        """`y += 1` reads `y` where it stands as a target: a tensor that may have no value
+        (a branch or loop gave it its first one) is checked by `ag__.ld(y)` just before."""
+        node = self.generic_visit(node)
+        t = node.target
+        if t.__class__ is gast.Name and t.id in self.names and t.id not in self.never:
+            return templates.replace("ag__.ld(x)", origin=node, x=t.id) + [node]
+        return node
+
     def visit_Lambda(self, node):
         return node  # its body runs later: the variable may be assigned by then
 

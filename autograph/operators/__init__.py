@@ -16,6 +16,8 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     assert_stmt(cond, message_fn)                        assert
     converted_call(f, *args, **kwargs)                   calls of user code
     del_item(target, key)                                `del target[key]`
+    list_append(l, v), list_extend(l, vs)                `l.append(v)`, `l.extend(vs)` in a
+                                                         loop: the list
     setitem(x, key, v, op=None), ufunc_at(uf, x, key, v) `x[key] = v`, `x[key] += v`,
                                                          `np.add.at(x, key, v)`: the updated x
     Undefined(name), UndefinedReturnValue(), ld(x), ldu(lambda: x, name), retval(x)
@@ -68,6 +70,7 @@ _FROM = {
     "int": ("py_builtins", "int_"), "len": ("py_builtins", "len_"), "max": ("py_builtins", "max_"),
     "min": ("py_builtins", "min_"), "range": ("py_builtins", "range_"), "zip": ("py_builtins", "zip_"),
     "attr": ("variables", "attr"), "item": ("variables", "item"), "variable": ("variables", "variable"),
+    "list_append": ("lists", "list_append"), "list_extend": ("lists", "list_extend"),
     "inplace_call": ("updates", "inplace_call"), "setitem": ("updates", "setitem"),
     "setitem_attr": ("updates", "setitem_attr"), "ufunc_at": ("updates", "ufunc_at"),
     "Undefined": ("variables", "Undefined"),
@@ -97,7 +100,7 @@ __all__ = [
     "assert_stmt",
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
     "is_undefined", "retval", "user_locals", "attr", "item", "variable", "setitem", "ufunc_at",
-    "inplace_call", "setitem_attr",
+    "inplace_call", "setitem_attr", "list_append", "list_extend",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
     "str_format", "any_format", "str_mod", "py_print",
 ]

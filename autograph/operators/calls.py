@@ -93,6 +93,11 @@ def converted_call(f, *args, **kwargs):
         op = _builtin_operator(f.func)
         if op is not None:
             return op(*f.args, *args, **{**f.keywords, **kwargs})
+    if args and type(args[0]).__name__ == "TensorList":   # np.stack(l) of a list a staged
+        from autograph.operators import lists               # loop appended to
+        out = lists.call(f, args, kwargs)
+        if out is not NotImplemented:
+            return out
     from autograph.runtime.numpy import packing   # (here: a trace that calls no NumPy
     if packing.is_numpy_callable(f):             # function never loads it)
         rnd = _random()
@@ -176,6 +181,12 @@ def guards(kind):
     return decorate
 
 
+def staged_outside(obj):
+    """Whether a loop or `if` the graph runs is being traced and `obj` (a container) was
+    made outside it: a change to it in place would happen once, while tracing."""
+    return any(s.holds(obj) for s in _state.loops)
+
+
 def del_item(target, key):
     """`del target[key]`, as converted code writes it: a change to a container, refused
     like `pop` inside a staged loop or `if` when the container is the function's own."""
@@ -186,20 +197,27 @@ def del_item(target, key):
     del target[key]
 
 
-def _check_mutation(owner, name, loops_ok=False):
+def check_mutation(owner, name, depth=0):
+    """Refuse `owner.name(...)` as converted_call does (a change to a container made outside
+    the loop or `if` being traced), for an operator called `depth` frames below the user's."""
+    _check_mutation(owner, name, depth=depth)
+
+
+def _check_mutation(owner, name, loops_ok=False, depth=0):
     kind = next(k for k in CONTAINERS if isinstance(owner, k))
     if name not in _MUTATORS[kind]:
         return
     staged = next((s for s in reversed(_state.loops) if s.holds(owner)), None)
     if staged is None or (loops_ok and staged.kind == "loop"):
         return   # made in this trace of the body or branch: an ordinary Python value
-    var = _name_of(owner, sys._getframe(2))
+    var = _name_of(owner, sys._getframe(2 + depth))
     what = f"the Python {kind.__name__} `{var}`" if var else f"a Python {kind.__name__}"
     call = f"{var or kind.__name__}.{name}(...)"
     if name == "__delitem__":
         call = f"del {var or kind.__name__}[...]"
     if kind is list and name in ("append", "extend", "insert"):
-        fix = ("To collect values in a loop over tensors, use ag.TensorArray: "
+        fix = ("To collect values in a loop over tensors, `append` arrays or numbers to "
+               "the list in the loop body (one at a time), or use ag.TensorArray: "
                "`ta = ag.TensorArray(dtype, size=0, dynamic_size=True)` before the loop, "
                "`ta = ta.write(i, value)` in it, and `ta.stack()` after it")
     else:

@@ -25,8 +25,8 @@ import numpy as np
 from autograph import errors
 from autograph.operators import calls
 from autograph.operators import _where as where   # (location: loaded on first use)
-from autograph.operators.variables import (Tracker, Undefined, UndefinedReturnValue, get_all,
-                                          mark as mark_unbound, put_all)
+from autograph.operators.variables import (Tracker, Undefined, UndefinedReturnValue, flag_of,
+                                          get_all, mark as mark_unbound, put_all)
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import is_tensor
 
@@ -136,6 +136,8 @@ def if_stmt(cond, if_true, if_false, state=(), names=(), places=(), in_try=False
     attributes and items the branches write (autograph.operators.variables); only a staged
     `if` needs them. `jump`: the `if` sets or tests the flag of a break, continue or return
     of the loop it is in (see _LoopJumps)."""
+    if type(cond).__name__ == "TensorList":   # `if l`: a list a staged loop appended to
+        cond = cond.size() > 0
     if is_tensor(cond):
         if jump:
             _LoopJumps.depends_on_tensor()
@@ -179,7 +181,7 @@ def _if_with_places(pred, if_true, if_false, state, names, places):
         return out[k]
 
     out = _staged_if(pred, _with_places(if_true, places, n), _with_places(if_false, places, n),
-                     state + before, names + pnames)
+                     state + before, names + pnames, bindable=n)
     out = _as_tuple(out, n + k)
     put_all(places, out[n:])
     return _result(out[:n], n)
@@ -234,32 +236,62 @@ def _check_branch(out, names, which):
 
 
 @calls.guards("if")   # Python lists changed in a branch are refused (both branches run)
-def _staged_if(pred, if_true, if_false, state, names):
+def _staged_if(pred, if_true, if_false, state, names, bindable=None):
+    """`bindable`: how many leading state entries are variables (the rest are places); a
+    variable without a value before the `if` may get one in one branch only (below)."""
     n = len(names)
     if n == 0:  # no state: the branches' own return values (or None) are the outputs
         return _cond(pred, lambda: if_true(*state), lambda: if_false(*state), _RETURN_NAMES)
+    unbound = [i for i in range(n if bindable is None else bindable)
+               if isinstance(state[i], Undefined) and not _is_return_placeholder(state[i])]
 
     def run(fn, which):
         def branch():
             out = _as_tuple(fn(*state), n)
-            _check_branch(out, names, which)
-            return out
+            _check_branch([v for i, v in enumerate(out) if i not in unbound],
+                          [m for i, m in enumerate(names) if i not in unbound], which)
+            # a variable this branch leaves unbound: False, it has no value after the `if`
+            return out + tuple(_bound_flag(out[i]) for i in unbound)
         return branch
 
     true_fn, false_fn = run(if_true, "if"), run(if_false, "else")
-    if any(_is_return_placeholder(v) for v in state):
-        true_fn, false_fn = _filling_each_other(true_fn, false_fn)
-    out = _cond(pred, true_fn, false_fn, _leaf_names(state, names))
-    return _result(tuple(out), n)
+    if unbound or any(_is_return_placeholder(v) or type(v) is list for v in state):
+        true_fn, false_fn = _filling_each_other(true_fn, false_fn, names, unbound)
+    out = _cond(pred, true_fn, false_fn,
+                _leaf_names(state, names) + [f"<'{names[i]}' has a value>" for i in unbound])
+    out = tuple(out)
+    for k, i in enumerate(unbound):
+        if is_tensor(out[n + k]):   # (True: bound on both paths; False: on neither)
+            mark_unbound(out[i], out[n + k], _one_branch_message(names[i]))
+    return _result(out[:n], n)
+
+
+def _bound_flag(value):
+    """Whether a variable has a value at the end of a branch: False, True, or the flag of a
+    value that itself may have none (Python bools: where both branches agree, `cond` passes
+    the bool through and the `if` gets no extra output)."""
+    if isinstance(value, Undefined):
+        return False
+    return flag_of(value)
+
+
+def _one_branch_message(name):
+    return (f"'{name}' is assigned in only one branch of the `if`{where()}, whose condition is "
+            f"a tensor, and the other branch ran, so it has no value where it is read (Python "
+            f"raises the same). Assign '{name}' before the `if`, or in both branches.")
 
 
 # names of the flat outputs of an `if` whose branches return the function's value
 _RETURN_NAMES = [f"item {i} of the return value" for i in range(256)]
 
 
-def _filling_each_other(true_fn, false_fn):
-    """Branch functions whose undefined return values become placeholders of the type the
-    other branch gives them (a return value assigned in one branch only).
+def _filling_each_other(true_fn, false_fn, names=(), unbound=()):
+    """Branch functions whose undefined values become placeholders of the type the other
+    branch gives them: a return value assigned in one branch only, or a variable (index in
+    `unbound`) that has no value before the `if` and gets one in one branch only. Either is
+    never read where the placeholder stands: a return value only once `do_return` is set,
+    a variable only through `ag__.ld`, which checks the flag `_staged_if` adds for it. A
+    Python list that the other branch appended to becomes a TensorList (operators.lists).
 
     Each branch is traced once: the branch that `cond` traces second fills the placeholders
     of both, each in its own branch graph, before `cond` reads either branch's outputs. (A
@@ -274,20 +306,33 @@ def _filling_each_other(true_fn, false_fn):
             traced.append((get_default_graph(), out))
             if len(traced) == 2:
                 (graph_a, a), (graph_b, b) = traced
-                _fill_from(a, b, graph_a)
-                _fill_from(b, a, graph_b)
+                _fill_from(a, b, graph_a, names, unbound)
+                _fill_from(b, a, graph_b, names, unbound)
             return out
         return branch
 
     return filling(true_fn), filling(false_fn)
 
 
-def _fill_from(outputs, templates, graph):
-    """Replace (in place) the undefined return values in `outputs`, a branch's outputs in
-    `graph`, by placeholders like the other branch's `templates`."""
+def _fill_from(outputs, templates, graph, names=(), unbound=()):
+    """Replace (in place) the undefined values in `outputs`, a branch's outputs in `graph`,
+    by placeholders like the other branch's `templates`."""
     with graph.as_default():
         for i, (o, t) in enumerate(zip(outputs, templates)):
             if _is_return_placeholder(o) and not _is_return_placeholder(t):
+                outputs[i] = _placeholder_like(t)
+            elif type(o) is list and type(t).__name__ == "TensorList":
+                from autograph.operators import lists   # the other branch appended to it
+                outputs[i] = lists.as_loop_value(o, t)
+            elif i in unbound and isinstance(o, Undefined) and not isinstance(t, Undefined):
+                if not (is_tensor(t) or isinstance(t, (bool, int, float, complex, np.generic))):
+                    # (only a single tensor can carry the flag that `ld` checks)
+                    raise errors.StagingError(
+                        f"'{names[i]}' has a value after one branch of the `if`{where()} but "
+                        f"not after the other. The condition is a tensor, so both branches "
+                        f"become part of the graph; a variable bound in one branch only must "
+                        f"be a single array or number, but here it is {nest.describe(t)}. "
+                        f"Assign '{names[i]}' before the `if`, or in both branches.")
                 outputs[i] = _placeholder_like(t)
 
 
@@ -327,6 +372,8 @@ def _locate(exc, statement, names=None):
 
 def if_exp(cond, if_true, if_false):
     """`a if cond else b` with `if_true`/`if_false` as functions of no arguments."""
+    if type(cond).__name__ == "TensorList":   # `if l`: a list a staged loop appended to
+        cond = cond.size() > 0
     if is_tensor(cond):
         try:
             return _runtime().cond(cond, if_true, if_false, names=["value of the conditional expression"])
@@ -474,6 +521,8 @@ def _staged_while(test, body, state, names, what="`while` loop"):
 
 @calls.guards("loop")   # Python lists changed in the body are refused (they would change once)
 def _staged_while_guarded(test, body, state, names, what):
+    if any(type(v) is list for v in state):   # a list the body appends to (operators.lists)
+        state = _lists_as_loop_values(body, state, names)
     first = _first_assigned(state, names)
     if first:
         return _staged_while_first(test, body, state, names, what, first)
@@ -496,6 +545,15 @@ def _staged_while_guarded(test, body, state, names, what):
     except NameError as exc:
         raise _name_in_graph(exc, what.strip("`").split("`")[0]) from exc
     return tuple(out)
+
+
+def _lists_as_loop_values(body, state, names):
+    """The state with each Python list that a trace of the body turns into a TensorList
+    (it appends to it) converted, so that the loop carries the list as a tensor."""
+    from autograph.operators import lists
+    n = len(names)
+    tmpl = _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
+    return tuple(lists.as_loop_value(v, t, m) for v, t, m in zip(state, tmpl, names))
 
 
 def _staged_while_first(test, body, state, names, what, first):
@@ -532,6 +590,8 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     n = len(names)
     # (py_builtins: imported by the first `for`, a while loop's first call does without it)
     from autograph.operators.py_builtins import StagedIterable
+    if type(iterable).__name__ == "TensorList":   # a list a staged loop appended to: its
+        iterable = iterable.array.stack()         # elements, stacked, along the first axis
     if in_try and (is_tensor(iterable) or isinstance(iterable, StagedIterable) or _is_dataset(iterable)):
         _refuse_in_try("for")
     if is_tensor(iterable):

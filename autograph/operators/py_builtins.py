@@ -128,7 +128,7 @@ def len_(x):
                 + ".")
         return first_dim(x)
     size = getattr(x, "size", None)
-    if type(x).__name__ == "TensorArray" and callable(size):
+    if type(x).__name__ in ("TensorArray", "TensorList") and callable(size):
         return size()
     return builtins.len(x)
 

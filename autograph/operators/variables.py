@@ -5,8 +5,8 @@ Undefined values. Converted code passes a variable into a branch or loop functio
 where the original program had not assigned it yet (it may be assigned inside).
 `Undefined('x')` is what such a variable holds until then. On Python values it behaves like
 the original program: reading it through `ld` raises the same UnboundLocalError Python
-would. Under a tensor condition the operators refuse to let an Undefined escape a branch or
-loop, and say which variable it is. `UndefinedReturnValue` is the return value of a function
+would. Under a tensor condition an Undefined that escapes a branch or loop becomes a tensor
+that may have no value (below), or, where it cannot, a refusal naming the variable. `UndefinedReturnValue` is the return value of a function
 that has not returned yet (the compiler's `retval_` variable). It may stay undefined on
 paths that do not return; the operators fill it with a placeholder of the right type there,
 since it is never read.
@@ -21,7 +21,10 @@ where the program then *reads* it, so the loop does not raise: it marks its outp
 that may be unassigned through `ag__.ld(x)`, and `ld` of a marked tensor stages the check
 (a `check_bound` node that raises at run time, with the message naming the variable and
 the loop). A staged `if` or loop that passes a marked tensor through carries the flag as
-an extra output: a branch or iteration that assigns the variable sets it to True.
+an extra output: a branch or iteration that assigns the variable sets it to True. A
+variable that one branch of a tensor `if` gives its first value is marked the same way
+(the other branch sets its flag to False): `for ...: if c: r = d; break` / `else: r = n`
+binds `r` on every path Python takes, and the graph checks just that.
 
 Places (`attr`, `item`, `variable`): attributes and items that a branch or loop writes
 (`self.total`, `d['k']`).
@@ -90,7 +93,7 @@ def check(value):
     return value
 
 
-def _flag_of(value):
+def flag_of(value):
     """True, or the flag of a value that itself may have none (an inner loop's first value)."""
     entry = lookup(value)
     return True if entry is None else entry[0]
@@ -124,7 +127,7 @@ class Tracker:
                 mark(state[i], flag, message)  # reads inside the branch or body check it
             out = fn(*args[:lead + n])
             outs = (out,) if n == 1 else tuple(out) if n else ()
-            new = tuple(flag if outs[i] is state[i] else _flag_of(outs[i])
+            new = tuple(flag if outs[i] is state[i] else flag_of(outs[i])
                         for i, flag in zip(index, flags))
             return outs + new
         return wrapped

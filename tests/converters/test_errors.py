@@ -31,10 +31,14 @@ def one_branch(x):
 
 
 def test_variable_defined_in_one_branch_of_tensor_if():
-    with pytest.raises(errors.StagingError) as info:
-        _trace(one_branch, np.int64(3))
+    # staged like Python runs it: a value where the branch ran, and Python's
+    # UnboundLocalError, raised by the graph, where it did not
+    f = ag.function(one_branch)
+    assert f(np.int64(3)) == one_branch(3) == 4
+    with pytest.raises(UnboundLocalError) as info:
+        f(np.int64(-3))
     msg = str(info.value)
-    assert "'y'" in msg and "else branch" in msg
+    assert "'y'" in msg and "only one branch" in msg
     assert f"{HERE}:{_line_of(one_branch, 'if x > 0')}" in msg
     assert "before the `if`" in msg  # what to do
 

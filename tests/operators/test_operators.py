@@ -100,10 +100,23 @@ def test_if_stmt_staged(x):
     assert got == (x * x if x > 0 else 0) and "cond" in ops_of(g)
 
 
-def test_if_stmt_undefined_in_one_branch_is_an_error():
+def test_if_stmt_undefined_in_one_branch_is_checked_where_read():
+    # the value is bound only where the branch that assigns it ran: `ld` stages the check
     def f(v):
-        return ag__.if_stmt(v > 0, lambda y: v, lambda y: y, (ag__.Undefined("y"),), ("y",))
-    with pytest.raises(errors.StagingError, match="'y'"):
+        y = ag__.if_stmt(v > 0, lambda y: v, lambda y: y, (ag__.Undefined("y"),), ("y",))
+        return ag__.ld(y)
+    got, g = run_traced(f, np.int64(1))
+    assert got == 1 and "check_bound" in ops_of(g)
+    with pytest.raises(UnboundLocalError, match="'y' is assigned in only one branch"):
+        run_traced(f, np.int64(-1))
+
+
+def test_if_stmt_undefined_in_one_branch_refuses_a_structure():
+    # only a single tensor carries the flag `ld` checks
+    def f(v):
+        return ag__.if_stmt(v > 0, lambda y: (v, v), lambda y: y, (ag__.Undefined("y"),),
+                            ("y",))
+    with pytest.raises(errors.StagingError, match="'y' has a value after one branch"):
         run_traced(f, np.int64(1))
 
 

@@ -145,7 +145,10 @@ def test_return_value_filled_in_a_branch_keeps_its_type():
     assert np.allclose(f(x, np.int64(1)), f.python_function(x, 1))
 
 
-def test_branch_error_under_return_placeholders_names_the_variable():
+def test_one_branch_binding_under_return_placeholders_checked_where_read():
+    # 'z' is bound in one branch of a tensor `if` only: the graph raises Python's
+    # UnboundLocalError, naming 'z' and the `if`, on the path where Python raises, and
+    # gives Python's answer on the others
     def f(x):
         if x > 0:
             if x > 5:
@@ -164,6 +167,10 @@ def test_branch_error_under_return_placeholders_names_the_variable():
         x = x * 2
         return x
 
-    with pytest.raises(ag.errors.StagingError if hasattr(ag, "errors") else Exception,
-                       match="'z' has a value after the"):
-        ag.function(f)(np.float64(1.0))
+    g = ag.function(f)
+    for x in (-1.0, 3.0, 7.0):
+        assert g(np.float64(x)) == f(x)
+    with pytest.raises(UnboundLocalError, match="'z' is assigned in only one branch"):
+        g(np.float64(1.0))
+    with pytest.raises(UnboundLocalError):
+        f(1.0)

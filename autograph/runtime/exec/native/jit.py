@@ -6,8 +6,10 @@ function. Numba's on-disk cache needs a real source file, so the source is writt
 autograph's versions): a second process that traces the same function writes the same
 source, finds the file and Numba's compiled code next to it, and does not compile again.
 
-The cache dir is `$AUTOGRAPH_CACHE_DIR`, else `$XDG_CACHE_HOME/autograph`, else
-`~/.cache/autograph`. Loading is safe against a stale or foreign file: the file is executed
+The cache dir is the disk cache's (`$AUTOGRAPH_CACHE_DIR`, else `$XDG_CACHE_HOME/autograph`,
+else `~/.cache/autograph`), used only while it is this user's alone: Numba keeps its
+compiled code beside the module as pickles, so a directory others may write (or the disk
+cache turned off) gets a private folder of this process instead. Loading is safe against a stale or foreign file: the file is executed
 only as the source this process generated (it is compiled from the string in memory, under
 the file's name, and rewritten when its text differs), so nothing but autograph's own code
 runs from the cache dir; Numba checks its compiled code against the file's timestamp.
@@ -33,6 +35,7 @@ from autograph.frames import GLUE_PREFIX
 from autograph.log import log
 from autograph.runtime.exec.native.lower import Lowering, NativeLoweringError
 from autograph.runtime.exec.codegen_shapes import box as _box, boxed as _boxed
+from autograph.source import cache_auth, disk_cache
 
 __all__ = ["compile_graph", "source_of", "stats", "NativeLoweringError", "available"]
 
@@ -58,10 +61,25 @@ def stats():
 
 
 def cache_dir():
-    root = os.environ.get("AUTOGRAPH_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "autograph")
-    return os.path.join(root, "native")
+    """The disk cache's `native/` folder when the disk cache is on and its directory is this
+    user's alone (`source.cache_auth`: Numba's cache beside the modules holds pickles, which
+    only this user may have written), else a private folder of this process, removed at
+    exit (the cache off, `AUTOGRAPH_CACHE_DIR=off`, or a directory refused)."""
+    root = disk_cache.directory()
+    if root is not None and cache_auth.directory_ok(root, create=True):
+        folder = os.path.join(root, "native")
+        if cache_auth.subfolder_ok(folder):
+            return folder
+    return _private_dir()
+
+
+@functools.lru_cache(maxsize=None)
+def _private_dir():
+    import atexit
+    import shutil
+    folder = tempfile.mkdtemp(prefix="autograph-native-")   # 0700, a new name
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def compile_graph(graph, device=None, function_name=None):
