@@ -13,6 +13,9 @@ it was. Nested and concurrent blocks share one count: the collector is re-enable
 last block leaves, and only if it was enabled when the first one entered (a user who
 disabled it keeps it disabled). The garbage of the trace (cycles among its temporaries) is
 collected by the first pass after the block, in one walk.
+
+The collector is one per process: while any thread is in its first call, no thread's
+cycles are collected (a trace that never ends, such as a hung thread, keeps it off).
 """
 
 import _thread
