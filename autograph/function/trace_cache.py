@@ -75,6 +75,8 @@ def trace(function, names, values, key):
         k, conversion = cache_key(function, names, key)
     except _NotKept as why:
         log(2, "trace cache: %s is traced each process: %s", function.__name__, why)
+        k = None
+    if k is None:   # traced outside the handler: its errors carry no _NotKept as context
         return function._trace(names, values, key)
     concrete = _load(function, k, names, values, key)
     if concrete is not None:
