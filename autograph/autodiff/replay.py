@@ -16,10 +16,9 @@ the same effect results, the replay follows the same path, so the original outpu
 equal and the new ones are those the first run would have made.
 """
 
-from autograph import errors
-from autograph.runtime.control_flow import CONTROL_FLOW_OPS
+import functools
+
 from autograph.runtime.exec import interpreter
-from autograph.runtime.ir import primitives
 
 
 class Journal:
@@ -38,48 +37,13 @@ class Journal:
 
 def run(node, values, device, journal):
     """The outputs of control-flow `node` on `values`, recording into (or, when
-    `journal.replay`, replaying from) `journal`."""
-    return _eval(node, values, device, journal)
+    `journal.replay`, replaying from) `journal`: the interpreter walks its graphs, and
+    each effectful node inside goes through `_effect`."""
+    return interpreter._eval(node, values, device,
+                             effects=functools.partial(_effect, device=device, journal=journal))
 
 
-def _run(graph, args, device, journal):
-    env = {id(t): a for t, a in zip(graph.inputs, args)}
-    node = None
-    try:
-        for node in graph.nodes:
-            if node.op == "Placeholder":
-                continue
-            outs = _eval(node, [env[id(t)] for t in node.inputs], device, journal)
-            for t, v in zip(node.outputs, outs):
-                env[id(t)] = v
-    except Exception as exc:     # (the innermost node that raised names the user's line)
-        if node is not None:
-            errors.locate_run_error(exc, interpreter._root(graph).name, node.name, node.op,
-                                    node.origin)
-        raise
-    return [env[id(t)] for t in graph.outputs]
-
-
-def _eval(node, values, device, journal):
-    op, attrs = node.op, node.attrs
-    if op == "cond":
-        branch = attrs["true_graph"] if interpreter.truth(values[0], device) \
-            else attrs["false_graph"]
-        return _run(branch, values[1:], device, journal)
-    if op == "while_loop":
-        n = len(node.outputs)
-        limit = attrs["maximum_iterations"]
-        if limit == "input":
-            limit, values = int(device.to_host(values[-1])), values[:-1]
-        loop_vars, captured = values[:n], values[n:]
-        count = 0
-        while (limit is None or count < limit) and interpreter.truth(
-                _run(attrs["cond_graph"], loop_vars + captured, device, journal)[0], device):
-            loop_vars = _run(attrs["body_graph"], loop_vars + captured, device, journal)
-            count += 1
-        return loop_vars
-    if op in CONTROL_FLOW_OPS or not primitives.lookup(op).effectful:
-        return interpreter._eval(node, values, device)
+def _effect(node, values, device, journal):
     runs = journal.entries.get(id(node))
     if journal.replay and runs is not None:
         k = journal.cursor.get(id(node), 0)

@@ -32,7 +32,7 @@ def device_attrs(attrs, device):
     return {k: device.dtype(v) if isinstance(v, np.dtype) else v for k, v in attrs.items()}
 
 
-def _run(graph, args, device, check=False):
+def _run(graph, args, device, check=False, effects=None):
     if len(args) != len(graph.inputs):
         raise TypeError(f"graph {graph.name!r} takes {len(graph.inputs)} inputs, "
                         f"got {len(args)}")
@@ -43,7 +43,7 @@ def _run(graph, args, device, check=False):
             if node.op == "Placeholder":
                 continue
             values = [env[id(t)] for t in node.inputs]
-            outs = _eval(node, values, device, check)
+            outs = _eval(node, values, device, check, effects)
             for t, v in zip(node.outputs, outs):
                 if check:
                     _check(node, t, v, device)
@@ -74,14 +74,15 @@ def _check(node, t, value, device):
         f"{host.shape}, but its tensor {t!r} says {t.dtype.name} {t.shape}")
 
 
-def _eval(node, values, device, check=False):
-    """The output values of one node (a list, one per output)."""
+def _eval(node, values, device, check=False, effects=None):
+    """The output values of one node (a list, one per output). `effects(node, values)`, when
+    given, runs each effectful primitive node instead (autodiff/replay.py journals them)."""
     op, attrs = node.op, node.attrs
     if op == "Const":
         return [device.to_device(attrs["value"])]
     if op == "cond":
         branch = attrs["true_graph"] if truth(values[0], device) else attrs["false_graph"]
-        return _run(branch, values[1:], device, check)
+        return _run(branch, values[1:], device, check, effects)
     if op == "while_loop":
         n = len(node.outputs)
         limit = attrs["maximum_iterations"]
@@ -90,10 +91,13 @@ def _eval(node, values, device, check=False):
         loop_vars, captured = values[:n], values[n:]
         count = 0
         while (limit is None or count < limit) and \
-                truth(_run(attrs["cond_graph"], loop_vars + captured, device, check)[0], device):
-            loop_vars = _run(attrs["body_graph"], loop_vars + captured, device, check)
+                truth(_run(attrs["cond_graph"], loop_vars + captured, device, check, effects)[0],
+                      device):
+            loop_vars = _run(attrs["body_graph"], loop_vars + captured, device, check, effects)
             count += 1
         return loop_vars
+    if effects is not None and primitives.lookup(op).effectful:
+        return effects(node, values)
     kernel = device.kernel(op, primitives.lookup(op).kernel)
     result = kernel(*values, **device_attrs(attrs, device))
     if len(node.outputs) == 1:
