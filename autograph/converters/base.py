@@ -206,3 +206,47 @@ def run_analyses(node, ctx):
     cfgs = cfg.build_all(node, anno.getanno(node, anno.Static.FUNCTIONS))
     liveness.resolve(node, cfgs)
     reaching_definitions.resolve(node, cfgs)
+
+
+def local_names(fn_node):
+    """Names bound in the function itself: parameters, assignments, defs, imports."""
+    names = set()
+    args = fn_node.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            names.add(a.id)
+    todo = list(fn_node.body) if isinstance(fn_node.body, list) else [fn_node.body]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            names.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            names.add(n.name)
+            continue
+        elif isinstance(n, gast.alias):
+            names.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, gast.Lambda):
+            continue
+        todo.extend(traversal.children(n))
+    return names
+
+
+class FunctionScopes(Transformer):
+    """A pass over each function's own statements that knows the names the function binds
+    itself (`self.locals`: rewriting a write of any other name would make it a local);
+    nested async defs, classes and lambdas are left as written."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.locals = set()
+
+    def visit_FunctionDef(self, node):
+        saved, self.locals = self.locals, local_names(node)
+        node.body = self.visit_block(node.body)
+        self.locals = saved
+        return node
+
+    def _left_as_written(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _left_as_written

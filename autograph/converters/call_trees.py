@@ -17,12 +17,11 @@ import sys
 
 import gast
 
-from autograph.converters.base import Transformer, rewrite_outermost
+from autograph.converters.base import Transformer, local_names, rewrite_outermost
 from autograph.converters.library import is_library
 from autograph.operators.py_builtins import BUILTINS
 from autograph.runtime.numpy import packing
 from autograph.source import templates, traversal
-from autograph.source.traversal import children
 
 # Calls that must stay as they are even though they are builtins or look like user code.
 _LEAVE_ALONE = {"super", "locals", "globals", "vars", "eval", "exec", "print", "isinstance",
@@ -31,29 +30,6 @@ _LEAVE_ALONE = {"super", "locals", "globals", "vars", "eval", "exec", "print", "
                 "any", "all", "map", "filter", "round", "divmod", "pow", "hash", "format",
                 "open", "input", "issubclass", "frozenset", "bytes", "object", "slice",
                 "chr", "ord", "hex", "oct", "bin", "complex"}
-
-
-def _local_names(fn_node):
-    """Names bound in the function itself: parameters, assignments, defs, imports."""
-    names = set()
-    args = fn_node.args
-    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-        if a is not None:
-            names.add(a.id)
-    todo = list(fn_node.body) if isinstance(fn_node.body, list) else [fn_node.body]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
-            names.add(n.id)
-        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            names.add(n.name)
-            continue
-        elif isinstance(n, gast.alias):
-            names.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, gast.Lambda):
-            continue
-        todo.extend(children(n))
-    return names
 
 
 _CALL_OR_SCOPE = frozenset({gast.Call, gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
@@ -133,7 +109,7 @@ class _CallTrees(Transformer):
 
     def visit_FunctionDef(self, node):
         saved, saved_lists = self.locals, self.lists
-        self.locals = saved | _local_names(node)
+        self.locals = saved | local_names(node)
         self.lists = saved_lists | _list_names(node, self._returns_array)
         self._rewrite_calls(node.body)
         for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
@@ -193,7 +169,7 @@ class _CallTrees(Transformer):
 
     def visit_Lambda(self, node):
         saved = self.locals
-        self.locals = saved | _local_names(node)
+        self.locals = saved | local_names(node)
         node.body = self.visit(node.body)
         self.locals = saved
         return node

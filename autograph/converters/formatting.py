@@ -18,8 +18,7 @@ import re
 
 import gast
 
-from autograph.converters.base import Transformer, rewrite_outermost
-from autograph.converters.call_trees import _local_names
+from autograph.converters.base import Transformer, local_names, rewrite_outermost
 from autograph.source import templates
 
 _CONVERSIONS = {-1: "", 115: "!s", 114: "!r", 97: "!a"}
@@ -123,7 +122,7 @@ def _print_is_builtin(node, ctx):
         return False
     bound = _binds(code, "print") if code is not None else None
     if bound is None:   # no code to read (or too many names): look at the tree
-        bound = any("print" in _local_names(n) for n in gast.walk(node)
+        bound = any("print" in local_names(n) for n in gast.walk(node)
                     if n.__class__ in (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))
     return not bound
 

@@ -25,8 +25,6 @@ keeps as a place, writing into the same dict).
 import gast
 
 from autograph.converters import base
-from autograph.converters.base import Transformer
-from autograph.converters.call_trees import _local_names
 from autograph.source import templates
 from autograph.source.templates import moved
 
@@ -64,27 +62,7 @@ def _ufunc_at_call(node, resolve):
     return resolve(call.func.value)
 
 
-class _ItemUpdates(Transformer):
-
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.locals = set()
-
-    def visit_FunctionDef(self, node):
-        saved = self.locals
-        self.locals = _local_names(node)
-        node.body = self.visit_block(node.body)
-        self.locals = saved
-        return node
-
-    def visit_AsyncFunctionDef(self, node):
-        return node
-
-    def visit_ClassDef(self, node):
-        return node
-
-    def visit_Lambda(self, node):
-        return node
+class _ItemUpdates(base.FunctionScopes):
 
     def _target(self, t):
         """The name `t` (a Subscript) updates, when the statement is rewritten."""

@@ -18,8 +18,7 @@ to attributes or items (`self.l.append(v)`), and appends whose result is used.
 
 import gast
 
-from autograph.converters.base import Transformer
-from autograph.converters.call_trees import _local_names
+from autograph.converters.base import FunctionScopes
 from autograph.source import templates
 from autograph.source.templates import moved
 
@@ -40,27 +39,16 @@ def _append_target(node, names):
     return name if name in names else None
 
 
-class _Lists(Transformer):
+class _Lists(FunctionScopes):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.locals = set()
         self.loops = 0
 
     def visit_FunctionDef(self, node):
-        saved, depth = self.locals, self.loops
-        self.locals, self.loops = _local_names(node), 0
-        node.body = self.visit_block(node.body)
-        self.locals, self.loops = saved, depth
-        return node
-
-    def visit_AsyncFunctionDef(self, node):
-        return node
-
-    def visit_ClassDef(self, node):
-        return node
-
-    def visit_Lambda(self, node):
+        depth, self.loops = self.loops, 0   # (a nested def's loops are its own)
+        node = super().visit_FunctionDef(node)
+        self.loops = depth
         return node
 
     def _loop(self, node):
