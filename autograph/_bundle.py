@@ -17,7 +17,8 @@ It follows Python's rules for bytecode:
   `sys.pycache_prefix`) and names the interpreter's cache tag; its header holds the
   bytecode magic number and the optimization level, and a file with other ones is ignored;
 - it is written only where bytecode may be written (not under `python -B` or
-  `PYTHONDONTWRITEBYTECODE`), atomically (a temporary file, then a rename);
+  `PYTHONDONTWRITEBYTECODE`), atomically: a new temporary file under a random name, created
+  with O_EXCL|O_NOFOLLOW (nothing planted at the name is followed), then renamed;
 - a module whose source differs from the one compiled (size or modification time, to the
   nanosecond) is imported the normal way, and the file is written again.
 
@@ -211,11 +212,15 @@ def _write():
         offset += len(blob)
     head = marshal.dumps(index)
     os.makedirs(os.path.dirname(file), exist_ok=True)
-    temporary = f"{file}.{os.getpid()}.tmp"
+    # a new file under a random name (O_EXCL|O_NOFOLLOW: a file or symlink planted at the
+    # name is never written through), renamed over the old one: readers see all or nothing
+    temporary = f"{file}.{os.urandom(6).hex()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_BINARY", 0), 0o666)
     try:
-        with open(temporary, "wb") as f:
+        with open(fd, "wb") as f:
             f.write(b"".join([_HEADER, len(head).to_bytes(4, "little"), head, *blobs]))
         os.replace(temporary, file)
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -141,3 +141,26 @@ def test_switched_off(package):
     _run(package)
     out = _run(package, AUTOGRAPH_BUNDLE="0")
     assert out["result"] == 111 and out["served"] == []
+
+
+def test_a_symlink_planted_at_the_temporary_name_is_never_written_through(tmp_path,
+                                                                         monkeypatch):
+    """The file is written to a new temporary name (O_EXCL|O_NOFOLLOW): a symlink another
+    user planted there makes the write fail (a cache: nothing written), never follows it."""
+    from autograph import _bundle
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    bundle = tmp_path / "pycache" / "first-call.bundle"
+    bundle.parent.mkdir()
+    monkeypatch.setattr(_bundle, "path", lambda: str(bundle))
+    monkeypatch.setattr(_bundle, "_served", set())     # (as if imported the normal way)
+    monkeypatch.setattr(_bundle.os, "urandom", lambda n: b"\x01" * n)
+    planted = f"{bundle}.{'01' * 6}.tmp"
+    os.symlink(victim, planted)
+    with pytest.raises(FileExistsError):
+        _bundle._write()
+    assert victim.read_text() == "precious" and not bundle.exists()
+    os.unlink(planted)
+    _bundle._write()                         # the name free: written, renamed into place
+    assert bundle.read_bytes().startswith(b"autograph-bundle\n")
+    assert not list(bundle.parent.glob("*.tmp"))

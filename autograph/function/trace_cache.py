@@ -5,8 +5,8 @@ A fresh process's first call of a small function spends ~7 ms in autograph: load
 converted code (the disk cache of converted source, autograph.source.disk_cache), tracing it,
 optimizing the graph and generating its Python, and importing the ~20 modules that do it.
 What comes out is one small Python function per trace. This cache keeps that function's
-source and what its globals stand for, so the next process compiles ~20 lines and runs them
-(issue 16: the first call in a fresh process).
+source, its compiled code and what its globals stand for, so the next process runs ~20 lines
+without compiling them (issue 16: the first call in a fresh process).
 
 **A trace is kept only when it is a function of what the key names, and tracing it did
 nothing a later process would miss.** Every trace is checked; nothing is kept on a guess:
@@ -39,12 +39,14 @@ another device): the function is traced then, as it would have been. It counts a
 
 The file (`<key>.agt` in the disk cache's directory, same switches; `AUTOGRAPH_TRACE_CACHE=0`
 turns off this cache alone) is marshal data:
-generated source, numbers, strings and array bytes. Like the disk cache's converted source
+generated source and its compiled code (in this interpreter's bytecode format, which the key
+names), numbers, strings and array bytes. Like the disk cache's converted source
 (and Python's own .pyc files) its code is compiled and run, so it is read only through
 disk_cache.read: from a directory no one else may write, signed with this user's key
 (autograph.source.cache_auth); a file anyone else wrote or changed is ignored.
 """
 
+import _frozen_importlib_external as _bytecode
 import collections
 import functools
 import itertools
@@ -63,7 +65,8 @@ from autograph.function.concrete import ConcreteFunction
 from autograph.runtime.ir import nest
 from autograph.source import disk_cache
 
-FORMAT = 1
+FORMAT = 2          # 2: the entry holds the compiled code (marshal: this Python's own format)
+_PLACEHOLDER = "<autograph trace cache>"
 _SUFFIX = ".agt"
 _MAX_CONSTANT_BYTES = 1 << 22   # a larger constant array keeps the trace out of the cache
 
@@ -118,7 +121,7 @@ def cache_key(function, names, key):
     base = disk_cache.key(fn)
     if base is None:
         raise _NotKept("a lambda, or no source file")
-    parts = [base, str(FORMAT), np.__version__, str(sys.flags.optimize), _checkout(),
+    parts = [base, str(FORMAT), _MAGIC, np.__version__, str(sys.flags.optimize), _checkout(),
              str(function._outputs), ",".join(names)]
     for name, k in zip(names, key):
         described = _describe_key(k)
@@ -146,6 +149,10 @@ def cache_key(function, names, key):
     for part in parts:
         h.update(part.encode("utf-8", "surrogatepass") + b"\0")
     return h.hexdigest(), base
+
+
+# compiled code is marshalled in this interpreter's bytecode format: another one never reads it
+_MAGIC = _bytecode.MAGIC_NUMBER.hex()
 
 
 class _NotKept(Exception):
@@ -405,7 +412,22 @@ def store(concrete, compiled, consts):
         return
     # the module files are listed when the file is written (at exit, mostly): listing them
     # walks sys.modules, ~0.7 ms per trace in a process beside TensorFlow and JAX
-    disk_cache.later(path, lambda: marshal.dumps({**entry, "files": _files_now()}))
+    disk_cache.later(path, lambda: marshal.dumps({**entry, "files": _files_now(),
+                                                  "code": _module_code(entry["source"])}))
+
+
+def _module_code(source):
+    """The compiled module code of `source`, as marshal bytes: a loading process runs it
+    without compiling (~0.25 ms of a fresh process's first call, issue 29). Its file name is
+    a placeholder: `_program` names the code like a freshly compiled one."""
+    return marshal.dumps(compile(source, _PLACEHOLDER, "exec"))
+
+
+def _named(code, filename):
+    """`code` and the code objects it holds, with file name `filename`."""
+    consts = tuple(_named(c, filename) if type(c) is types.CodeType else c
+                   for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 def _entry(concrete, compiled, consts, k, conversion):
@@ -520,7 +542,10 @@ def _program(entry):
     made_by = [None if m is None else (m[0], m[1], m[2] and tuple(m[2]))
                for m in entry["made_by"]]
     namespace["ag_error_at"] = _Locator(filename, graph_name, made_by, entry["conversion"])
-    exec(compile(source, filename, "exec"), namespace)
+    code = marshal.loads(entry["code"])   # signed with the entry: this user's process wrote it
+    if type(code) is not types.CodeType or code.co_filename != _PLACEHOLDER:
+        raise ValueError("not a compiled trace")
+    exec(_named(code, filename), namespace)
     fn = namespace[name]
     fn.__source__ = source
     frames.register_source(filename, number, source, fn)   # forgotten with fn

@@ -332,3 +332,37 @@ def test_an_edited_autograph_module_misses(tmp_path, cache_dir, monkeypatch):
     assert fn(np.int64(27)) == 111 and traced == [1]
     disk_cache.flush()
     assert marshal.loads(disk_cache.read(str(path)))["files"][0][1] == entry["files"][0][1] - 1
+
+
+
+def test_a_loaded_trace_runs_its_stored_code_without_compiling(tmp_path, cache_dir,
+                                                               monkeypatch):
+    """The entry holds the compiled code (marshal, signed with it): loading compiles
+    nothing, and each code object in it is named like a freshly compiled trace (its own
+    file name, shown in linecache), so tracebacks and the error locator find it."""
+    import builtins
+    import linecache
+    import types
+    first = ag.function(_module(tmp_path).mixed)
+    traced = first(np.arange(3.0), 1)
+    disk_cache.flush()
+    module = _module(tmp_path)
+    compiled = []
+    real_compile = builtins.compile
+    with monkeypatch.context() as m:
+        m.setattr(builtins, "compile",
+                  lambda *a, **k: compiled.append(str(a[1])) or real_compile(*a, **k))
+        m.setattr(function_module.Function, "_trace_graph", _refuse)
+        fn = ag.function(module.mixed)
+        loaded = fn(np.arange(3.0), 1)
+    _same(traced, loaded)
+    assert not [name for name in compiled if name.startswith("<autograph")], compiled
+    (concrete,) = fn._traces.values()
+    program = concrete._program[0]
+    codes, todo = [], [program.__code__]
+    while todo:
+        codes.append(todo.pop())
+        todo += [c for c in codes[-1].co_consts if type(c) is types.CodeType]
+    names = {c.co_filename for c in codes}
+    assert len(names) == 1 and "from the trace cache" in names.pop()
+    assert program.__code__.co_filename in linecache.cache

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from autograph.function import trace_cache
 from autograph.source import cache_auth, disk_cache
 from tests.conftest import load_module
 
@@ -80,7 +81,8 @@ def test_forged_entries_never_execute(tmp_path, cache_dir, monkeypatch):
     agc, agt = files[".agc"], files[".agt"]
     conversion = disk_cache.read(str(agc)).decode()
     trace = marshal.loads(disk_cache.read(str(agt)))
-    forged_trace = dict(trace, source=MARK + trace["source"])
+    forged_trace = dict(trace, source=MARK + trace["source"],
+                        code=trace_cache._module_code(MARK + trace["source"]))
     record = disk_cache.decode(conversion)
     forged_conversion = conversion.replace(
         record["module_text"], MARK + record["module_text"]).replace(
@@ -132,7 +134,8 @@ def test_a_forged_trace_never_runs_in_a_fresh_process(tmp_path):
     ret = max(i for i, line in enumerate(lines) if line.strip().startswith("return"))
     indent = lines[ret][:len(lines[ret]) - len(lines[ret].lstrip())]
     lines[ret] = indent + "return np.int64(42)"
-    forged = marshal.dumps(dict(entry, source="\n".join(lines) + "\n"))
+    source = "\n".join(lines) + "\n"
+    forged = marshal.dumps(dict(entry, source=source, code=trace_cache._module_code(source)))
     for data in (forged, blob[:cache_auth.TAG_BYTES] + forged):   # unsigned; old tag
         agt.write_bytes(data)
         assert run() == ["111"]
