@@ -298,14 +298,13 @@ def load(k):
 
 def read(path):
     """The bytes stored at `path` (an entry's path from `_path`) when this user's autograph
-    wrote them and they are unchanged since (cache_auth), else None: a cache directory
+    wrote them and they are unchanged since (cache_auth: the entry is on the list of those
+    written here, or its tag verifies), else None: a cache directory
     others may write, a symlink, an entry of another key or user is never read."""
     if path is None or not cache_auth.directory_ok(os.path.dirname(os.path.dirname(path))):
         return None
-    blob = cache_auth.read_entry(path)
-    if blob is None:
-        return None
-    return cache_auth.verify(os.path.basename(path).encode("utf-8", "surrogatepass"), blob)
+    return cache_auth.read_verified(path, os.path.basename(path).encode("utf-8",
+                                                                      "surrogatepass"))
 
 
 _pending = []          # (path, fn making the file's bytes) not written yet
@@ -358,6 +357,7 @@ def _write(path, make):
         tmp = cache_auth.write_new(path, blob)
         os.replace(tmp, path)   # readers see the whole file or none
         tmp = None
+        cache_auth.remember(path)
     except Exception:   # a full disk, a read-only home, an unexpected map: no cache entry
         pass
     finally:

@@ -8,6 +8,7 @@ import builtins
 import hmac
 import marshal
 import os
+import stat
 import subprocess
 import sys
 
@@ -263,3 +264,133 @@ def test_two_processes_making_the_key_agree(tmp_path):
     cache_auth._make_key(path)          # a racing process's attempt: no clobbering
     assert cache_auth.load_key() == first
     assert not [p for p in os.listdir(os.path.dirname(path)) if p.endswith(".tmp")]
+
+
+# -- entries written here are known by their identity, others by their tag ------------------
+
+def _counting_tags(monkeypatch):
+    calls = []
+    real = cache_auth.tag
+    monkeypatch.setattr(cache_auth, "tag", lambda name, data: calls.append(name) or
+                        real(name, data))
+    return calls
+
+
+def test_an_entry_written_here_is_read_without_its_tag(tmp_path, cache_dir, monkeypatch):
+    """The writer lists the entry's identity beside the key; a reader (here: a new
+    'process', everything forgotten) finds it there and needs no HMAC (no SHA-256)."""
+    assert ag.function(_mod(tmp_path).collatz)(np.int64(27)) == 111
+    files = _entries(cache_dir)
+    listed = os.path.join(os.path.dirname(cache_auth.key_path()), "cache-written")
+    assert os.stat(listed).st_mode & 0o777 == 0o600
+    assert os.path.getsize(listed) == 2 * cache_auth._IDENTITY_BYTES
+    cache_auth.reset()
+    calls = _counting_tags(monkeypatch)
+    for path in files.values():
+        assert disk_cache.read(str(path)) is not None
+    assert calls == []
+    assert ag.function(_mod(tmp_path).collatz)(np.int64(27)) == 111
+
+
+@pytest.mark.parametrize("how", ["rewritten in place", "copied back", "time set back",
+                                 "renamed from elsewhere"])
+def test_an_entry_changed_or_restored_is_checked_by_its_tag(tmp_path, cache_dir, monkeypatch,
+                                                              how):
+    """Whatever touched the file since it was written (even with the same bytes, its old
+    modification time, or through a rename) gives it a new identity: it is read only if
+    its tag verifies, and a forger's bytes are refused."""
+    import shutil
+    import time
+    assert ag.function(_mod(tmp_path).collatz)(np.int64(27)) == 111
+    agt = _entries(cache_dir)[".agt"]
+    good = agt.read_bytes()
+    forged = good[:-1] + bytes([good[-1] ^ 1])            # same size, one bit changed
+    st = agt.stat()
+    time.sleep(0.002)
+    for data, accepted in ((good, True), (forged, False)):
+        if how == "rewritten in place":
+            agt.write_bytes(data)
+        elif how == "copied back":                          # a restored cache (cp -p)
+            copy = tmp_path / "restored.agt"
+            copy.write_bytes(data)
+            shutil.copy2(copy, agt)
+        elif how == "time set back":
+            agt.write_bytes(data)
+            os.utime(agt, ns=(st.st_atime_ns, st.st_mtime_ns))
+        else:
+            other = agt.with_name("elsewhere.tmp")
+            other.write_bytes(data)
+            os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+            os.replace(other, agt)
+        cache_auth.reset()
+        calls = _counting_tags(monkeypatch)
+        before = cache_auth.refused["entry"]
+        got = disk_cache.read(str(agt))
+        assert calls, "read without its tag"
+        assert (got is not None) == accepted
+        assert cache_auth.refused["entry"] == before + (not accepted)
+
+
+@pytest.mark.parametrize("damage", ["writable by others", "a symlink", "another user's"])
+def test_an_unsafe_written_list_is_ignored(tmp_path, cache_dir, monkeypatch, damage):
+    assert ag.function(_mod(tmp_path).collatz)(np.int64(27)) == 111
+    agt = _entries(cache_dir)[".agt"]
+    listed = os.path.join(os.path.dirname(cache_auth.key_path()), "cache-written")
+    if damage == "writable by others":
+        os.chmod(listed, 0o622)
+    elif damage == "a symlink":
+        other = tmp_path / "planted-list"
+        other.write_bytes(open(listed, "rb").read())
+        os.chmod(other, 0o600)
+        os.unlink(listed)
+        os.symlink(other, listed)
+    else:   # the list alone seen as another uid's (the key stays this user's)
+        real_read = cache_auth._read_entry
+
+        def read_as_foreign(path, count=True):
+            got = real_read(path, count)
+            if got is None or path != listed:
+                return got
+            fields = list(got[1])
+            fields[stat.ST_UID] += 4242
+            return got[0], os.stat_result(fields)
+        monkeypatch.setattr(cache_auth, "_read_entry", read_as_foreign)
+    cache_auth.reset()
+    calls = _counting_tags(monkeypatch)
+    assert disk_cache.read(str(agt)) is not None       # its tag still verifies
+    assert calls
+    assert cache_auth._read_written() == b""
+
+
+def test_the_written_list_starts_again_when_full(tmp_path, cache_dir, monkeypatch):
+    monkeypatch.setattr(cache_auth, "_WRITTEN_MAX", 3 * cache_auth._IDENTITY_BYTES)
+    for i in range(4):
+        path = cache_dir / "ab" / f"ab{i}.agt"
+        disk_cache.later(str(path), lambda: b"x" * 10)
+        disk_cache.flush()
+    listed = os.path.join(os.path.dirname(cache_auth.key_path()), "cache-written")
+    assert os.path.getsize(listed) == cache_auth._IDENTITY_BYTES      # 3 kept, then anew
+    cache_auth.reset()
+    assert disk_cache.read(str(cache_dir / "ab" / "ab3.agt")) == b"x" * 10
+    assert disk_cache.read(str(cache_dir / "ab" / "ab0.agt")) == b"x" * 10   # by its tag
+
+
+def test_a_warm_fresh_process_loads_no_sha256(tmp_path):
+    """The point of the list: a fresh process that loads its trace from the cache reads
+    entries its user's autograph wrote, so it needs no SHA-256 extension."""
+    script = tmp_path / "fresh.py"
+    script.write_text(MODULE + "import sys\nimport autograph as ag\n"
+                      "print(ag.function(collatz)(np.int64(27)), "
+                      "any(m in sys.modules for m in ('_sha256', '_sha2', '_hashlib')))\n")
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"),
+               AUTOGRAPH_CACHE_KEY=str(tmp_path / "keydir" / "cache-key"),
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+    def run():
+        return subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                              text=True, check=True).stdout.split()
+
+    assert run() == ["111", "False"]      # traced (signed at exit, after the print)
+    assert run() == ["111", "False"]      # loaded: the entries are on the list
+    (tmp_path / "keydir" / "cache-written").unlink()
+    assert run() == ["111", "True"]       # not on it: read by their tags
