@@ -49,7 +49,7 @@ _EXPORTS = {
     "vjp": ("autograph.autodiff.api", "vjp"),
     "stop_gradient": ("autograph.autodiff.api", "stop_gradient"),
     # batching
-    "vmap": ("autograph.vmap.api", "vmap"),
+    "vmap": ("autograph.batching.api", "vmap"),
     "GradientTape": ("autograph.autodiff.tape", "GradientTape"),
     "custom_gradient": ("autograph.autodiff.custom", "custom_gradient"),
     # devices

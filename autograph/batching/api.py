@@ -21,8 +21,8 @@ import numpy as np
 from autograph.runtime.ir import nest, primitives
 from autograph.runtime.ir.graph import get_default_graph
 from autograph.runtime.ir.tensor import Tensor
-from autograph.vmap import rules  # noqa: F401  (every batching rule registers)
-from autograph.vmap.transform import BatchingError, Frame, batch_graph, materialize, size_of
+from autograph.batching import rules  # noqa: F401  (every batching rule registers)
+from autograph.batching.transform import BatchingError, Frame, batch_graph, materialize, size_of
 
 HANDLE = np.dtype(object)
 
@@ -184,7 +184,7 @@ def _batched_call(traced, name, in_axes, out_axes, args, kwargs):
 def _one_lane_at_a_time(graph, inputs, flags, frame):
     """A graph holding runtime handles (a gradient's stacks of a loop) has no batched form
     here: it runs once per lane in a staged loop, its outputs stacked (lanes.py)."""
-    from autograph.vmap.lanes import lane_loop
+    from autograph.batching.lanes import lane_loop
 
     def per_lane(lane):
         return [t for t, _ in batch_graph(graph, lane, [False] * len(lane), Frame(1))]

@@ -14,7 +14,7 @@ at a time as a whole: api.py).
 import numpy as np
 
 from autograph.runtime.numpy import shape_ops
-from autograph.vmap.transform import defbatch, rebind, refuse
+from autograph.batching.transform import defbatch, rebind, refuse
 
 refuse(("nonzero", "unique", "bincount"),
        "its output's length depends on the values, so each element would give a different "

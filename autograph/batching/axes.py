@@ -8,7 +8,7 @@ import numpy as np
 
 from autograph.runtime.ir import shapes
 from autograph.runtime.numpy import shape_ops
-from autograph.vmap.transform import (BatchingError, defbatch, dims_of, materialize, rank,
+from autograph.batching.transform import (BatchingError, defbatch, dims_of, materialize, rank,
                                       rebind, where)
 
 
@@ -176,7 +176,7 @@ def matmul(frame, node, args, batched):
     if batched[0] and not batched[1]:
         if ra == 1:
             if rb > 2:     # (n,) @ a stack of matrices: one lane at a time
-                from autograph.vmap.lanes import lane_loop
+                from autograph.batching.lanes import lane_loop
                 return lane_loop(frame, node, args, batched)
             return [(np.matmul(a, b), True)]
         return [(np.matmul(_lift(a, rb), b), True)]

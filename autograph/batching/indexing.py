@@ -11,8 +11,8 @@ import numpy as np
 
 from autograph.runtime.numpy import shape_ops, updates
 from autograph.runtime.numpy.indexing import _index_shape
-from autograph.vmap.lanes import lane_loop
-from autograph.vmap.transform import (BatchingError, defbatch, dims_of, materialize, rank,
+from autograph.batching.lanes import lane_loop
+from autograph.batching.transform import (BatchingError, defbatch, dims_of, materialize, rank,
                                       rebind, where)
 
 FULL = ("s", None, None, None)

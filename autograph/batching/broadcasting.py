@@ -8,7 +8,7 @@ after the lane axis; unbatched inputs broadcast as they are. One node, no copies
 
 import numpy as np
 
-from autograph.vmap.transform import defbatch, deffamily, rank, rebind
+from autograph.batching.transform import defbatch, deffamily, rank, rebind
 
 # the elementwise primitives not made by elementwise.Elementwise (which are found by their
 # shape rule: `is_elementwise`) nor named special_* (SciPy's ufuncs)

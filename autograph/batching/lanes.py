@@ -14,7 +14,7 @@ import numpy as np
 from autograph.runtime import control_flow
 from autograph.runtime.ir import primitives
 from autograph.runtime.tensor_array import TensorArray
-from autograph.vmap.transform import defbatch, refused_error
+from autograph.batching.transform import defbatch, refused_error
 
 HANDLE = np.dtype(object)
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from autograph.runtime import control_flow
 from autograph.runtime.numpy import sorting
-from autograph.vmap.transform import (Frame, batch_graph, batched_value, defbatch,
+from autograph.batching.transform import (Frame, batch_graph, batched_value, defbatch,
                                       dims_of, size_of)
 
 

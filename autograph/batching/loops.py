@@ -27,7 +27,7 @@ from autograph.runtime import control_flow
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.numpy import sorting, updates
-from autograph.vmap.transform import (Frame, RULES, batch_graph, batched_value, defbatch,
+from autograph.batching.transform import (Frame, RULES, batch_graph, batched_value, defbatch,
                                       materialize, size_of)
 
 MASK_MAX_LANES = 8
@@ -175,7 +175,7 @@ def _total(node):
     prim = primitives.lookup(node.op)
     if prim.effectful:
         return False
-    from autograph.vmap import broadcasting
+    from autograph.batching import broadcasting
     return node.op in TOTAL or broadcasting.is_elementwise(prim)
 
 
