@@ -7,7 +7,7 @@ it shifts by one); `axis=None` ("all of the element") becomes every axis but the
 import numpy as np
 
 from autograph.runtime.ir import shapes
-from autograph.runtime.numpy import shape_ops
+from autograph.runtime.numpy import array_ops, shape_ops
 from autograph.batching.transform import (BatchingError, defbatch, dims_of, materialize, rank,
                                       rebind, where)
 
@@ -157,7 +157,7 @@ def take(frame, node, args, batched):
     x = np.moveaxis(x, _shift(axis, rank(x) - 1), 1)
     n = dims_of(x)[1]
     i = np.where(i < 0, i + n, i)
-    lanes = np.arange(frame.size).reshape((-1,) + (1,) * (rank(i) - 1))
+    lanes = array_ops.arange(frame.size).reshape((-1,) + (1,) * (rank(i) - 1))
     flat = shape_ops.reshape(x, (-1,) + dims_of(x)[2:])
     out = np.take(flat, lanes * n + i, axis=0)           # (lanes, *i.shape[1:], *rest)
     k = rank(i) - 1

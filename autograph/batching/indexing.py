@@ -9,7 +9,7 @@ one lane at a time (lanes.py).
 
 import numpy as np
 
-from autograph.runtime.numpy import shape_ops, updates
+from autograph.runtime.numpy import array_ops, shape_ops, updates
 from autograph.runtime.numpy.indexing import _index_shape
 from autograph.batching.lanes import lane_loop
 from autograph.batching.transform import (BatchingError, defbatch, dims_of, materialize, rank,
@@ -30,7 +30,7 @@ def _flat_positions(frame, x, i):
     counted from the end, as NumPy does)."""
     n = dims_of(x)[1]
     i = np.where(i < 0, i + n, i)
-    return np.arange(frame.size) * n + i, shape_ops.reshape(x, (-1,) + dims_of(x)[2:])
+    return array_ops.arange(frame.size) * n + i, shape_ops.reshape(x, (-1,) + dims_of(x)[2:])
 
 
 def getitem(frame, node, args, batched):

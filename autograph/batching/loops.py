@@ -33,12 +33,14 @@ from autograph.batching.transform import (Frame, RULES, batch_graph, batched_val
 MASK_MAX_LANES = 8
 
 
-def _flags_of(graph, frame, args, flags):
-    """Which outputs of `graph` are batched, for inputs batched as `flags` (traced into a
-    scratch graph that is thrown away)."""
+def _flags_of(graph, frame, args, flags, entered):
+    """Which outputs of `graph` are batched, for inputs batched as `flags` (`entered`: as
+    the values in `args` are). Traced into a scratch graph that is thrown away."""
     outer = get_default_graph()
     scratch = Graph(outer.unique_name("vmap_probe"), parent=outer)
     with scratch.as_default():
+        args = [materialize(frame, a) if f and not e else a
+                for a, f, e in zip(args, flags, entered)]
         return [b for _, b in batch_graph(graph, args, flags, frame)]
 
 
@@ -56,20 +58,23 @@ def _split(node, args, batched):
 def while_loop(frame, node, args, batched):
     cg, bg = node.attrs["cond_graph"], node.attrs["body_graph"]
     inits, flags, caps, cap_flags, limit, limit_batched = _split(node, args, batched)
+    entered = list(flags) + list(cap_flags)
     flags = list(flags)
     while True:     # the batched loop variables: a fixpoint (each round adds one or more)
-        outs = _flags_of(bg, frame, inits + caps, flags + cap_flags)
+        outs = _flags_of(bg, frame, inits + caps, flags + cap_flags, entered)
         grown = [a or b for a, b in zip(flags, outs)]
         if grown == flags:
             break
         flags = grown
-    pred_batched = _flags_of(cg, frame, inits + caps, flags + cap_flags)[0] or limit_batched
+    pred_batched = _flags_of(cg, frame, inits + caps, flags + cap_flags, entered)[0] or \
+        limit_batched
     if not pred_batched:
         entered = batched[:len(inits)]
         inits = [materialize(frame, t) if f and not e else t
                  for t, f, e in zip(inits, flags, entered)]
         return _together(frame, cg, bg, inits, flags, caps, cap_flags, limit)
-    inits = [batched_value(frame, t, b) for t, b in zip(inits, flags)]
+    # each lane stops on its own: every loop variable is per lane
+    inits = [batched_value(frame, t, b) for t, b in zip(inits, entered)]
     if use_masking(frame, cg, bg):
         outs = _masked(frame, cg, bg, inits, caps, cap_flags, limit)
     else:
