@@ -21,7 +21,7 @@ import numpy as np
 from autograph.runtime.ir import nest, primitives
 from autograph.runtime.ir.graph import get_default_graph
 from autograph.runtime.ir.tensor import Tensor
-from autograph.batching import rules  # noqa: F401  (every batching rule registers)
+from autograph.batching import nested, rules  # noqa: F401  (every batching rule registers)
 from autograph.batching.transform import BatchingError, Frame, batch_graph, materialize, size_of
 
 HANDLE = np.dtype(object)
@@ -40,7 +40,10 @@ def vmap(fn, in_axes=0, out_axes=0):
     def element_function():
         if not per_element:
             from autograph.function import Function, function
-            per_element.append(fn if isinstance(fn, Function) else function(fn))
+            # a Function of the user's is traced privately: its traces for one element
+            # while vmap runs (which may hold vmap_call nodes) stay out of its own cache
+            per_element.append(function(fn.python_function, autograph=fn._autograph)
+                               if isinstance(fn, Function) else function(fn))
         return per_element[0]
 
     def staged(*args, **kwargs):
@@ -149,11 +152,15 @@ def _batched_call(traced, name, in_axes, out_axes, args, kwargs):
                          "one is None)")
     frame = Frame(size if size is not None else size_of(inputs[flags.index(True)]))
     spec_args, spec_kwargs = nest.pack_sequence_as([list(args), kwargs], specs)
-    conc = traced.get_concrete_function(*spec_args, **spec_kwargs)
+    nested_call = nested.inside_element_trace()
+    with nested.element_trace():
+        conc = traced.get_concrete_function(*spec_args, **spec_kwargs)
     graph = conc.graph
     if len(graph.inputs) != len(inputs):
         raise RuntimeError(f"vmap: {len(graph.inputs)} graph inputs for {len(inputs)} values")
-    if any(t.dtype == HANDLE for node in graph.walk() for t in node.outputs):
+    if nested_call:        # inside an outer vmap's function: one node the outer batches
+        outs = nested.call(graph, inputs, flags, frame)
+    elif any(t.dtype == HANDLE for node in graph.walk() for t in node.outputs):
         outs = _one_lane_at_a_time(graph, inputs, flags, frame)
     else:
         outs = batch_graph(graph, inputs, flags, frame)

@@ -55,5 +55,8 @@ PER_LANE = (
     "custom_gradient",
     # assumed shapes of the gradient of a cond (autodiff/conds.py)
     "ad_assume_shape",
+    # a loaded model's bounded loop counter (saved_model/loop_limit.py): per lane, so the
+    # lane that reaches the bound raises
+    "loop_count",
 )
 defbatch(PER_LANE, lane_loop)

@@ -25,6 +25,10 @@ refuse(("zeros", "ones", "full", "arange", "range"),
 refuse(("assign_variable", "update_variable"),
        "a Variable holds one value, and a per-element value would assign one per element")
 refuse(("random_seed", "rng_new"), "a random generator has one state, not one per element")
+refuse(("data_source", "data_iter_open", "data_iter_next", "data_iter_close",
+        "data_shuffle_order", "data_shuffle_iteration"),
+       "a dataset's iterator is one stream that every element would share; iterate the "
+       "dataset outside the vmapped function and map over its batches")
 refuse(("ta_new", "ta_write", "ta_unstack", "ta_read", "ta_stack", "ta_size", "ta_gather",
         "ta_concat"),
        "a TensorArray with per-element values is not supported yet (collect the values in a "

@@ -20,6 +20,8 @@ STRUCTURAL = rules.STRUCTURAL
 
 
 def _import_all():
+    from autograph.saved_model.schema import register_all_primitives
+    register_all_primitives()        # the data and saved-model primitives too
     for pkg in ("autograph.runtime", "autograph.autodiff", "autograph.operators",
                 "autograph.batching"):
         mod = importlib.import_module(pkg)
