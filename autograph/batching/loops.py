@@ -27,8 +27,9 @@ from autograph.runtime import control_flow
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.numpy import sorting, updates
-from autograph.batching.transform import (Frame, RULES, batch_graph, batched_value, defbatch,
-                                      materialize, size_of)
+from autograph.batching.transform import (HANDLE, BatchingError, Frame, RULES, batch_graph,
+                                          batched_value, defbatch, materialize, size_of,
+                                          where)
 
 MASK_MAX_LANES = 8
 
@@ -73,6 +74,13 @@ def while_loop(frame, node, args, batched):
         inits = [materialize(frame, t) if f and not e else t
                  for t, f, e in zip(inits, flags, entered)]
         return _together(frame, cg, bg, inits, flags, caps, cap_flags, limit)
+    _check_shapes_settle(node)
+    if any(t.dtype == HANDLE for t in inits):
+        raise BatchingError(
+            f"vmap cannot batch the loop{where(node)}: each element stops after its own "
+            "number of iterations, so a TensorArray it carries would have a different length "
+            "on each element (a ragged batch). Collect the values in a preallocated array "
+            "with x[i] = v instead")
     # each lane stops on its own: every loop variable is per lane
     inits = [batched_value(frame, t, b) for t, b in zip(inits, entered)]
     if use_masking(frame, cg, bg):
@@ -80,6 +88,23 @@ def while_loop(frame, node, args, batched):
     else:
         outs = _compacted(frame, cg, bg, inits, caps, cap_flags, limit)
     return [(t, True) for t in outs]
+
+
+def _check_shapes_settle(node):
+    """A loop variable whose shape changes from iteration to iteration (the element's loop
+    relaxed it) would have a different shape on each lane when lanes stop apart."""
+    body = node.attrs["body_graph"]
+    for k, init in enumerate(node.inputs[:len(node.outputs)]):
+        inside = body.inputs[k].shape
+        if init.shape is None:
+            continue
+        if inside is None or len(inside) != len(init.shape) or any(
+                a is not None and b is None for a, b in zip(init.shape, inside)):
+            raise BatchingError(
+                f"vmap cannot batch the loop{where(node)}: loop variable "
+                f"{body.inputs[k].node.name!r} changes shape from iteration to iteration, "
+                "and each element stops after its own number of iterations, so the elements "
+                "would end with different shapes (a ragged batch)")
 
 
 def _together(frame, cg, bg, inits, flags, caps, cap_flags, limit):

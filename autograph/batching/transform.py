@@ -28,6 +28,7 @@ from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import get_default_graph, staged_for
 from autograph.runtime.ir.tensor import Tensor
 
+HANDLE = np.dtype(object)
 RULES = {}
 REFUSED = {}
 FAMILIES = []    # (predicate(prim), rule): a family found by its shape rule (the ufuncs)
@@ -166,6 +167,13 @@ def dims_of(t):
 
 def materialize(frame, x):
     """An unbatched value as a batched one: the same value on every lane."""
+    if isinstance(x, Tensor) and x.dtype == HANDLE:
+        if x.node.op == "ta_new":     # an empty TensorArray: its elements will be batched
+            return x
+        raise BatchingError(
+            f"vmap cannot give the TensorArray {x!r}{where(x.node)} per-element values: it "
+            "already holds values shared by every element. Make a new TensorArray for the "
+            "per-element values")
     x = primitives.convert(x)
     rank(x)
     return np.broadcast_to(np.expand_dims(x, 0), (frame.size,) + dims_of(x))
