@@ -24,6 +24,7 @@ primitive to a rule or a reason).
 import numpy as np
 
 from autograph import errors
+from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import get_default_graph, staged_for
 from autograph.runtime.ir.tensor import Tensor
@@ -103,7 +104,10 @@ def batch_graph(graph, args, batched, frame):
     if len(args) != len(graph.inputs):
         raise RuntimeError(f"batch_graph: {len(args)} values for {len(graph.inputs)} inputs")
     env = {id(ph): (a, bool(b)) for ph, a, b in zip(graph.inputs, args, batched)}
+    needed = _needed(graph)
     for node in graph.nodes:
+        if id(node) not in needed:
+            continue
         if node.op == "Placeholder":
             if id(node.outputs[0]) not in env:
                 raise RuntimeError(f"batch_graph: placeholder {node.name!r} has no value")
@@ -117,6 +121,23 @@ def batch_graph(graph, args, batched, frame):
         for t, out in zip(node.outputs, outs):
             env[id(t)] = out
     return [env[id(t)] for t in graph.outputs]
+
+
+def _needed(graph):
+    """ids of the nodes an output or an effect depends on: a dead node (one the optimiser
+    left, say an unused `range` of a staged for loop) is not batched, nor refused."""
+    producers = {id(t): n for n in graph.nodes for t in n.outputs}
+    work = [producers[id(t)] for t in graph.outputs if id(t) in producers]
+    work += [n for n in graph.nodes if n.op != "Placeholder" and is_effectful(n)]
+    work += [t.node for t in graph.inputs]
+    needed = set()
+    while work:
+        node = work.pop()
+        if id(node) in needed:
+            continue
+        needed.add(id(node))
+        work.extend(producers[id(t)] for t in node.inputs if id(t) in producers)
+    return needed
 
 
 def batch_node(frame, node, args, batched):
