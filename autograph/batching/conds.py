@@ -15,8 +15,8 @@ import numpy as np
 
 from autograph.runtime import control_flow
 from autograph.runtime.numpy import sorting
-from autograph.batching.transform import (Frame, batch_graph, batched_value, defbatch,
-                                      dims_of, size_of)
+from autograph.batching.transform import (HANDLE, BatchingError, Frame, batch_graph,
+                                          batched_value, defbatch, size_of, where)
 
 
 def _branch(graph, frame, args, batched):
@@ -34,6 +34,12 @@ def cond(frame, node, args, batched):
         outs = control_flow.cond(pred, lambda: _branch(tg, frame, ins, flags),
                                  lambda: _branch(fg, frame, ins, flags))
         return [(t, True) for t in outs]
+    if any(t.dtype == HANDLE for t in node.outputs):
+        raise BatchingError(
+            f"vmap cannot batch the `if`{where(node)}: its condition differs from element to "
+            "element and a branch changes a TensorArray, which would then hold different "
+            "elements on each element (a ragged batch). Collect the values in a "
+            "preallocated array with x[i] = v instead")
     return partition(frame, pred, [(tg, fg)], ins, flags)[0]
 
 
@@ -62,4 +68,3 @@ def partition(frame, pred, graphs, ins, flags):
 
 
 defbatch("cond", cond)
-_ = dims_of
