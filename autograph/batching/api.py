@@ -30,6 +30,9 @@ def vmap(fn, in_axes=0, out_axes=0):
     _check_axes_spec(out_axes, "out_axes")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
+    if getattr(fn, "__ag_grad__", None) is not None:    # per-example gradients: of_grad.py
+        from autograph.batching.of_grad import vmap_of_grad
+        return vmap_of_grad(fn.__ag_grad__, in_axes, out_axes, vmap)
     name = getattr(fn, "__name__", "fn")
     per_element = []        # the ag.function tracing one element (made on first use)
     eager = []

@@ -37,6 +37,39 @@ def test_per_example_gradients_equal_a_loop_of_grad_calls():
             np.testing.assert_allclose(a[k], b, rtol=1e-10, atol=1e-12)
 
 
+def test_per_example_gradients_of_several_arguments_with_aux_and_out_axes():
+    def loss(w, x, scale):
+        y = x @ w
+        while np.sum(y * y) > 1.0:
+            y = y * 0.5
+        return np.sum(y) * scale, y
+    w, xs, scales = rng.standard_normal((3, 2)), rng.standard_normal((4, 3)), rng.random(4)
+    (gw, gx), aux = ag.vmap(ag.grad(loss, argnums=(0, 1), has_aux=True), in_axes=(None, 0, 0),
+                            out_axes=((2, 0), 0))(w, xs, scales)
+    assert gw.shape == (3, 2, 4) and gx.shape == (4, 3)
+    for k in range(4):
+        (wk, xk), yk = ag.grad(loss, argnums=(0, 1), has_aux=True)(w, xs[k], scales[k])
+        np.testing.assert_allclose(gw[:, :, k], wk, rtol=1e-10)
+        np.testing.assert_allclose(gx[k], xk, rtol=1e-10)
+        np.testing.assert_allclose(aux[k], yk, rtol=1e-12)
+
+
+def test_a_gradient_called_inside_the_function_runs_lane_by_lane():
+    # not vmap(grad(f)) itself: the gradient's loop stacks run one lane at a time (exact)
+    def f(x):
+        return ag.grad(_sum_grown)(x) * 2.0
+    xs = rng.random((3, 2)) + 0.5
+    got = ag.vmap(f)(xs)
+    for k in range(3):
+        np.testing.assert_allclose(got[k], f(xs[k]), rtol=1e-12)
+
+
+def _sum_grown(v):
+    while np.sum(v) < 10.0:
+        v = v * 1.7
+    return np.sum(v)
+
+
 def test_per_example_gradients_without_loops_are_batched_natively():
     def loss(w, x):
         h = np.tanh(x @ w)
