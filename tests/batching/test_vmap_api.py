@@ -125,3 +125,29 @@ def test_eager_call_traces_once_per_signature():
     for _ in range(3):
         g(np.arange(4.0))
     assert len(calls) == 1
+
+
+def test_a_batch_size_known_only_at_run_time():
+    def collatz(n):
+        steps = 0
+        while n != 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            steps += 1
+        return steps, np.float64(2.0)
+    f = ag.function(ag.vmap(collatz), input_signature=[ag.TensorSpec([None], np.int64)])
+    for n in (9, 3):
+        steps, two = f(np.arange(1, n + 1))
+        np.testing.assert_array_equal(steps, [collatz(k)[0] for k in range(1, n + 1)])
+        np.testing.assert_array_equal(two, np.full(n, 2.0))
+
+    def g(x, w):
+        if np.sum(x) > 0:
+            y = x @ w
+        else:
+            y = np.zeros(2)
+        return y
+    h = ag.function(ag.vmap(g, in_axes=(0, None)), reduce_retracing=True)
+    w = np.ones((3, 2))
+    for n in (3, 4, 5):
+        x = rng.standard_normal((n, 3))
+        np.testing.assert_allclose(h(x, w), [g(r, w) for r in x])
