@@ -28,8 +28,9 @@ def cond(frame, node, args, batched):
     tg, fg = node.attrs["true_graph"], node.attrs["false_graph"]
     if not batched[0]:
         if not any(flags):     # nothing batched: one cond, branches copied over
-            outs = control_flow.cond(pred, lambda: [t for t, _ in batch_graph(tg, ins, flags, frame)],
-                                     lambda: [t for t, _ in batch_graph(fg, ins, flags, frame)])
+            def copied(graph):
+                return lambda: [t for t, _ in batch_graph(graph, ins, flags, frame)]
+            outs = control_flow.cond(pred, copied(tg), copied(fg))
             return [(t, False) for t in outs]
         outs = control_flow.cond(pred, lambda: _branch(tg, frame, ins, flags),
                                  lambda: _branch(fg, frame, ins, flags))

@@ -27,7 +27,7 @@ from autograph.runtime import control_flow
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.numpy import sorting, updates
-from autograph.batching.transform import (HANDLE, BatchingError, Frame, RULES, batch_graph,
+from autograph.batching.transform import (HANDLE, BatchingError, Frame, batch_graph,
                                           batched_value, defbatch, materialize, size_of,
                                           where)
 
@@ -216,4 +216,3 @@ TOTAL = {"Cast", "astype", "where", "clip", "round_decimals", "real", "imag", "s
          "zeros_like", "ones_like", "full_like", "matmul"}
 
 defbatch("while_loop", while_loop)
-_ = RULES

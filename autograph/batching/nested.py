@@ -22,8 +22,7 @@ import numpy as np
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.numpy import shape_ops
-from autograph.batching.transform import (Frame, batch_graph, batched_value, defbatch,
-                                          dims_of, size_of)
+from autograph.batching.transform import (Frame, batch_graph, defbatch, dims_of)
 
 _state = threading.local()
 
@@ -45,11 +44,6 @@ def inside_element_trace():
 
 def _infer(*args, graph, flags, out_specs):
     return list(out_specs)
-
-
-def _outputs(graph, args, flags, frame):
-    outs = batch_graph(graph, args, flags, frame)
-    return [batched_value(frame, t, b) for t, b in outs], [b for _, b in outs]
 
 
 def _kernel(xp, *arrays, graph, flags, out_specs):
@@ -123,4 +117,3 @@ def vmap_call(frame, node, args, batched):
 
 
 defbatch("vmap_call", vmap_call)
-_ = size_of

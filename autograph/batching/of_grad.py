@@ -21,24 +21,46 @@ then run one lane at a time: api.py).
 import numpy as np
 
 from autograph.runtime.ir import nest
+from autograph.runtime.ir.tensor import Tensor
+from autograph.runtime.numpy.shape_ops import dim
 
 
 def vmap_of_grad(spec, in_axes, out_axes, vmap):
     f, argnums, has_aux = spec
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    gradients = {}     # in_axes as applied -> the gradient function (traced once per signature)
+
+    def gradient_of_sum(specs):
+        key = repr(specs)       # (a spec may hold dicts and lists)
+        if key not in gradients:
+            from autograph.autodiff.api import grad
+            from autograph.function import function
+            per_lane = vmap(f, in_axes=specs)
+
+            def summed(*a):
+                out = per_lane(*a)
+                if has_aux:
+                    value, aux = out
+                    return np.sum(value), aux
+                return np.sum(out)
+            summed.__name__ = f"summed_{getattr(f, '__name__', 'f')}"
+            # (autograph=False: `summed` is ours; `f` is converted when vmap traces it)
+            gradients[key] = grad(function(summed, autograph=False), argnums, has_aux)
+        return gradients[key]
 
     def batched(*args):
-        from autograph.autodiff.api import grad
         from autograph.batching.api import _leaf_axes
         specs = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
         if len(specs) != len(args):
             raise ValueError(f"vmap in_axes {in_axes!r} has {len(specs)} entries but the "
                              f"gradient was called with {len(args)} positional arguments")
         axes = [_leaf_axes(s, a, "in_axes") for s, a in zip(specs, args)]
-        lanes = next((np.shape(leaf)[ax] for a, ax_list in zip(args, axes)
-                      for leaf, ax in zip(nest.flatten(a), ax_list) if ax is not None), None)
-        if lanes is None:
+        mapped = [(leaf, ax) for a, ax_list in zip(args, axes)
+                  for leaf, ax in zip(nest.flatten(a), ax_list) if ax is not None]
+        if not mapped:
             raise ValueError("vmap: in_axes must map at least one argument (every one is None)")
+        lanes = dim(*mapped[0]) if isinstance(mapped[0][0], Tensor) else \
+            np.shape(mapped[0][0])[mapped[0][1]]
         args, specs = list(args), list(specs)
         for i in nums:         # every differentiated leaf gets its own copy per lane
             leaves = [np.moveaxis(leaf, ax, 0) if ax is not None else
@@ -47,16 +69,7 @@ def vmap_of_grad(spec, in_axes, out_axes, vmap):
             args[i] = nest.pack_sequence_as(args[i], leaves)
             specs[i] = 0
 
-        def summed(*a):
-            out = vmap(f, in_axes=tuple(specs))(*a)
-            if has_aux:
-                value, aux = out
-                return np.sum(value), aux
-            return np.sum(out)
-        summed.__name__ = f"summed_{getattr(f, '__name__', 'f')}"
-        from autograph.function import function
-        # (autograph=False: `summed` is ours; `f` is converted when vmap traces it)
-        out = grad(function(summed, autograph=False), argnums, has_aux)(*args)
+        out = gradient_of_sum(tuple(specs))(*args)
         if out_axes == 0:
             return out
         out_spec = _leaf_axes(out_axes, out, "out_axes")

@@ -47,8 +47,8 @@ CASES = {
     "take_axis": (lambda x: np.take(x, np.array([2, 0]), axis=1), [a(2, 3)]),
     "setitem_static": (lambda x, v: _set(x, (slice(None), 1), v), [a(2, 3), a(2)]),
     # linear algebra (one lane at a time)
-    "solve_det": (lambda m, b: np.linalg.solve(m + 3 * np.eye(2), b) * np.linalg.det(m + 3 * np.eye(2)),
-                  [a(2, 2), a(2)]),
+    "solve_det": (lambda m, b: np.linalg.solve(m + 3 * np.eye(2), b)
+                  * np.linalg.det(m + 3 * np.eye(2)), [a(2, 2), a(2)]),
 }
 
 

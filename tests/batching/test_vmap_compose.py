@@ -153,3 +153,17 @@ def test_a_vmapped_function_saves_and_loads(tmp_path):
     ag.saved_model.save(m, str(tmp_path / "m"))
     loaded = ag.saved_model.load(str(tmp_path / "m"))
     np.testing.assert_allclose(loaded.f(xs), [f(r) for r in xs])
+
+
+def test_per_example_gradients_trace_once():
+    traced = []
+
+    def loss(w, x):
+        traced.append(1)
+        return np.sum(np.tanh(x @ w))
+    g = ag.vmap(ag.grad(loss), in_axes=(None, 0))
+    w, xs = rng.standard_normal((3, 2)), rng.standard_normal((4, 3))
+    first = g(w, xs)
+    for _ in range(3):
+        np.testing.assert_array_equal(g(w, xs), first)
+    assert len(traced) == 1
