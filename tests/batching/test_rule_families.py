@@ -91,3 +91,17 @@ def test_per_lane_indices_gather_and_scatter(axes):
         one = f(*[v[k] if ax == 0 else v for v, ax in zip((x, i), axes)])
         for g, w in zip(got, one):
             np.testing.assert_allclose(g[k], w)
+
+
+def test_gradient_rules_inside_the_function_batch():
+    # a function that takes a gradient inside (not vmap(grad(f)) itself): the backward
+    # graph's primitives (sum_to_shape, broadcasts, where, matmul transposes) are batched
+    def inner(w, x):
+        return np.sum(np.tanh(x @ w + np.array([0.5, -0.5])) ** 2) + np.max(w)
+
+    def f(w, x):
+        return ag.grad(inner)(w, x) * 2.0
+    w, xs = rng.standard_normal((3, 2)), rng.standard_normal((LANES, 4, 3))
+    got = ag.vmap(f, in_axes=(None, 0))(w, xs)
+    for k in range(LANES):
+        np.testing.assert_allclose(got[k], f(w, xs[k]), rtol=1e-10)
