@@ -55,7 +55,8 @@ def _kernel(xp, *arrays, graph, flags, out_specs):
         lanes = next(a.shape[0] for a, f in zip(arrays, flags) if f)
         outs = batch_graph(graph, phs, flags, Frame(int(lanes)))
         g.set_outputs([t for t, _ in outs])
-    return interpreter.run(g, list(arrays))
+    outs = interpreter.run(g, list(arrays))
+    return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def _vjp(cts, node):

@@ -167,3 +167,24 @@ def test_per_example_gradients_trace_once():
     for _ in range(3):
         np.testing.assert_array_equal(g(w, xs), first)
     assert len(traced) == 1
+
+
+def test_a_vmap_call_node_runs_on_its_own_and_refuses_a_gradient():
+    # what an outer vmap batches; traced by hand here, it runs through its kernel
+    from autograph.batching import nested
+    from autograph.runtime.exec import interpreter
+
+    def f(x):
+        while np.sum(x) < 5.0:
+            x = x * 2.0
+        return x
+    with nested.element_trace():
+        conc = ag.function(lambda x: ag.vmap(f)(x)).get_concrete_function(
+            ag.TensorSpec([3, 2], np.float64))
+    assert any(n.op == "vmap_call" for n in conc.graph.walk())
+    xs = rng.random((3, 2)) + 0.1
+    (out,) = interpreter.run(conc.graph, [xs])
+    np.testing.assert_allclose(out, [f(r) for r in xs])
+    with nested.element_trace():
+        with pytest.raises(NotImplementedError, match="nested inside another vmap"):
+            ag.grad(lambda x: np.sum(ag.vmap(f)(x)))(xs)
