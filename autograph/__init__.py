@@ -48,6 +48,8 @@ _EXPORTS = {
     "value_and_grad": ("autograph.autodiff.api", "value_and_grad"),
     "vjp": ("autograph.autodiff.api", "vjp"),
     "stop_gradient": ("autograph.autodiff.api", "stop_gradient"),
+    # batching
+    "vmap": ("autograph.batching.api", "vmap"),
     "GradientTape": ("autograph.autodiff.tape", "GradientTape"),
     "custom_gradient": ("autograph.autodiff.custom", "custom_gradient"),
     # devices

@@ -35,7 +35,8 @@ LAYERS = [
     ("autograph.api",),                 # to_code, to_graph, converted_call
     ("autograph.function", "autograph.module", "autograph.optimizers"),   # tf.function, state
     ("autograph",),                     # the public face (autograph/__init__.py): ag.function
-    ("autograph.autodiff", "autograph.data", "autograph.onnx", "autograph.saved_model"),
+    ("autograph.autodiff", "autograph.batching", "autograph.data", "autograph.onnx",
+     "autograph.saved_model"),
     ("autograph.distribute", "autograph.dask", "autograph.ray"),          # scale-out adapters
     ("autograph.cli", "autograph.__main__"),
 ]

@@ -81,7 +81,9 @@ def grad(f, argnums=0, has_aux=False):
     def g(*args, **kwargs):
         out, gr = vg(*args, **kwargs)
         return (gr, out[1]) if has_aux else gr
-    return functools.wraps(f)(g) if callable(f) and hasattr(f, "__name__") else g
+    g = functools.wraps(f)(g) if callable(f) and hasattr(f, "__name__") else g
+    g.__ag_grad__ = (f, argnums, has_aux)    # what ag.vmap reads (batching/of_grad.py)
+    return g
 
 
 def _wrap(fn, f):

@@ -260,6 +260,9 @@ def _table():
         "ad_gl_get": {"dtype": DTYPE, "shape": SHAPE},
         "ad_gl_gather": {"dtype": DTYPE, "shape": SHAPE},
         "custom_gradient": {"grad_graph": GRAPH, "n_args": INT},
+        # an inner vmap inside an outer one's function (batching/nested.py)
+        "vmap_call": {"graph": GRAPH, "flags": tup(BOOL),
+                      "out_specs": tup(tup(either(DTYPE, SHAPE, BOOL), 3))},
         # datasets: arrays are saved; an iterator over host data lives in one process only
         "data_source": {"array": ARRAY},
         "data_shuffle_order": {"buffer_size": INT},
@@ -276,7 +279,8 @@ SCHEMAS = _table()
 
 
 # the packages whose modules register primitives (each module registers on import)
-PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff", "autograph.data")
+PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff", "autograph.data",
+                      "autograph.batching")
 PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor_array",
                      "autograph.runtime.variables", "autograph.runtime.ops",
                      "autograph.operators.asserts", "autograph.operators.variables",
