@@ -64,11 +64,14 @@ class RunErrorLocator:
     """The handler of a compiled graph's errors (generated code calls it from its `except`):
     names the node whose line of `filename` raised, its op and the user's line that made it
     (`made_by`: per generated line, (node name, op, origin) or None) in the exception,
-    which keeps its type."""
-    __slots__ = ("filename", "graph_name", "made_by")
+    which keeps its type; then the loops around that line (`loops`: the records of
+    runtime.exec.loop_context, `in_loop`: per generated line the innermost one's index or
+    -1) with their iteration numbers and scalar variables, read from the failing frame."""
+    __slots__ = ("filename", "graph_name", "made_by", "loops", "in_loop")
 
-    def __init__(self, filename, graph_name, made_by):
+    def __init__(self, filename, graph_name, made_by, loops=(), in_loop=()):
         self.filename, self.graph_name, self.made_by = filename, graph_name, made_by
+        self.loops, self.in_loop = loops, in_loop
 
     def __call__(self, exc):
         tb = exc.__traceback__
@@ -77,8 +80,104 @@ class RunErrorLocator:
         if tb is None or not 1 <= tb.tb_lineno <= len(self.made_by):
             return
         made_by = self.made_by[tb.tb_lineno - 1]
-        if made_by is not None:
-            locate_run_error(exc, self.graph_name, *made_by)
+        if made_by is None or getattr(exc, "_autograph_node", None) is not None:
+            return
+        locate_run_error(exc, self.graph_name, *made_by)
+        if tb.tb_lineno <= len(self.in_loop) and self.in_loop[tb.tb_lineno - 1] >= 0:
+            lines = describe_loops(self.loops, self.in_loop[tb.tb_lineno - 1],
+                                   tb.tb_frame.f_locals, tb.tb_lineno)
+            if lines:
+                add_to_message(exc, "".join("\n  " + line for line in lines))
+                try:
+                    exc._autograph_loops = lines
+                except Exception:
+                    pass
+
+
+# -- where in its loops a graph was (records: runtime.exec.loop_context) -------------------------
+
+def iteration_of(iteration, values, lineno=0):
+    """The 0-based iteration number of a loop, read from the frame's locals at generated
+    line `lineno`, or None: `iteration` is ("count", local), ("range", counter local,
+    start, step) or ("step", local, start, step, began_until, now_from), see
+    runtime.exec.loop_context."""
+    try:
+        if iteration[0] == "count":
+            return int(values[iteration[1]])
+        if iteration[0] in ("range", "step"):
+            local, start, step = iteration[1:4]
+            start = values[start] if isinstance(start, str) else start
+            number = (int(values[local]) - int(start)) // int(step)
+            if iteration[0] == "step" and iteration[4] and lineno > iteration[4]:
+                if not (iteration[5] and iteration[5] < lineno):
+                    return None          # stepped in one branch only: unknown here
+                number -= 1              # stepped already in this iteration
+            return number
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _scalar_text(value):
+    """A short text of a scalar value (a NumPy or Python number), else None."""
+    shape = getattr(value, "shape", ())
+    if shape != ():
+        return None
+    try:
+        text = repr(value.item() if hasattr(value, "item") else value)
+    except Exception:
+        return None
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def describe_loops(loops, innermost, values, lineno):
+    """Lines naming each loop around generated line `lineno` that failed, innermost first:
+    the user's line of the loop, its iteration and its scalar variables' values (`values`:
+    the locals of the generated function's frame; see loop_context.rebinding for which
+    value a local holds at `lineno`)."""
+    lines = []
+    while 0 <= innermost < len(loops) and len(lines) < 32:
+        parent, node_name, origin, variables, iteration = loops[innermost]
+        began, now = [], []
+        for local, name, began_until, now_from in variables:
+            if local not in values:
+                continue
+            if not began_until or lineno <= began_until:
+                began.append((name, values[local]))
+            elif now_from and now_from < lineno:
+                now.append((name, values[local]))
+        lines.append(loop_line(node_name, origin, iteration_of(iteration, values, lineno),
+                               began, now))
+        innermost = parent
+    return lines
+
+
+def loop_line(node_name, origin, number, began, now=()):
+    """'in the loop at f.py:5 (`while i < n:`), iteration 3, which began with s = 7.0;
+    now i = 4' (`began`, `now`: (user's name, value) pairs; values that are not scalars
+    are left out)."""
+    text = f"in the loop at {describe_origin(origin) or f'node {node_name!r}'}"
+    if number is not None:
+        text += f", iteration {number}"
+    for words, pairs in ((", which began with ", began), ("; now ", now)):
+        shown = [f"{name} = {v}" for name, value in pairs
+                 for v in [_scalar_text(value)] if v is not None]
+        if shown:
+            text += words + ", ".join(shown)
+    return text
+
+
+def note_loop(exc, node_name, origin, number, variables):
+    """Add the loop a located error `exc` left (see loop_line) to its message: each loop
+    adds itself as the error passes out of it, so the innermost comes first."""
+    if getattr(exc, "_autograph_node", None) is None:
+        return
+    line = loop_line(node_name, origin, number, variables)
+    try:
+        exc._autograph_loops = getattr(exc, "_autograph_loops", []) + [line]
+    except Exception:
+        pass
+    add_to_message(exc, "\n  " + line)
 
 
 def describe_origin(origin):

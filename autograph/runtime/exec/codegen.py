@@ -53,6 +53,8 @@ from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
 from autograph.runtime.exec import loop_inplace
+from autograph.runtime.exec.loop_context import (Loop, rebinding, shown_variables,
+                                                 stepping_variable)
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
@@ -168,6 +170,10 @@ class _Compiler:
         self.counters = {}         # id(while_loop node) -> its _Counter, decided by a fill
         self.shapes = ShapeArithmetic(self)
         self.body_graph = graph    # the graph whose nodes graph_body is emitting
+        self.loops = []            # a loop_context.Loop per loop written (errors name them)
+        self.loop_depths = []      # ... and the depth of its body's lines
+        self.loop = -1             # the index of the loop whose lines are being written
+        self.in_loop = []          # per line: the innermost loop it lies in, or -1
 
     # -- names -------------------------------------------------------------------------------
 
@@ -200,6 +206,7 @@ class _Compiler:
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
         self.made_by.append(self.node)
+        self.in_loop.append(self.loop)
 
     def scalar_out(self, name, t):
         """The expression returning output `t` (named `name`): on NumPy a 0-d output is
@@ -237,7 +244,9 @@ class _Compiler:
         self.emit(2, "raise")
         source = "\n".join(self.lines) + "\n"
         filename, number = frames.take_codegen_filename(g.name)   # reused once fn is gone
-        self.namespace["ag_error_at"] = errors.RunErrorLocator(filename, g.name, self.made_by)
+        self.namespace["ag_error_at"] = errors.RunErrorLocator(
+            filename, g.name, self.made_by,
+            rebinding(self.loops, self.loop_depths, self.lines, self.in_loop), self.in_loop)
         exec(compile(source, filename, "exec"), self.namespace)
         fn = self.namespace[self.lines[0][4:].split("(", 1)[0]]
         fn.__source__ = source
@@ -456,32 +465,57 @@ class _Compiler:
                 # (after an early stop the counter's value is not the range's end)
                 self.counter_loop(node, counter, loop_vars, ins[n:], outer, depth, used_after)
                 return
-        counter = None
-        if limit is not None:
+        # the iteration number (errors name it; a limit reads it): read from a variable
+        # the body steps by a constant (`steps += 1`), else counted: 0 in the test and body
+        # of the first iteration, 1 in the second, ...
+        stepping = None if limit is not None else stepping_variable(node, self.consts)
+        if stepping is None:
             counter = self.fresh(f"{node.name}_iteration")
             self.emit(depth, f"{counter} = 0")
+            iteration = ("count", counter)
+        else:
+            j, step, start = stepping
+            if start is None:
+                start = self.fresh(f"{loop_vars[j]}_start")
+                self.emit(depth, f"{start} = {loop_vars[j]}")
+            iteration, counter = ("step", loop_vars[j], start, step), None
+        outer_loop = self.enter_loop(node, loop_vars, bg, iteration, depth + 1)
         inner = self.enter(cg, outer, loop_vars + ins[n:])
         test, test_made_by = self.lines_of(lambda: self.graph_body(cg, inner, depth + 1))
         test_expr = inner[id(cg.outputs[0])]
         single = _split_assign(test[0].strip()) if len(test) == 1 else None
-        if counter is None and single and single[0] == test_expr:
+        if limit is None and single and single[0] == test_expr:
             self.emit(depth, f"while {self.truth(single[1])}:")   # the test is one node
         else:
             self.emit(depth, "while True:")
-            if counter is not None:
+            if limit is not None:
                 self.emit(depth + 1, f"if {counter} >= {limit}:")
                 self.emit(depth + 2, "break")
             self.lines.extend(test)
             self.made_by.extend(test_made_by)
+            self.in_loop.extend([self.loop] * len(test))
             self.emit(depth + 1, f"if not {self.truth(test_expr)}:")
             self.emit(depth + 2, "break")
-            if counter is not None:
-                self.emit(depth + 1, f"{counter} += 1")
         inner = self.enter(bg, outer, loop_vars + ins[n:])
         self.prefer_loop_var_names(bg, loop_vars)
-        self.graph_body(bg, inner, depth + 1, then=lambda: self.assign(
-            depth + 1, loop_vars, [inner[id(t)] for t in bg.outputs]))
+
+        def then():
+            self.assign(depth + 1, loop_vars, [inner[id(t)] for t in bg.outputs])
+            if counter is not None:
+                self.emit(depth + 1, f"{counter} += 1")
+        self.graph_body(bg, inner, depth + 1, then=then)
+        self.loop = outer_loop
         self.need_truth()
+
+    def enter_loop(self, node, loop_vars, bg, iteration, body_depth):
+        """Record a loop whose lines follow (see loop_context); returns the enclosing one's
+        index, which `self.loop` gets back when the loop's lines are written."""
+        outer = self.loop
+        self.loops.append(Loop(outer, node.name, node.origin,
+                               shown_variables(loop_vars, bg.inputs), iteration))
+        self.loop_depths.append(body_depth)
+        self.loop = len(self.loops) - 1
+        return outer
 
     def counter_loop(self, node, c, loop_vars, captured, outer, depth, used_after):
         """`for counter in counter_values(start, limit, step, dtype):` (see _counter_loop)."""
@@ -495,9 +529,12 @@ class _Compiler:
         dtype = self.bind("counter_dtype", self.device.dtype(c.dtype))
         var = loop_vars[c.k]
         start = var
-        if used_after:
+        known_start = self.consts.get(id(node.inputs[c.k]))
+        if used_after or known_start is None:   # (errors count iterations from it)
             start = self.fresh(f"{var}_start")
             self.emit(depth, f"{start} = {var}")
+        outer_loop = self.enter_loop(node, loop_vars, bg, (
+            "range", var, start if known_start is None else int(known_start), c.step), depth + 1)
         args = f"{start}, {limit}, {c.step}, {dtype}" + (f", {c.shift}" if c.shift else "")
         mixed = False
         if self.numpy and (self.index_only(bg, c, node) or self.values_only_in_branches(bg, c)):
@@ -530,6 +567,7 @@ class _Compiler:
         self.graph_body(bg, inner, depth + 1, skip=c.skip, then=lambda: self.assign(
             depth + 1, [loop_vars[k] for k in others],
             [inner[id(bg.outputs[k])] for k in others]))
+        self.loop = outer_loop
         if used_after:
             end = self.bind("counter_end", _counter_end_on(self.device, c.dtype))
             self.emit(depth, f"{var} = {end}({args})")
@@ -686,7 +724,7 @@ class _Compiler:
         start = len(self.lines)
         emit()
         taken, made_by = self.lines[start:], self.made_by[start:]
-        del self.lines[start:], self.made_by[start:]
+        del self.lines[start:], self.made_by[start:], self.in_loop[start:]
         return taken, made_by
 
     def need_truth(self):
