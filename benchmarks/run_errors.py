@@ -4,7 +4,7 @@
 
 codegen keeps one Python int per such loop, `while_loop_iteration += 1` at the end of each
 iteration, so that a run-time error can say which iteration failed (see
-autograph/runtime/exec/loop_context.py). This runs the generated function of two float
+autograph/errors.py, "where in its loops"). This runs the generated function of two float
 recurrences run until they pass a limit (a 2-operation and a 6-operation body) as codegen
 writes them and with the counter's lines taken out of the source, and prints the time per
 iteration of each (best of 21 interleaved rounds). Counted `for` loops keep no counter,

@@ -173,6 +173,22 @@ def in_branch(x, n):
     return s
 
 
+def nan_by_check_numerics(x, n):
+    s = 0.0
+    for i in range(n):
+        s += np.log(3.0 - x[i])
+    return s
+
+
+def inf_by_check_numerics(x, n):
+    s = 0.0
+    j = 0
+    while j < n:
+        s = s + x[j] / (x[j] - 2.0)
+        j += 1
+    return s
+
+
 def nested(x, n):
     s = 0.0
     for i in range(n):
@@ -211,6 +227,10 @@ CASES = [   # (function, its failing line, error type, np.errstate settings)
      np.linalg.LinAlgError, {}),
     (in_branch, "s += x[i + 1]", IndexError, {}),
     (nested, "s += x[i + j]", IndexError, {}),
+    # NaN and infinity stopped by ag.config.check_numerics (Python: under np.errstate)
+    (nan_by_check_numerics, "s += np.log(3.0 - x[i])", ag.errors.NonFiniteError, "numerics"),
+    (inf_by_check_numerics, "s = s + x[j] / (x[j] - 2.0)", ag.errors.NonFiniteError,
+     "numerics"),
 ]
 
 
@@ -288,7 +308,7 @@ def check_report(exc, fn, text, python_locals, python_began):
     assert [r[0] for r in reports] == loops, message
     assert all(r[4] == __file__ for r in reports), message
     # the iteration of each loop is the Python counter's value there (`i`, then `j` inside)
-    counters = ["i"] if len(loops) == 1 else ["j", "i"]
+    counters = (["i"] if "i" in python_locals else ["j"]) if len(loops) == 1 else ["j", "i"]
     for (line, iteration, began, now, _), counter in zip(reports, counters):
         assert iteration == python_locals[counter], (message, python_locals)
         # values the iteration began with are Python's when its header line last ran;
@@ -309,10 +329,22 @@ def check_report(exc, fn, text, python_locals, python_began):
 
 @pytest.mark.parametrize("fn, text, error, errstate", CASES, ids=[c[0].__name__ for c in CASES])
 def test_error_names_line_loop_iteration_and_values(fn, text, error, errstate):
-    args = (X5.copy(), np.int64(6))
-    python_error, python_locals, python_began = python_failure(fn, (X5.copy(), 6), errstate)
-    assert issubclass(python_error, error)
+    numerics = errstate == "numerics"
+    n = 5 if numerics else 6     # (past 5 the index fails: the unchecked run must not)
+    args = (X5.copy(), np.int64(n))
+    if numerics:   # graphs: ag.config.check_numerics; Python: every NumPy warning raises
+        errstate = {"all": "raise"}
+    python_error, python_locals, python_began = python_failure(fn, (X5.copy(), n), errstate)
+    assert issubclass(python_error, FloatingPointError if numerics else error)
     f = ag.function(fn)
+    if numerics:
+        with np.errstate(all="ignore"):
+            assert not np.isfinite(f(*args))     # unchecked: the NaN or inf comes out
+            with ag.config.check_numerics(True), pytest.raises(error) as info:
+                f(*args)
+        check_report(info.value, fn, text, python_locals, python_began)
+        assert "check_numerics: " in str(info.value), str(info.value)
+        return           # (the interpreter, the reference executor, checks nothing)
     with np.errstate(**errstate), pytest.raises(error) as info:
         f(*args)
     check_report(info.value, fn, text, python_locals, python_began)

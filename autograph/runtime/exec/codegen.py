@@ -46,6 +46,7 @@ import weakref
 
 import numpy as np
 
+from autograph import config
 from autograph import errors
 from autograph import frames
 from autograph.runtime.ir import primitives
@@ -53,8 +54,6 @@ from autograph.runtime.control_flow import is_effectful
 from autograph.runtime.exec.codegen_shapes import ShapeArithmetic
 from autograph.runtime.devices import get_device
 from autograph.runtime.exec import loop_inplace
-from autograph.runtime.exec.loop_context import (Loop, rebinding, shown_variables,
-                                                 stepping_variable)
 
 _cache = weakref.WeakKeyDictionary()   # graph -> {device name: compiled function}
 _RESERVED = {"bool", "int", "range", "xp", "to_host", "truth", "counter_values", "ag_error",
@@ -90,19 +89,24 @@ _SHORT = 32         # a counter loop known to run fewer times stays a while loop
                     # the counter's values costs ~1 us, a step of the while loop's test ~50 ns
 
 
-def compile_graph(graph, device=None):
-    """`fn(*arrays) -> tuple of arrays` computing `graph` on `device` (made once, cached)."""
+def compile_graph(graph, device=None, check_numerics=None):
+    """`fn(*arrays) -> tuple of arrays` computing `graph` on `device` (made once, cached).
+    `check_numerics`: test every operation's floating-point results (numerics.py); None:
+    as `ag.config.check_numerics` says now."""
     device = get_device(device)
+    if check_numerics is None:
+        check_numerics = config.numerics_checked()
     per_graph = _cache.setdefault(graph, {})
-    fn = per_graph.get(device.name)
+    key = device.name + " check_numerics" if check_numerics else device.name
+    fn = per_graph.get(key)
     if fn is None or fn.__device__ is not device:
-        fn = per_graph[device.name] = _Compiler(graph, device).build()
+        fn = per_graph[key] = _Compiler(graph, device, check_numerics).build()
     return fn
 
 
-def source_of(graph, device=None):
+def source_of(graph, device=None, check_numerics=None):
     """The generated Python source for `graph` (what `compile_graph` runs)."""
-    return compile_graph(graph, device).__source__
+    return compile_graph(graph, device, check_numerics).__source__
 
 
 # -- run-time helpers of counter loops --------------------------------------------------------
@@ -148,8 +152,12 @@ def _counter_end_on(device, np_dtype):
 # -- the compiler -----------------------------------------------------------------------------
 
 class _Compiler:
-    def __init__(self, graph, device):
+    def __init__(self, graph, device, check_numerics=False):
         self.graph, self.device = graph, device
+        self.numerics = None       # check_numerics: numerics.emit_checks (imported only then)
+        if check_numerics:
+            from autograph.runtime.exec import numerics
+            self.numerics = numerics.emit_checks
         self.lines = []
         self.made_by = []          # per line: (node name, op, node origin) of the node it runs
         self.node = None           # ... of the node being emitted
@@ -170,7 +178,7 @@ class _Compiler:
         self.counters = {}         # id(while_loop node) -> its _Counter, decided by a fill
         self.shapes = ShapeArithmetic(self)
         self.body_graph = graph    # the graph whose nodes graph_body is emitting
-        self.loops = []            # a loop_context.Loop per loop written (errors name them)
+        self.loops = []            # a record per loop written (errors name them: see errors.py)
         self.loop_depths = []      # ... and the depth of its body's lines
         self.loop = -1             # the index of the loop whose lines are being written
         self.in_loop = []          # per line: the innermost loop it lies in, or -1
@@ -246,7 +254,8 @@ class _Compiler:
         filename, number = frames.take_codegen_filename(g.name)   # reused once fn is gone
         self.namespace["ag_error_at"] = errors.RunErrorLocator(
             filename, g.name, self.made_by,
-            rebinding(self.loops, self.loop_depths, self.lines, self.in_loop), self.in_loop)
+            errors.loop_rebinding(self.loops, self.loop_depths, self.lines, self.in_loop),
+            self.in_loop)
         exec(compile(source, filename, "exec"), self.namespace)
         fn = self.namespace[self.lines[0][4:].split("(", 1)[0]]
         fn.__source__ = source
@@ -295,6 +304,8 @@ class _Compiler:
                 self.fills.pop(id(node))(node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
+            if self.numerics is not None:
+                self.numerics(self, node, ins, env, depth)
         self.node, self.body_graph = outer_node, outer_graph
         if then is not None:
             then()
@@ -468,7 +479,7 @@ class _Compiler:
         # the iteration number (errors name it; a limit reads it): read from a variable
         # the body steps by a constant (`steps += 1`), else counted: 0 in the test and body
         # of the first iteration, 1 in the second, ...
-        stepping = None if limit is not None else stepping_variable(node, self.consts)
+        stepping = None if limit is not None else _stepping_variable(node, self.consts)
         if stepping is None:
             counter = self.fresh(f"{node.name}_iteration")
             self.emit(depth, f"{counter} = 0")
@@ -508,11 +519,12 @@ class _Compiler:
         self.need_truth()
 
     def enter_loop(self, node, loop_vars, bg, iteration, body_depth):
-        """Record a loop whose lines follow (see loop_context); returns the enclosing one's
+        """Record a loop whose lines follow (errors name it: see autograph.errors' loop
+        records); returns the enclosing one's
         index, which `self.loop` gets back when the loop's lines are written."""
         outer = self.loop
-        self.loops.append(Loop(outer, node.name, node.origin,
-                               shown_variables(loop_vars, bg.inputs), iteration))
+        self.loops.append((outer, node.name, node.origin,
+                           errors.shown_variables(loop_vars, bg.inputs), iteration))
         self.loop_depths.append(body_depth)
         self.loop = len(self.loops) - 1
         return outer
@@ -817,6 +829,34 @@ def _counter_loop(node, consts, shortest=_SHORT):
         skip.add(step_node)     # the increment feeds only the next k: the for loop does it
     return _Counter(k, ph.dtype, limit, step_value, shift, test, skip, out, extra,
                     per_iteration)
+
+
+def _stepping_variable(node, consts):
+    """(j, step, start) for a while_loop `node` whose loop variable j is an integer the body
+    steps by a constant at every iteration (`next j = j + step`, step != 0): its value
+    counts the iterations. `start`: its initial value when a constant, else None. None
+    when there is no such variable."""
+    n = len(node.outputs)
+    bg = node.attrs["body_graph"]
+    for j in range(n):
+        ph, out = bg.inputs[j], bg.outputs[j]
+        if ph.dtype.kind not in "iu" or ph.shape != () or out.node.op != "add" \
+                or out.node.attrs or len(out.node.inputs) != 2:
+            continue
+        a, b = out.node.inputs
+        other = b if a is ph else a if b is ph else None
+        if other is None:
+            continue
+        if other.node.op == "Const":
+            value = other.node.attrs["value"]
+        else:   # a captured constant: the outer tensor's value
+            k = next((k for k, t in enumerate(bg.inputs) if t is other), None)
+            value = consts.get(id(node.inputs[k])) if k is not None and k >= n else None
+        if value is None or getattr(value, "ndim", 0) != 0 or int(value) == 0:
+            continue
+        start = consts.get(id(node.inputs[j]))
+        return j, int(value), None if start is None else int(start)
+    return None
 
 
 def _negated_flag(graph, tensor):

@@ -10,7 +10,6 @@ import numpy as np
 from autograph import errors
 from autograph.runtime.ir import primitives
 from autograph.runtime.devices import get_device
-from autograph.runtime.exec.loop_context import shown_variables
 
 
 def run(graph, arrays, device=None, check=False):
@@ -99,7 +98,7 @@ def _eval(node, values, device, check=False, effects=None):
                                  effects)
                 count += 1
         except Exception as exc:   # say which iteration failed, and the loop's scalars then
-            shown = shown_variables(range(n), attrs["body_graph"].inputs[:n])
+            shown = errors.shown_variables(range(n), attrs["body_graph"].inputs[:n])
             errors.note_loop(exc, node.name, node.origin, count,
                              [(name, loop_vars[j]) for j, name in shown])
             raise
