@@ -60,6 +60,8 @@ _EXPORTS = {
     "onnx": ("autograph.onnx", None),
     # logging
     "set_verbosity": ("autograph.config", "set_verbosity"),
+    # seeing what the compiler did
+    "explore": ("autograph.explorer", "explore"),
 }
 
 __all__ = sorted([*_EXPORTS, "function"])

@@ -35,7 +35,8 @@ LAYERS = [
     ("autograph.api",),                 # to_code, to_graph, converted_call
     ("autograph.function", "autograph.module", "autograph.optimizers"),   # tf.function, state
     ("autograph",),                     # the public face (autograph/__init__.py): ag.function
-    ("autograph.autodiff", "autograph.data", "autograph.onnx", "autograph.saved_model"),
+    ("autograph.autodiff", "autograph.data", "autograph.onnx", "autograph.saved_model",
+     "autograph.explorer"),                                                # the explorer page
     ("autograph.distribute", "autograph.dask", "autograph.ray"),          # scale-out adapters
     ("autograph.cli", "autograph.__main__"),
 ]
@@ -68,6 +69,9 @@ LAZY_EXCEPTIONS = {
     ("autograph.runtime.numpy.scipy_coverage", "autograph"):
         "the SciPy probe behind docs/scipy_coverage.md runs each function through "
         "ag.function; it is a generator script (python -m), never imported by the runtime",
+    ("autograph.function", "autograph.explorer"):
+        "Function._repr_html_ (a notebook's view of a Function) is the explorer page, "
+        "loaded only when a notebook asks for it",
     # across packages, in files other work was changing while the layout moved (issue 28)
     ("autograph.source.disk_cache", "autograph"):
         "reads autograph.__version__ and __file__ for the conversion key: the face is always "

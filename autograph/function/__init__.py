@@ -211,6 +211,12 @@ class Function:
         from autograph.function import signatures
         return signatures.get_concrete_function(self, args, kwargs)
 
+    def _repr_html_(self):
+        """In a notebook: the explorer page (source, converted code, passes, the latest
+        trace's graph; autograph.explorer)."""
+        from autograph.explorer import page_of_function   # (the page: loaded when asked)
+        return page_of_function(self)._repr_html_()
+
     def pretty_printed_concrete_signatures(self):
         """Every cached trace's signature, as `str(concrete)` shows it, one after another."""
         return "\n\n".join(c._summary(with_prefix=False) for c in list(self._traces.values()))
