@@ -76,16 +76,23 @@ def page_for(fn, graph=None, signature=""):
                             diffs, svg), title)
 
 
-def explore(fn, *args, **kwargs):
+def explore(fn, *args, gradient=False, **kwargs):
     """The explorer Page of `fn` (a function or an `ag.function` Function) traced for
-    `args` (values or `ag.TensorSpec`s; none: the source, converted code and passes only)."""
+    `args` (values or `ag.TensorSpec`s; none: the source, converted code and passes only).
+    `gradient=True` shows the graph of `ag.grad(fn)` instead (the forward pass and the
+    backward pass, whose nodes name the forward lines they differentiate)."""
     import autograph as ag
     plain = _python_function(fn)
     graph, signature = None, ""
-    if args or kwargs:
+    if gradient:
+        function = ag.function(ag.grad(plain))
+    else:
         function = fn if isinstance(fn, ag.Function) else ag.function(plain)
+    if args or kwargs:
         concrete = function.get_concrete_function(*args, **kwargs)
         graph, signature = concrete.graph, concrete._signature_line()
+        if gradient:
+            signature = f"the gradient, {signature}"
     return page_for(plain, graph, signature)
 
 

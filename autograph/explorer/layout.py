@@ -85,8 +85,8 @@ class _Layout:
             layers[depth].append(self.box(graph, node))
         width = max([sum(b.w for b in row) + GAP_X * (len(row) - 1) for row in layers] or [60])
         y = 0.0
-        for row in layers:
-            x = (width - (sum(b.w for b in row) + GAP_X * (len(row) - 1))) / 2
+        for row in layers:   # (left-aligned: a wide graph starts where its pane does)
+            x = 0.0
             height = max(b.h for b in row)
             for b in row:
                 b.x, b.y = x, y
@@ -130,7 +130,8 @@ class _Layout:
 
     def draw_box(self, b, x, y):
         node = b.node
-        line = user_line(node, self.user_lines)
+        # (a branch's or body's inputs are the values passed in, made by no line)
+        line = None if node.op == "Placeholder" else user_line(node, self.user_lines)
         lines = "" if line is None else str(line)
         outs = ", ".join(_tensor_text(t) for t in node.outputs)
         where = "" if line is None else f" (line {line})"

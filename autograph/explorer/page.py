@@ -49,19 +49,31 @@ summary .count { color: #6b7385; }
 
 _SCRIPT = """
 (function () {
-  function select(line) {
+  function select(line, from) {
     document.querySelectorAll('.hl').forEach(function (e) { e.classList.remove('hl'); });
     if (!line) return;
     document.querySelectorAll('[data-lines]').forEach(function (e) {
       if (e.getAttribute('data-lines').split(' ').indexOf(line) >= 0) e.classList.add('hl');
     });
     document.body.setAttribute('data-selected', line);
+    // bring the first marked element of each other pane into view
+    ['source', 'generated', 'graph'].forEach(function (pane) {
+      var box = document.getElementById(pane);
+      if (box === from) return;
+      var first = box.querySelector('.ln.hl, .node.op.hl, .node.cluster.hl') ||
+                  box.querySelector('.hl');
+      if (!first) return;
+      var r = first.getBoundingClientRect(), b = box.getBoundingClientRect();
+      box.scrollTop += r.top - b.top - box.clientHeight / 3;
+      if (pane === 'graph') box.scrollLeft += r.left - b.left - box.clientWidth / 3;
+    });
   }
   document.addEventListener('click', function (event) {
     var header = event.target.closest('.cluster > .header');
     if (header) { header.parentNode.classList.toggle('closed'); return; }
     var el = event.target.closest('[data-lines]');
-    if (el && el.getAttribute('data-lines')) select(el.getAttribute('data-lines').split(' ')[0]);
+    if (el && el.getAttribute('data-lines'))
+      select(el.getAttribute('data-lines').split(' ')[0], el.closest('section'));
   });
   function fromHash() {
     var m = /line=(\\d+)/.exec(location.hash);

@@ -56,7 +56,7 @@ def test_the_page_links_source_generated_code_and_nodes_by_line():
     expected = []
     for n in nodes:    # (an output node made at the caller's line names no line of collatz)
         loc = errors.origin_location(n.origin)
-        mine = loc is not None and loc.filename == __file__ and \
+        mine = n.op != "Placeholder" and loc is not None and loc.filename == __file__ and \
             first <= loc.lineno < first + len(source)
         expected.append((n.name, str(loc.lineno) if mine else ""))
     assert sorted((a["data-name"], a["data-lines"]) for a in drawn) == sorted(expected)
@@ -125,3 +125,19 @@ def test_the_command_writes_the_page(tmp_path):
     text = path.read_text()
     assert "while_loop" in text and 'data-lines="4"' in text   # `n = n // 2 ...` is line 4
     assert "wrote" in out.getvalue()
+
+
+def test_a_gradient_page_draws_the_backward_nodes_at_the_forward_lines():
+    def rnn_loss(W, xs, h):
+        for t in ag.range(xs.shape[0]):
+            h = np.tanh(xs[t] @ W + h)
+        return np.sum(h * h)
+    args = (np.eye(3) * 0.5, np.ones((20, 2, 3)), np.zeros((2, 3)))
+    forward = ag.explore(rnn_loss, *args).html
+    backward = ag.explore(rnn_loss, *args, gradient=True).html
+    step = line_of(rnn_loss, "h = np.tanh(xs[t] @ W + h)")
+    count = lambda text: text.count(f'data-lines="{step}"')   # noqa: E731
+    assert "the gradient" in backward and count(backward) > count(forward)
+    # the backward pass of tanh (1 - y**2) and of matmul (a transposed product) are there
+    assert 'data-op="permute_dims"' in backward or 'data-op="matmul"' in backward
+    assert backward.count('class="node cluster"') > forward.count('class="node cluster"')
