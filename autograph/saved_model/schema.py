@@ -239,6 +239,7 @@ def _table():
         "unique": {"outputs": tup(choice("values", "index", "inverse", "counts"), 4)},
         "range": {"dtype": DTYPE},
         "print": {"template": plain, "sep": STR, "end": STR, "file": NONE},
+        "progress": {"desc": STR, "token": INT},
         "random": {"source": either(NONE, choice("numpy.random")),
                    "method": choice(*_random_methods()), "template": plain,
                    "dtype": choice(*[np.dtype(k).name for k in "?bBhHiIlLqQefdgFDG"]),
