@@ -172,3 +172,15 @@ def test_the_array_test_agrees_with_isfinite(dtype):
     for a in samples:
         a = np.asarray(a).astype(dtype)
         assert test(a) == bool(np.isfinite(a).all()), a
+
+
+def test_a_loaded_model_is_checked_too(tmp_path):
+    module = ag.Module()
+    module.f = ag.function(array_sqrt, input_signature=[ag.TensorSpec([None], np.float64)])
+    ag.saved_model.save(module, str(tmp_path / "m"))
+    loaded = ag.saved_model.load(str(tmp_path / "m"))
+    bad = np.array([1.0, 0.5])
+    assert np.isnan(loaded.f(bad))
+    with ag.config.check_numerics(True), pytest.raises(ag.errors.NonFiniteError, match="sqrt"):
+        loaded.f(bad)
+    assert np.isnan(loaded.f(bad))
