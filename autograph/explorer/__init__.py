@@ -58,8 +58,9 @@ def _generated_user_lines(fn, generated_lines):
     return found
 
 
-def page_for(fn, graph=None, signature=""):
-    """The Page of `fn` (a plain function) and, when given, its traced `graph`."""
+def page_for(fn, graph=None, signature="", stats=None):
+    """The Page of `fn` (a plain function) and, when given, its traced `graph` and the
+    per-line `stats` of a profiled run."""
     from autograph import api
     from autograph.explorer import layout, page, passes
     source_lines, first = inspect.getsourcelines(fn)
@@ -73,14 +74,15 @@ def page_for(fn, graph=None, signature=""):
     title = f"{fn.__qualname__} — autograph explorer"
     where = f"{user_file}:{first}" + (f" · traced for {signature}" if signature else "")
     return Page(page.render(title, where, source_lines, first, generated, generated_user,
-                            diffs, svg), title)
+                            diffs, svg, stats), title)
 
 
-def explore(fn, *args, gradient=False, **kwargs):
+def explore(fn, *args, gradient=False, profile=False, **kwargs):
     """The explorer Page of `fn` (a function or an `ag.function` Function) traced for
     `args` (values or `ag.TensorSpec`s; none: the source, converted code and passes only).
     `gradient=True` shows the graph of `ag.grad(fn)` instead (the forward pass and the
-    backward pass, whose nodes name the forward lines they differentiate)."""
+    backward pass, whose nodes name the forward lines they differentiate). `profile=True`
+    (with values) runs it under `ag.profile` and shows each line's time beside the source."""
     import autograph as ag
     plain = _python_function(fn)
     graph, signature = None, ""
@@ -93,7 +95,12 @@ def explore(fn, *args, gradient=False, **kwargs):
         graph, signature = concrete.graph, concrete._signature_line()
         if gradient:
             signature = f"the gradient, {signature}"
-    return page_for(plain, graph, signature)
+    stats = None
+    if profile and (args or kwargs):
+        from autograph.explorer.profile import profile as profiler
+        table = profiler(plain, gradient=gradient)(*args, **kwargs)
+        stats = {line: (s, runs, nbytes) for _, line, _, s, runs, nbytes in table.rows}
+    return page_for(plain, graph, signature, stats)
 
 
 def page_of_function(function):

@@ -25,6 +25,7 @@ pre { margin: 0; padding: 6px 0; font: 12px/1.5 ui-monospace, Menlo, Consolas, m
 .ln { display: block; padding: 0 10px; white-space: pre; cursor: pointer; }
 .ln[data-lines=""] { cursor: default; color: #7a8294; }
 .ln .no { display: inline-block; width: 2.5em; color: #a0a7b5; user-select: none; }
+.ln .st { display: inline-block; width: 12em; color: #8a5a00; user-select: none; }
 .ln:hover { background: #eef3ff; }
 .ln.hl { background: #ffe48a; }
 svg.graph text { font: 11px ui-monospace, Menlo, Consolas, monospace; text-anchor: middle;
@@ -86,12 +87,20 @@ _SCRIPT = """
 """
 
 
-def _code_lines(lines, user_lines, first_number=1):
+def _code_lines(lines, user_lines, first_number=1, stats=None):
+    """Numbered lines; `stats`: {user line: (seconds, runs, bytes)} shown in a column."""
     out = []
+    total = sum(s[0] for s in stats.values()) if stats else 0.0
     for k, (text, line) in enumerate(zip(lines, user_lines)):
         mark = "" if line is None else str(line)
+        column = ""
+        if stats is not None:
+            s = stats.get(line)
+            column = '<span class="st"></span>' if s is None else (
+                f'<span class="st" title="{s[1]} runs, {s[2]} bytes allocated">'
+                f'{1e3 * s[0]:8.3f} ms {100 * s[0] / total if total else 0:3.0f}%</span>')
         out.append(f'<span class="ln" data-lines="{mark}"><span class="no">{k + first_number}'
-                   f'</span>{html.escape(text)}</span>')
+                   f'</span>{column}{html.escape(text)}</span>')
     return "<pre>" + "".join(out) + "</pre>"
 
 
@@ -109,12 +118,13 @@ def _diff_block(name, lines):
 
 
 def render(title, subtitle, source_lines, source_first, generated_lines, generated_user,
-           pass_diffs, svg):
+           pass_diffs, svg, stats=None):
     """The page's HTML text. `source_lines` start at line `source_first` of the user's file;
     `generated_user`: per generated line its user line or None; `pass_diffs`: [(pass name,
-    diff lines)]; `svg`: the graph (layout.to_svg) or None."""
+    diff lines)]; `svg`: the graph (layout.to_svg) or None; `stats`: {line: (seconds,
+    runs, bytes)} of a profiled run (ag.profile), shown beside the source."""
     source = _code_lines(source_lines, [source_first + k for k in range(len(source_lines))],
-                         source_first)
+                         source_first, stats)
     generated = _code_lines(generated_lines, generated_user)
     graph = svg if svg is not None else "<p style='padding:10px'>Not traced: call "\
         "ag.explore(fn, *args) with arguments (or TensorSpecs) to see its graph.</p>"

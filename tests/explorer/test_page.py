@@ -141,3 +141,20 @@ def test_a_gradient_page_draws_the_backward_nodes_at_the_forward_lines():
     # the backward pass of tanh (1 - y**2) and of matmul (a transposed product) are there
     assert 'data-op="permute_dims"' in backward or 'data-op="matmul"' in backward
     assert backward.count('class="node cluster"') > forward.count('class="node cluster"')
+
+
+def test_a_profiled_page_shows_each_lines_time_beside_the_source():
+    def summed(x, n):
+        s = 0.0
+        for i in ag.range(n):
+            s = s + np.sum(x * i)
+        return s
+    text = ag.explore(summed, np.ones(100), np.int64(50), profile=True).html
+    body = line_of(summed, "s = s + np.sum(x * i)")
+    columns = re.findall(r'<span class="no">(\d+)</span><span class="st"[^>]*>([^<]*)</span>',
+                         text)
+    shown = {int(line): value for line, value in columns}
+    assert shown[body].endswith("%") and " ms " in shown[body], shown
+    assert re.search(rf'<span class="no">{body}</span><span class="st" title="(\d+) runs',
+                     text)
+    assert 'class="st"' not in ag.explore(summed, np.ones(3), np.int64(2)).html
