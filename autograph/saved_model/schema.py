@@ -281,7 +281,8 @@ PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff", "autograp
 PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor_array",
                      "autograph.runtime.variables", "autograph.runtime.ops",
                      "autograph.operators.asserts", "autograph.operators.variables",
-                     "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize")
+                     "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize",
+                     "autograph.runtime.progress")
 
 
 def register_all_primitives():

@@ -114,3 +114,14 @@ def test_tqdm_drives_the_bar_when_importable(monkeypatch):
     f(np.float64(1.0), np.int64(40))
     assert [(b.total, b.desc, b.n, b.closed) for b in bars] == [
         (300, "steps", 300, True), (40, "steps", 40, True)]
+
+
+def test_a_saved_loop_keeps_its_bar(tmp_path, capsys):
+    module = ag.Module()
+    module.f = ag.function(weighted, input_signature=[ag.TensorSpec([], np.float64),
+                                                      ag.TensorSpec([], np.int64)])
+    ag.saved_model.save(module, str(tmp_path / "m"))
+    loaded = ag.saved_model.load(str(tmp_path / "m"))
+    capsys.readouterr()
+    assert loaded.f(np.float64(1.0), np.int64(30)) == sum(range(30))
+    assert redraws(capsys.readouterr().err)[-1] == "steps 30/30 (100%)"
