@@ -20,7 +20,7 @@ main { display: grid; grid-template-columns: minmax(280px, 1fr) minmax(320px, 1.
 section { background: #fff; border: 1px solid #d9dde5; border-radius: 6px; overflow: auto;
           max-height: 78vh; }
 section h2 { font-size: 13px; margin: 0; padding: 6px 10px; border-bottom: 1px solid #e4e7ee;
-             background: #fafbfc; position: sticky; top: 0; }
+             background: #fafbfc; position: sticky; top: 0; left: 0; z-index: 1; }
 pre { margin: 0; padding: 6px 0; font: 12px/1.5 ui-monospace, Menlo, Consolas, monospace; }
 .ln { display: block; padding: 0 10px; white-space: pre; cursor: pointer; }
 .ln[data-lines=""] { cursor: default; color: #7a8294; }
