@@ -62,6 +62,9 @@ _EXPORTS = {
     "onnx": ("autograph.onnx", None),
     # logging
     "set_verbosity": ("autograph.config", "set_verbosity"),
+    # seeing what the compiler did
+    "explore": ("autograph.explorer", "explore"),
+    "profile": ("autograph.explorer.profile", "profile"),
 }
 
 __all__ = sorted([*_EXPORTS, "function"])

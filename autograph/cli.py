@@ -338,6 +338,19 @@ def cmd_graph(args, out):
     out.write(f"wrote {args.output} ({top} nodes, {total} with nested graphs)\n")
 
 
+def cmd_explore(args, out):
+    from autograph.explorer import explore   # (lazily: only this command needs it)
+    specs = [parse_spec(s) for s in args.arg]
+    obj, _ = load_target(args.target)
+    fn = as_function(obj)
+    with contextlib.redirect_stdout(sys.stderr):   # what the function prints while tracing
+        page = explore(fn, *[s.to_argument() for s in specs if s.name is None],
+                       **{s.name: s.to_argument() for s in specs if s.name is not None})
+    path = args.output or f"{fn.__name__}.html"
+    page.save(path)
+    out.write(f"wrote {path} (open it in a browser: no network needed)\n")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="autograph",
@@ -364,7 +377,9 @@ def build_parser():
     for name, run, text in (
             ("trace", cmd_trace, "trace FILE::FUNCTION for the given specs; print the "
                                  "concrete signature and the node counts"),
-            ("graph", cmd_graph, "trace FILE::FUNCTION and write its graph (DOT, SVG, PNG, PDF)")):
+            ("graph", cmd_graph, "trace FILE::FUNCTION and write its graph (DOT, SVG, PNG, PDF)"),
+            ("explore", cmd_explore, "write the explorer page of FILE::FUNCTION: source, "
+                                     "converted code, passes and graph, linked by line")):
         p = sub.add_parser(name, parents=[common], help=text,
                            epilog="Argument specs: " + SPEC_HELP)
         p.add_argument("target", metavar="FILE::FUNCTION")
@@ -375,6 +390,9 @@ def build_parser():
                            help="also list the nodes (inputs -> name: op), nested graphs indented")
             p.add_argument("--optimized", action="store_true",
                            help="list the nodes of the optimized graph (what actually runs)")
+        if name == "explore":
+            p.add_argument("-o", "--output", default=None, metavar="PATH",
+                           help="the HTML file to write (default: FUNCTION.html)")
         if name == "graph":
             p.add_argument("-o", "--output", default=None, metavar="PATH",
                            help="where to write: .svg, .png, .pdf or .dot/.gv "

@@ -16,6 +16,10 @@ for a post-mortem debugger that should see the generated code's real frames.
 autograph.source.disk_cache; the environment variable AUTOGRAPH_CACHE_DIR sets the place,
 or turns it off with `off`).
 
+`check_numerics(True)` makes every graph stop at the first operation that makes a NaN or an
+infinity, naming it, the user's line and the loop iteration (autograph.runtime.exec.numerics);
+off by default, when the generated code holds no check at all.
+
 `flush_denormals(True)` makes the calling thread's floating-point unit flush subnormal
 floats to zero (FTZ and DAZ, as XLA and TensorFlow run their computations): a recurrence
 that decays into numbers below 2.2e-308 (1.2e-38 in float32) stops paying the CPU's 10-100x
@@ -120,6 +124,49 @@ def flush_denormals(enabled):
     saved = fpu.save()
     fpu.set_flush(bool(enabled))
     return _FlushMode(saved)
+
+
+class _Restore:
+    """What check_numerics returns: the switch is already set; as a context manager it puts
+    back the previous setting on exit."""
+
+    def __init__(self, setter, saved):
+        self._setter, self._saved = setter, saved
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._setter(self._saved)
+        return False
+
+
+_check_numerics = False
+
+
+def check_numerics(enabled):
+    """Stop at the first operation of a running graph that makes a NaN or an infinity
+    (True), raising `ag.errors.NonFiniteError` (a FloatingPointError) that names the
+    operation, your line and, inside loops, the iteration; or run unchecked (False, the
+    default: the check is then not in the generated code at all). Graphs compiled before
+    are compiled again, once, for the other mode. Returns a context manager that restores
+    the previous setting. See autograph.runtime.exec.numerics."""
+    global _check_numerics
+    saved = _check_numerics
+    with _lock:
+        # the call fast paths skip their checks while _busy is empty: one entry while on
+        # makes them ask (function._calm), so a call never runs the unchecked code
+        if enabled and not _check_numerics:
+            _busy.append(None)
+        elif not enabled and _check_numerics:
+            _busy.pop()
+        _check_numerics = bool(enabled)
+    return _Restore(check_numerics, saved)
+
+
+def numerics_checked():
+    """Whether graphs check their floating-point results (see check_numerics)."""
+    return _check_numerics
 
 
 def denormals_flushed():

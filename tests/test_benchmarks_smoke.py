@@ -31,7 +31,7 @@ def quick_run(quick_json):
     # jit_compile=True contenders cache native code in a directory of the test's own
     env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(quick_json.parent / "agcache"))
     proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout, json.loads(out.read_text())
 

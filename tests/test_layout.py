@@ -36,7 +36,7 @@ LAYERS = [
     ("autograph.function", "autograph.module", "autograph.optimizers"),   # tf.function, state
     ("autograph",),                     # the public face (autograph/__init__.py): ag.function
     ("autograph.autodiff", "autograph.batching", "autograph.data", "autograph.onnx",
-     "autograph.saved_model"),
+     "autograph.saved_model", "autograph.explorer"),                         # explorer: the page
     ("autograph.distribute", "autograph.dask", "autograph.ray"),          # scale-out adapters
     ("autograph.cli", "autograph.__main__"),
 ]
@@ -69,6 +69,9 @@ LAZY_EXCEPTIONS = {
     ("autograph.runtime.numpy.scipy_coverage", "autograph"):
         "the SciPy probe behind docs/scipy_coverage.md runs each function through "
         "ag.function; it is a generator script (python -m), never imported by the runtime",
+    ("autograph.function", "autograph.explorer"):
+        "Function._repr_html_ (a notebook's view of a Function) is the explorer page, "
+        "loaded only when a notebook asks for it",
     # across packages, in files other work was changing while the layout moved (issue 28)
     ("autograph.source.disk_cache", "autograph"):
         "reads autograph.__version__ and __file__ for the conversion key: the face is always "

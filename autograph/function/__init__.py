@@ -87,10 +87,11 @@ _HELD_WEAKLY = (types.FunctionType, types.BuiltinFunctionType)   # ufuncs live f
 
 def _calm():
     """The exact check behind the fast path's flag (autograph.config._busy, set while any
-    thread is in a device scope or a trace, or functions run eagerly): on this thread no
-    device scope is open, no graph is being built, and functions do not run eagerly."""
+    thread is in a device scope or a trace, functions run eagerly or numerics are checked):
+    on this thread no device scope is open, no graph is being built, functions do not run
+    eagerly and numerics are not checked (a runner of the fast path runs unchecked code)."""
     return (not SCOPES.__dict__.get("stack") and not GRAPHS.__dict__.get("stack")
-            and not config._run_functions_eagerly)
+            and not config._run_functions_eagerly and not config._check_numerics)
 
 
 def _kw_key(args, kwargs):
@@ -210,6 +211,12 @@ class Function:
         from autograph.function import signatures
         return signatures.get_concrete_function(self, args, kwargs)
 
+    def _repr_html_(self):
+        """In a notebook: the explorer page (source, converted code, passes, the latest
+        trace's graph; autograph.explorer)."""
+        from autograph.explorer import page_of_function   # (the page: loaded when asked)
+        return page_of_function(self)._repr_html_()
+
     def pretty_printed_concrete_signatures(self):
         """Every cached trace's signature, as `str(concrete)` shows it, one after another."""
         return "\n\n".join(c._summary(with_prefix=False) for c in list(self._traces.values()))
@@ -312,7 +319,8 @@ class Function:
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         # NumPy arrays on the cpu need no moving; anything else goes through devices.place
         runner = concrete._runner(dev, self._outputs, move=not (on_numpy and dev.name == "cpu"))
-        if FAST_PATH and self._sig.fast_arity >= 0:
+        if FAST_PATH and self._sig.fast_arity >= 0 and not config._check_numerics:
+            # (a checked runner is never remembered: the fast path runs with the check off)
             self._remember_fast(args, kwargs, names, values, flat, runner, on_numpy)
         if _bundle.pending:   # the process's first call: keep what it imported (_bundle)
             result = runner(*flat)

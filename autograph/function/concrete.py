@@ -21,6 +21,7 @@ import numpy as np
 
 from autograph import gc_pause
 from autograph.function import trace_type as tt
+from autograph import config
 from autograph.config import _busy as BUSY
 from autograph.runtime import devices
 from autograph.runtime.ir import nest
@@ -280,7 +281,8 @@ class ConcreteFunction:
                 except TypeError:   # an unhashable argument
                     runner = None
                 if runner is not None and (not BUSY or (not SCOPES.__dict__.get("stack")
-                                                        and not GRAPHS.__dict__.get("stack"))):
+                                                        and not GRAPHS.__dict__.get("stack")
+                                                        and not config._check_numerics)):
                     return runner(*args)
             return self._call(args, kwargs)
         except Exception as exc:
@@ -305,6 +307,7 @@ class ConcreteFunction:
         runner = self._runner(dev, self._outputs_mode, move=move)
         result = runner(*flat)
         if FAST_PATH and not kwargs and self._arrays_only and len(args) == len(self._names) and \
+                not config._check_numerics and \
                 (on_numpy or self._device is not None) and devices.current_device() is None \
                 and all(a is v and tt.is_array(a) for a, v in zip(args, values)):
             # every argument is an array that passed the checks above unchanged: the same
@@ -356,12 +359,14 @@ class ConcreteFunction:
 
     def _runner(self, dev, outputs_mode, move):
         """A callable(*flat arrays) -> structured result on `dev` (built once per device)."""
-        cache_key = (dev.name, outputs_mode, move)
+        numerics = config._check_numerics    # (its code is compiled apart: numerics.py)
+        cache_key = (dev.name, outputs_mode, move, numerics)
         runner = self._runners.get(cache_key)
         if runner is not None and runner.__device__ is dev:
             return runner
         with self._lock, gc_pause.paused():   # compiling: see autograph.gc_pause
-            if self._program is not None and dev.name == "cpu" and not self._jit_compile:
+            if self._program is not None and dev.name == "cpu" and not self._jit_compile \
+                    and not numerics:
                 compiled, consts = self._program
             else:
                 graph = self._graph_to_run()
@@ -371,8 +376,8 @@ class ConcreteFunction:
                     compiled = native.compile_graph(graph, dev, self._function_name)
                 else:
                     from autograph.runtime.exec import codegen
-                    compiled = codegen.compile_graph(graph, dev)
-                    if self._cache_key is not None and dev.name == "cpu":
+                    compiled = codegen.compile_graph(graph, dev, numerics)
+                    if self._cache_key is not None and dev.name == "cpu" and not numerics:
                         from autograph.function import trace_cache
                         trace_cache.store(self, compiled, consts)
             fresh = _fresh_constants(compiled, consts, dev)

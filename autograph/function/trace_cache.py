@@ -65,7 +65,7 @@ from autograph.function.concrete import ConcreteFunction
 from autograph.runtime.ir import nest
 from autograph.source import disk_cache
 
-FORMAT = 2          # 2: the entry holds the compiled code (marshal: this Python's own format)
+FORMAT = 3          # 2: loop records for run-time errors; 3: the entry holds the compiled code
 _PLACEHOLDER = "<autograph trace cache>"
 _SUFFIX = ".agt"
 _MAX_CONSTANT_BYTES = 1 << 22   # a larger constant array keeps the trace out of the cache
@@ -450,6 +450,7 @@ def _entry(concrete, compiled, consts, k, conversion):
             raise _NotKept(f"{n} = {v!r:.60}") from None
     # node origins stay lines of the converted code (`_Locator` maps them on an error)
     generated = {m[2][0] for m in where.made_by if m is not None and m[2] is not None}
+    generated.update(loop[2][0] for loop in where.loops if loop[2] is not None)
     if len(generated) > 1:
         raise _NotKept("nodes made by more than one function")
     made_by = [None if m is None else tuple(m) for m in where.made_by]
@@ -457,6 +458,7 @@ def _entry(concrete, compiled, consts, k, conversion):
     structure = _encode_structure(concrete._structure, slots, itertools.count())
     return {"format": FORMAT, "key": k, "source": compiled.__source__, "name": name,
             "graph_name": where.graph_name, "globals": globals_, "made_by": made_by,
+            "loops": [tuple(loop) for loop in where.loops], "in_loop": list(where.in_loop),
             "structure": structure, "tensor_slots": list(concrete._tensor_slots),
             "consts": list(consts), "conversion": (conversion, next(iter(generated), ""))}
 
@@ -541,7 +543,10 @@ def _program(entry):
     filename, number = frames.take_codegen_filename(graph_name, " from the trace cache")
     made_by = [None if m is None else (m[0], m[1], m[2] and tuple(m[2]))
                for m in entry["made_by"]]
-    namespace["ag_error_at"] = _Locator(filename, graph_name, made_by, entry["conversion"])
+    loops = tuple((p, n, o and tuple(o), tuple(tuple(v) for v in vs), tuple(it))
+                  for p, n, o, vs, it in entry["loops"])
+    namespace["ag_error_at"] = _Locator(filename, graph_name, made_by, entry["conversion"],
+                                        loops, entry["in_loop"])
     code = marshal.loads(entry["code"])   # signed with the entry: this user's process wrote it
     if type(code) is not types.CodeType or code.co_filename != _PLACEHOLDER:
         raise ValueError("not a compiled trace")
@@ -570,21 +575,26 @@ class _Locator(errors.RunErrorLocator):
     the disk cache's record of the conversion maps them to the user's lines."""
     __slots__ = ("conversion",)
 
-    def __init__(self, filename, graph_name, made_by, conversion):
-        super().__init__(filename, graph_name, made_by)
+    def __init__(self, filename, graph_name, made_by, conversion, loops=(), in_loop=()):
+        super().__init__(filename, graph_name, made_by, loops, in_loop)
         self.conversion = conversion   # (the conversion's key, its generated file name)
 
     def __call__(self, exc):
         if self.conversion is not None:
             conversion, self.conversion = self.conversion, None
             try:
-                self.made_by = _user_lines(self.made_by, *conversion)
+                user = _user_lines(*conversion)
+                self.made_by = [None if m is None else (m[0], m[1], user(m[2]))
+                                for m in self.made_by]
+                self.loops = tuple((p, n, user(o), vs, it) for p, n, o, vs, it in self.loops)
             except Exception:   # no record: the message names the node, not the line
                 pass
         super().__call__(exc)
 
 
-def _user_lines(made_by, conversion, generated):
+def _user_lines(conversion, generated):
+    """origin -> the user's origin, for the origins in lines of `generated` (the converted
+    code of the conversion whose disk-cache key is `conversion`)."""
     record = disk_cache.load(conversion)
     lines = disk_cache.origin_map(record) if record is not None else {}
 
@@ -596,7 +606,7 @@ def _user_lines(made_by, conversion, generated):
             if loc is not None:
                 return (loc.filename, loc.lineno, loc.function_name)
         return None
-    return [None if m is None else (m[0], m[1], user(m[2])) for m in made_by]
+    return user
 
 
 def _decode_global(d):

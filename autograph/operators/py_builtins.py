@@ -16,6 +16,7 @@ along its first axis; enumerate and zip wrap those.
 """
 
 import builtins
+import sys
 
 import numpy as np
 
@@ -37,6 +38,14 @@ class StagedIterable:
         node = tensor.node
         if node.op == "range":  # never materialise a range: loop over its counter
             start, limit, delta = node.inputs
+            # a bar (ag.range(..., progress=True)): only a marked range's module is loaded
+            progress = sys.modules.get("autograph.runtime.progress")
+            desc = progress.marked(node) if progress is not None else None
+            if desc is not None:
+                def item(i):
+                    progress.tick(i, start, limit, delta, desc)
+                    return i
+                return cls(start, limit, delta, item)
             return cls(start, limit, delta, lambda i: i)
         return cls(0, first_dim(tensor), 1, lambda i: tensor[i])
 

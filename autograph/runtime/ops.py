@@ -167,24 +167,36 @@ primitives.register("range", _range_infer, kernel=_range_kernel,
 primitives.nondifferentiable("print", "range")   # an effect; integer counters
 
 
-def range_(start, limit=None, delta=1, dtype=None):
+def range_(start, limit=None, delta=1, dtype=None, progress=False):
     """`range` that also works on tensors.
 
     Eager Python ints give a Python `range`, other eager values (or a `dtype`) `np.arange`.
     While tracing it makes a `range` node (inputs start, limit, delta; int64 unless given
     floats, or `dtype`) that autograph's for-loop turns into a counting `while_loop`
-    without building the array."""
+    without building the array. `progress=True` (or a description string) shows a
+    progress bar as a `for` loop runs over it (autograph.runtime.progress); while tracing
+    the loop is then staged even over Python ints, so the bar moves on every run."""
     if limit is None:
         start, limit = 0, start
     args = (start, limit, delta)
-    if not _tracing(args):
+    staged_bar = progress is not False and progress is not None and \
+        get_default_graph() is not None
+    if not _tracing(args) and not staged_bar:
         if dtype is None and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool)
                                  for a in args):
-            return range(int(start), int(limit), int(delta))
+            values = range(int(start), int(limit), int(delta))
+            if progress:
+                from autograph.runtime import progress as bars
+                return bars.iterate(values, progress if isinstance(progress, str) else "")
+            return values
         return np.arange(start, limit, delta, dtype=dtype)
     inputs = [primitives.convert(a) for a in args]
     dtype = _range_dtype(inputs) if dtype is None else np.dtype(dtype)
-    return primitives.bind1("range", inputs, {"dtype": dtype})
+    out = primitives.bind1("range", inputs, {"dtype": dtype})
+    if staged_bar:
+        from autograph.runtime import progress as bars
+        bars.mark(out, progress if isinstance(progress, str) else "")
+    return out
 
 
 # -- constant --------------------------------------------------------------------------------

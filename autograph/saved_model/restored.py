@@ -14,6 +14,7 @@ import inspect
 
 import numpy as np
 
+from autograph import config as _config
 from autograph.function import trace_type as tt
 from autograph.function.concrete import (
     FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, constant_outputs,
@@ -123,16 +124,17 @@ class RestoredConcrete:
         dev = choose_device(None, flat)
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         move = not (on_numpy and dev.name == "cpu")
-        runner = self._runners.get((dev.name, move))
+        numerics = _config._check_numerics     # (compiled apart: runtime/exec/numerics.py)
+        runner = self._runners.get((dev.name, move, numerics))
         if runner is None or runner.__device__ is not dev:
             from autograph.runtime.exec import codegen, optimize
             graph = optimize.optimize(self.graph)
-            compiled = _fresh_constants(codegen.compile_graph(graph, dev), constant_outputs(graph),
-                                        dev)
+            compiled = _fresh_constants(codegen.compile_graph(graph, dev, numerics),
+                                        constant_outputs(graph), dev)
             runner = _make_runner(compiled, self._unpack, dev, "device", move, self.name)
             runner.__device__ = dev
             runner.__numpy_cpu__ = not move
-            self._runners[(dev.name, move)] = runner
+            self._runners[(dev.name, move, numerics)] = runner
         return runner
 
     def __repr__(self):
@@ -234,7 +236,7 @@ class RestoredFunction:
             except TypeError:
                 runner = None
             if runner is not None and not SCOPES.__dict__.get("stack") \
-                    and not GRAPHS.__dict__.get("stack"):
+                    and not GRAPHS.__dict__.get("stack") and not _config._check_numerics:
                 return runner(*args)
         reasons = []
         for c in self.concrete_functions:
@@ -247,7 +249,8 @@ class RestoredFunction:
                     any(a is not b for a, b in zip(flat, args)):
                 return c.call_flat(flat)
             runner = c.runner(flat)
-            if runner.__numpy_cpu__ and FAST_PATH and not SCOPES.__dict__.get("stack"):
+            if runner.__numpy_cpu__ and FAST_PATH and not SCOPES.__dict__.get("stack") \
+                    and not _config._check_numerics:   # (a checked runner: never remembered)
                 if len(self._fast) >= 256:
                     self._fast.clear()
                 self._fast[fast_key(args)] = runner

@@ -239,6 +239,7 @@ def _table():
         "unique": {"outputs": tup(choice("values", "index", "inverse", "counts"), 4)},
         "range": {"dtype": DTYPE},
         "print": {"template": plain, "sep": STR, "end": STR, "file": NONE},
+        "progress": {"desc": STR, "token": INT},
         "random": {"source": either(NONE, choice("numpy.random")),
                    "method": choice(*_random_methods()), "template": plain,
                    "dtype": choice(*[np.dtype(k).name for k in "?bBhHiIlLqQefdgFDG"]),
@@ -284,7 +285,8 @@ PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff", "autograp
 PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor_array",
                      "autograph.runtime.variables", "autograph.runtime.ops",
                      "autograph.operators.asserts", "autograph.operators.variables",
-                     "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize")
+                     "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize",
+                     "autograph.runtime.progress")
 
 
 def register_all_primitives():

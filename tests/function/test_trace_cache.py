@@ -54,6 +54,14 @@ def failing(x, i):
     y = x * 2
     return y[i]
 
+def failing_loop(x, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        s = s + x[i]
+        i += 1
+    return s
+
 def draws(n):
     rng = np.random.default_rng()
     return rng.normal(size=n)
@@ -195,6 +203,21 @@ def test_errors_of_a_loaded_trace_name_the_users_line(tmp_path, cache_dir, monke
     assert "traced_mod.py:" in text and "return y[i]" in text, text
     shown = "".join(traceback.format_exception(info.value))
     assert "trace cache" not in shown and "codegen" not in shown, shown
+
+
+def test_errors_of_a_loaded_trace_name_the_loop_and_its_iteration(tmp_path, cache_dir,
+                                                                   monkeypatch):
+    ag.function(_module(tmp_path).failing_loop)(np.arange(3.0), np.int64(2))
+    disk_cache.flush()
+    fn = ag.function(_module(tmp_path).failing_loop)
+    with monkeypatch.context() as m:
+        m.setattr(function_module.Function, "_trace_graph", _refuse)
+        with pytest.raises(IndexError) as info:
+            fn(np.arange(3.0), np.int64(7))
+    text = str(info.value)
+    assert "s = s + x[i]" in text, text
+    assert "traced_mod.py:" in text and "(`while i < n:`), iteration 3" in text, text
+    assert "which began with i = 3, s = 3.0" in text, text
 
 
 def test_a_loaded_trace_has_its_graph_when_asked(tmp_path, cache_dir, monkeypatch):

@@ -46,6 +46,7 @@ import weakref
 
 import numpy as np
 
+from autograph import config
 from autograph import errors
 from autograph import frames
 from autograph.runtime.ir import primitives
@@ -88,19 +89,24 @@ _SHORT = 32         # a counter loop known to run fewer times stays a while loop
                     # the counter's values costs ~1 us, a step of the while loop's test ~50 ns
 
 
-def compile_graph(graph, device=None):
-    """`fn(*arrays) -> tuple of arrays` computing `graph` on `device` (made once, cached)."""
+def compile_graph(graph, device=None, check_numerics=None):
+    """`fn(*arrays) -> tuple of arrays` computing `graph` on `device` (made once, cached).
+    `check_numerics`: test every operation's floating-point results (numerics.py); None:
+    as `ag.config.check_numerics` says now."""
     device = get_device(device)
+    if check_numerics is None:
+        check_numerics = config.numerics_checked()
     per_graph = _cache.setdefault(graph, {})
-    fn = per_graph.get(device.name)
+    key = device.name + " check_numerics" if check_numerics else device.name
+    fn = per_graph.get(key)
     if fn is None or fn.__device__ is not device:
-        fn = per_graph[device.name] = _Compiler(graph, device).build()
+        fn = per_graph[key] = _Compiler(graph, device, check_numerics).build()
     return fn
 
 
-def source_of(graph, device=None):
+def source_of(graph, device=None, check_numerics=None):
     """The generated Python source for `graph` (what `compile_graph` runs)."""
-    return compile_graph(graph, device).__source__
+    return compile_graph(graph, device, check_numerics).__source__
 
 
 # -- run-time helpers of counter loops --------------------------------------------------------
@@ -146,8 +152,12 @@ def _counter_end_on(device, np_dtype):
 # -- the compiler -----------------------------------------------------------------------------
 
 class _Compiler:
-    def __init__(self, graph, device):
+    def __init__(self, graph, device, check_numerics=False):
         self.graph, self.device = graph, device
+        self.numerics = None       # check_numerics: numerics.emit_checks (imported only then)
+        if check_numerics:
+            from autograph.runtime.exec import numerics
+            self.numerics = numerics.emit_checks
         self.lines = []
         self.made_by = []          # per line: (node name, op, node origin) of the node it runs
         self.node = None           # ... of the node being emitted
@@ -168,6 +178,10 @@ class _Compiler:
         self.counters = {}         # id(while_loop node) -> its _Counter, decided by a fill
         self.shapes = ShapeArithmetic(self)
         self.body_graph = graph    # the graph whose nodes graph_body is emitting
+        self.loops = []            # a record per loop written (errors name them: see errors.py)
+        self.loop_depths = []      # ... and the depth of its body's lines
+        self.loop = -1             # the index of the loop whose lines are being written
+        self.in_loop = []          # per line: the innermost loop it lies in, or -1
 
     # -- names -------------------------------------------------------------------------------
 
@@ -200,6 +214,7 @@ class _Compiler:
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
         self.made_by.append(self.node)
+        self.in_loop.append(self.loop)
 
     def scalar_out(self, name, t):
         """The expression returning output `t` (named `name`): on NumPy a 0-d output is
@@ -237,7 +252,10 @@ class _Compiler:
         self.emit(2, "raise")
         source = "\n".join(self.lines) + "\n"
         filename, number = frames.take_codegen_filename(g.name)   # reused once fn is gone
-        self.namespace["ag_error_at"] = errors.RunErrorLocator(filename, g.name, self.made_by)
+        self.namespace["ag_error_at"] = errors.RunErrorLocator(
+            filename, g.name, self.made_by,
+            errors.loop_rebinding(self.loops, self.loop_depths, self.lines, self.in_loop),
+            self.in_loop)
         exec(compile(source, filename, "exec"), self.namespace)
         fn = self.namespace[self.lines[0][4:].split("(", 1)[0]]
         fn.__source__ = source
@@ -286,6 +304,8 @@ class _Compiler:
                 self.fills.pop(id(node))(node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
+            if self.numerics is not None:
+                self.numerics(self, node, ins, env, depth)
         self.node, self.body_graph = outer_node, outer_graph
         if then is not None:
             then()
@@ -456,32 +476,58 @@ class _Compiler:
                 # (after an early stop the counter's value is not the range's end)
                 self.counter_loop(node, counter, loop_vars, ins[n:], outer, depth, used_after)
                 return
-        counter = None
-        if limit is not None:
+        # the iteration number (errors name it; a limit reads it): read from a variable
+        # the body steps by a constant (`steps += 1`), else counted: 0 in the test and body
+        # of the first iteration, 1 in the second, ...
+        stepping = None if limit is not None else _stepping_variable(node, self.consts)
+        if stepping is None:
             counter = self.fresh(f"{node.name}_iteration")
             self.emit(depth, f"{counter} = 0")
+            iteration = ("count", counter)
+        else:
+            j, step, start = stepping
+            if start is None:
+                start = self.fresh(f"{loop_vars[j]}_start")
+                self.emit(depth, f"{start} = {loop_vars[j]}")
+            iteration, counter = ("step", loop_vars[j], start, step), None
+        outer_loop = self.enter_loop(node, loop_vars, bg, iteration, depth + 1)
         inner = self.enter(cg, outer, loop_vars + ins[n:])
         test, test_made_by = self.lines_of(lambda: self.graph_body(cg, inner, depth + 1))
         test_expr = inner[id(cg.outputs[0])]
         single = _split_assign(test[0].strip()) if len(test) == 1 else None
-        if counter is None and single and single[0] == test_expr:
+        if limit is None and single and single[0] == test_expr:
             self.emit(depth, f"while {self.truth(single[1])}:")   # the test is one node
         else:
             self.emit(depth, "while True:")
-            if counter is not None:
+            if limit is not None:
                 self.emit(depth + 1, f"if {counter} >= {limit}:")
                 self.emit(depth + 2, "break")
             self.lines.extend(test)
             self.made_by.extend(test_made_by)
+            self.in_loop.extend([self.loop] * len(test))
             self.emit(depth + 1, f"if not {self.truth(test_expr)}:")
             self.emit(depth + 2, "break")
-            if counter is not None:
-                self.emit(depth + 1, f"{counter} += 1")
         inner = self.enter(bg, outer, loop_vars + ins[n:])
         self.prefer_loop_var_names(bg, loop_vars)
-        self.graph_body(bg, inner, depth + 1, then=lambda: self.assign(
-            depth + 1, loop_vars, [inner[id(t)] for t in bg.outputs]))
+
+        def then():
+            self.assign(depth + 1, loop_vars, [inner[id(t)] for t in bg.outputs])
+            if counter is not None:
+                self.emit(depth + 1, f"{counter} += 1")
+        self.graph_body(bg, inner, depth + 1, then=then)
+        self.loop = outer_loop
         self.need_truth()
+
+    def enter_loop(self, node, loop_vars, bg, iteration, body_depth):
+        """Record a loop whose lines follow (errors name it: see autograph.errors' loop
+        records); returns the enclosing one's
+        index, which `self.loop` gets back when the loop's lines are written."""
+        outer = self.loop
+        self.loops.append((outer, node.name, node.origin,
+                           errors.shown_variables(loop_vars, bg.inputs), iteration))
+        self.loop_depths.append(body_depth)
+        self.loop = len(self.loops) - 1
+        return outer
 
     def counter_loop(self, node, c, loop_vars, captured, outer, depth, used_after):
         """`for counter in counter_values(start, limit, step, dtype):` (see _counter_loop)."""
@@ -495,9 +541,12 @@ class _Compiler:
         dtype = self.bind("counter_dtype", self.device.dtype(c.dtype))
         var = loop_vars[c.k]
         start = var
-        if used_after:
+        known_start = self.consts.get(id(node.inputs[c.k]))
+        if used_after or known_start is None:   # (errors count iterations from it)
             start = self.fresh(f"{var}_start")
             self.emit(depth, f"{start} = {var}")
+        outer_loop = self.enter_loop(node, loop_vars, bg, (
+            "range", var, start if known_start is None else int(known_start), c.step), depth + 1)
         args = f"{start}, {limit}, {c.step}, {dtype}" + (f", {c.shift}" if c.shift else "")
         mixed = False
         if self.numpy and (self.index_only(bg, c, node) or self.values_only_in_branches(bg, c)):
@@ -530,6 +579,7 @@ class _Compiler:
         self.graph_body(bg, inner, depth + 1, skip=c.skip, then=lambda: self.assign(
             depth + 1, [loop_vars[k] for k in others],
             [inner[id(bg.outputs[k])] for k in others]))
+        self.loop = outer_loop
         if used_after:
             end = self.bind("counter_end", _counter_end_on(self.device, c.dtype))
             self.emit(depth, f"{var} = {end}({args})")
@@ -686,7 +736,7 @@ class _Compiler:
         start = len(self.lines)
         emit()
         taken, made_by = self.lines[start:], self.made_by[start:]
-        del self.lines[start:], self.made_by[start:]
+        del self.lines[start:], self.made_by[start:], self.in_loop[start:]
         return taken, made_by
 
     def need_truth(self):
@@ -779,6 +829,34 @@ def _counter_loop(node, consts, shortest=_SHORT):
         skip.add(step_node)     # the increment feeds only the next k: the for loop does it
     return _Counter(k, ph.dtype, limit, step_value, shift, test, skip, out, extra,
                     per_iteration)
+
+
+def _stepping_variable(node, consts):
+    """(j, step, start) for a while_loop `node` whose loop variable j is an integer the body
+    steps by a constant at every iteration (`next j = j + step`, step != 0): its value
+    counts the iterations. `start`: its initial value when a constant, else None. None
+    when there is no such variable."""
+    n = len(node.outputs)
+    bg = node.attrs["body_graph"]
+    for j in range(n):
+        ph, out = bg.inputs[j], bg.outputs[j]
+        if ph.dtype.kind not in "iu" or ph.shape != () or out.node.op != "add" \
+                or out.node.attrs or len(out.node.inputs) != 2:
+            continue
+        a, b = out.node.inputs
+        other = b if a is ph else a if b is ph else None
+        if other is None:
+            continue
+        if other.node.op == "Const":
+            value = other.node.attrs["value"]
+        else:   # a captured constant: the outer tensor's value
+            k = next((k for k, t in enumerate(bg.inputs) if t is other), None)
+            value = consts.get(id(node.inputs[k])) if k is not None and k >= n else None
+        if value is None or getattr(value, "ndim", 0) != 0 or int(value) == 0:
+            continue
+        start = consts.get(id(node.inputs[j]))
+        return j, int(value), None if start is None else int(start)
+    return None
 
 
 def _negated_flag(graph, tensor):

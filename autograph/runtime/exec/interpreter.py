@@ -90,11 +90,18 @@ def _eval(node, values, device, check=False, effects=None):
             limit, values = int(device.to_host(values[-1])), values[:-1]
         loop_vars, captured = values[:n], values[n:]
         count = 0
-        while (limit is None or count < limit) and \
-                truth(_run(attrs["cond_graph"], loop_vars + captured, device, check, effects)[0],
-                      device):
-            loop_vars = _run(attrs["body_graph"], loop_vars + captured, device, check, effects)
-            count += 1
+        try:
+            while (limit is None or count < limit) and truth(
+                    _run(attrs["cond_graph"], loop_vars + captured, device, check, effects)[0],
+                    device):
+                loop_vars = _run(attrs["body_graph"], loop_vars + captured, device, check,
+                                 effects)
+                count += 1
+        except Exception as exc:   # say which iteration failed, and the loop's scalars then
+            shown = errors.shown_variables(range(n), attrs["body_graph"].inputs[:n])
+            errors.note_loop(exc, node.name, node.origin, count,
+                             [(name, loop_vars[j]) for j, name in shown])
+            raise
         return loop_vars
     if effects is not None and primitives.lookup(op).effectful:
         return effects(node, values)
