@@ -57,6 +57,16 @@ def _name(fn):
     return getattr(fn, "__name__", type(fn).__name__)
 
 
+def _as_arrays(tree):
+    """Python numbers among the leaves become arrays: a differentiated argument is a tensor
+    of the trace (a Python number would be a constant of it, and its tangent lost)."""
+    def one(v):
+        if isinstance(v, (int, float, complex, np.generic)) and not isinstance(v, bool):
+            return np.asarray(v)
+        return v
+    return nest.map_structure(one, tree)
+
+
 def _argnums(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
@@ -146,7 +156,7 @@ def jvp(fn, primals, tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     n = len(primals)
     staged = _cached(fn, ("jvp", n), lambda: _staged(_jvp_body(fn, n), f"jvp_{_name(fn)}"))
-    return staged(*primals, *tangents)
+    return staged(*_as_arrays(list(primals)), *_as_arrays(list(tangents)))
 
 
 # -- Jacobians -------------------------------------------------------------------------------
@@ -220,12 +230,17 @@ def _jacfwd_body(fn, nums, single):
     return body
 
 
+def _chosen_as_arrays(args, nums):
+    return [_as_arrays(a) if i in nums else a for i, a in enumerate(args)]
+
+
 def jacfwd(fn, argnums=0):
     """The Jacobian of `fn` by forward mode (one JVP per input element)."""
     single, nums = isinstance(argnums, int), _argnums(argnums)
     make = functools.partial(lambda: _staged(_jacfwd_body(fn, nums, single),
                                              f"jacfwd_{_name(fn)}"))
-    return _wrap(lambda *args: _cached(fn, ("jacfwd", nums, single), make)(*args), fn)
+    return _wrap(lambda *args: _cached(fn, ("jacfwd", nums, single), make)(
+        *_chosen_as_arrays(args, nums)), fn)
 
 
 def _jacrev_body(fn, nums, single):
@@ -258,7 +273,8 @@ def jacrev(fn, argnums=0):
     single, nums = isinstance(argnums, int), _argnums(argnums)
     make = functools.partial(lambda: _staged(_jacrev_body(fn, nums, single),
                                              f"jacrev_{_name(fn)}"))
-    return _wrap(lambda *args: _cached(fn, ("jacrev", nums, single), make)(*args), fn)
+    return _wrap(lambda *args: _cached(fn, ("jacrev", nums, single), make)(
+        *_chosen_as_arrays(args, nums)), fn)
 
 
 def hessian(fn, argnums=0):
@@ -293,7 +309,7 @@ def hvp(fn, primals, vector):
                         "e.g. hvp(f, (x,), (v,))")
     n = len(primals)
     staged = _cached(fn, ("hvp", n), lambda: _staged(_hvp_body(fn, n), f"hvp_{_name(fn)}"))
-    return staged(*primals, *vector)
+    return staged(*_as_arrays(list(primals)), *_as_arrays(list(vector)))
 
 
 def _wrap(call, fn):
