@@ -1,6 +1,7 @@
 """Differential forward-mode run (issue 33): generated programs x 5 kinds x 2 modes.
 
     python -m benchmarks.differential.fwdrun --count 1000 --seed 0 [--jobs 2] [--samples]
+        [--function-every 5]
     python -m benchmarks.differential.fwdrun --show 17 --seed 0   # one program, its findings
 
 The programs are gradrun's (`gradgen.generate(random.Random(f"grad:{s}:{i}"))`: cond,
@@ -22,13 +23,18 @@ from benchmarks.differential import fwdcheck, gradcheck
 from benchmarks.differential.gradrun import program, samples_matrix
 
 
+def _modes(i, function_every):
+    return fwdcheck.MODES if function_every and i % function_every == 0 else ("direct",)
+
+
 def _work(args):
-    seed, indices, timeout = args
+    seed, indices, timeout, function_every = args
     warnings.simplefilter("ignore")
     out = []
     for i in indices:
         try:
-            found, kinks = fwdcheck.check(program(seed, i), timeout=timeout)
+            found, kinks = fwdcheck.check(program(seed, i), timeout=timeout,
+                                          modes=_modes(i, function_every))
         except Exception as e:  # noqa: BLE001 - a crash of the harness itself is a finding
             found, kinks = [(k, "harness", "error", f"{type(e).__name__}: {e}"[:400])
                             for k in fwdcheck.KINDS], 0
@@ -36,9 +42,11 @@ def _work(args):
     return out
 
 
-def run(count, seed, jobs=1, chunk=10, timeout=60.0, progress=None):
+def run(count, seed, jobs=1, chunk=10, timeout=60.0, progress=None, function_every=1):
+    """`function_every`: the "function" mode (inside ag.function) runs for every n-th
+    program, "direct" for all (the mode roughly doubles a program's time)."""
     start = time.perf_counter()
-    tasks = [(seed, list(range(lo, min(lo + chunk, count))), timeout)
+    tasks = [(seed, list(range(lo, min(lo + chunk, count))), timeout, function_every)
              for lo in range(0, count, chunk)]
     cases, examples = collections.Counter(), collections.defaultdict(list)
     bad, kinks = set(), 0
@@ -64,7 +72,9 @@ def run(count, seed, jobs=1, chunk=10, timeout=60.0, progress=None):
             if progress:
                 progress(min(done * chunk, count), count)
     return {"programs": count, "seed": seed,
-            "cases": count * len(fwdcheck.KINDS) * len(fwdcheck.MODES),
+            "cases": sum(len(fwdcheck.KINDS) * len(_modes(i, function_every))
+                         for i in range(count)),
+            "function_mode_every": function_every,
             "wrong": cases["wrong"] + cases["modes differ"] + cases["jacrev != jacfwd"],
             "errors": cases["error"], "hangs": cases["timeout"],
             "programs_with_findings": len(bad),
@@ -92,6 +102,8 @@ def main(argv=None):
     ap.add_argument("--json", help="write the summary here")
     ap.add_argument("--show", type=int, help="print program N and its findings")
     ap.add_argument("--samples", action="store_true", help="also check the shared samples")
+    ap.add_argument("--function-every", type=int, default=1,
+                    help="run the ag.function mode for every n-th program (direct: all)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     if args.show is not None:
@@ -105,7 +117,8 @@ def main(argv=None):
 
     def progress(done, total):
         print(f"\r{done}/{total} programs", end="", file=sys.stderr, flush=True)
-    summary = run(args.count, args.seed, args.jobs, timeout=args.timeout, progress=progress)
+    summary = run(args.count, args.seed, args.jobs, timeout=args.timeout, progress=progress,
+                  function_every=args.function_every)
     print(file=sys.stderr)
     if args.samples:
         summary["samples"] = run_samples(args.timeout)
