@@ -42,24 +42,40 @@ def _work(args):
     return out
 
 
-def run(count, seed, jobs=1, chunk=10, timeout=60.0, progress=None, function_every=1):
+def run(count, seed, jobs=1, chunk=10, timeout=60.0, progress=None, function_every=1,
+        partial=None):
     """`function_every`: the "function" mode (inside ag.function) runs for every n-th
     program, "direct" for all (the mode roughly doubles a program's time)."""
     start = time.perf_counter()
     tasks = [(seed, list(range(lo, min(lo + chunk, count))), timeout, function_every)
              for lo in range(0, count, chunk)]
     cases, examples = collections.Counter(), collections.defaultdict(list)
-    bad, kinks = set(), 0
+    bad, kinks, checked = set(), 0, []
 
     def absorb(results):
         nonlocal kinks
         for i, found, k in results:
+            checked.append(i)
             kinks += k
             for kind, mode, what, message in found:
                 cases[what] += 1
                 bad.add(i)
                 if len(examples[what]) < 5:
                     examples[what].append((i, kind, mode, message[:300]))
+        if partial:     # the counts so far, for a run stopped before its end
+            with open(partial, "w") as fh:
+                json.dump(summary(len(checked)), fh, indent=1)
+
+    def summary(done):
+        return {"programs": done, "seed": seed,
+                "cases": sum(len(fwdcheck.KINDS) * len(_modes(i, function_every))
+                             for i in checked),
+                "function_mode_every": function_every,
+                "wrong": cases["wrong"] + cases["modes differ"] + cases["jacrev != jacfwd"],
+                "errors": cases["error"], "hangs": cases["timeout"],
+                "programs_with_findings": len(bad),
+                "kink_cases_compared_across_modes_only": kinks,
+                "examples": dict(examples), "seconds": round(time.perf_counter() - start, 1)}
     if jobs > 1:
         with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=5) as pool:
             for done, results in enumerate(pool.imap_unordered(_work, tasks), 1):
@@ -71,15 +87,7 @@ def run(count, seed, jobs=1, chunk=10, timeout=60.0, progress=None, function_eve
             absorb(_work(task))
             if progress:
                 progress(min(done * chunk, count), count)
-    return {"programs": count, "seed": seed,
-            "cases": sum(len(fwdcheck.KINDS) * len(_modes(i, function_every))
-                         for i in range(count)),
-            "function_mode_every": function_every,
-            "wrong": cases["wrong"] + cases["modes differ"] + cases["jacrev != jacfwd"],
-            "errors": cases["error"], "hangs": cases["timeout"],
-            "programs_with_findings": len(bad),
-            "kink_cases_compared_across_modes_only": kinks,
-            "examples": dict(examples), "seconds": round(time.perf_counter() - start, 1)}
+    return summary(count)
 
 
 def run_samples(timeout):
@@ -118,7 +126,8 @@ def main(argv=None):
     def progress(done, total):
         print(f"\r{done}/{total} programs", end="", file=sys.stderr, flush=True)
     summary = run(args.count, args.seed, args.jobs, timeout=args.timeout, progress=progress,
-                  function_every=args.function_every)
+                  function_every=args.function_every,
+                  partial=args.json and args.json + ".partial")
     print(file=sys.stderr)
     if args.samples:
         summary["samples"] = run_samples(args.timeout)
