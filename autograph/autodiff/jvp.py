@@ -110,6 +110,7 @@ def jvp_nodes(nodes, env, tenv, ctx):
     """Copy `nodes` (forward order) into the current graph, staging tangents. `env` maps
     ids of tensors of their graph to their copies (filled in), `tenv` to their tangents
     (None or missing: zero)."""
+    # (lazy: jvp_control_flow calls back into this module; the rules register on first use)
     from autograph.autodiff import jvp_control_flow, jvp_rules, jvp_rules_state  # noqa: F401
     graph = get_default_graph()
     for node in nodes:

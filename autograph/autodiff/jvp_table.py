@@ -42,7 +42,7 @@ def differentiable(t):
 
 def zeros_like(t):
     """A zero tangent for the primal tensor `t` (a fresh zero copy for a handle)."""
-    from autograph.runtime.ir import primitives
+    from autograph.runtime.ir import primitives   # (the table itself imports nothing)
     if t.dtype == HANDLE:
         return primitives.bind1("jvp_zero_handle", [t])
     if t.shape is not None and None not in t.shape:
@@ -79,5 +79,5 @@ def deflinear(name, positions=(0,)):
 
 def deftransposed(name):
     """The primitive's JVP is the transpose of its VJP rule (see the module docstring)."""
-    from autograph.autodiff import jvp_transpose
+    from autograph.autodiff import jvp_transpose   # (lazy: it imports this table)
     return defjvp(name, jvp_transpose.transposed_rule)
