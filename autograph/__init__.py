@@ -56,6 +56,7 @@ _EXPORTS = {
     "jacrev": ("autograph.autodiff.forward", "jacrev"),
     "hessian": ("autograph.autodiff.forward", "hessian"),
     "hvp": ("autograph.autodiff.forward", "hvp"),
+    "custom_jvp": ("autograph.autodiff.custom_jvp", "custom_jvp"),
     # devices
     "device": ("autograph.runtime.devices", "device"),
     "register_device": ("autograph.runtime.devices", "register_device"),

@@ -260,6 +260,7 @@ def _table():
         "ad_gl_get": {"dtype": DTYPE, "shape": SHAPE},
         "ad_gl_gather": {"dtype": DTYPE, "shape": SHAPE},
         "custom_gradient": {"grad_graph": GRAPH, "n_args": INT},
+        "custom_jvp": {"jvp_graph": GRAPH, "n_args": INT},
         # datasets: arrays are saved; an iterator over host data lives in one process only
         "data_source": {"array": ARRAY},
         "data_shuffle_order": {"buffer_size": INT},

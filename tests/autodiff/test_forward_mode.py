@@ -193,3 +193,32 @@ def test_the_checker_sees_a_wrong_tangent(monkeypatch):
     monkeypatch.setitem(fwdcheck.RUNNERS, "direct", off)
     findings, _ = fwdcheck.check(p, modes=("direct",))
     assert [(k, m) for k, m, *_ in findings] == [("hvp", "direct")]
+
+
+def test_custom_jvp_rule_is_used_by_forward_and_reverse_mode():
+    @ag.custom_jvp
+    def f(x, y):
+        return np.sin(x) * y
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        return f(x, y), 2.0 * (np.cos(x) * tx * y + np.sin(x) * ty)   # twice the truth
+
+    x, y = np.array([0.3, 0.5]), np.array([1.5, -0.5])
+    tx, ty = np.array([1.0, -2.0]), np.array([0.5, 1.0])
+    np.testing.assert_allclose(f(x, y), np.sin(x) * y)           # eagerly: the function
+    out, tout = ag.jvp(f, (x, y), (tx, ty))
+    np.testing.assert_allclose(out, np.sin(x) * y, rtol=1e-12)
+    np.testing.assert_allclose(tout, 2.0 * (np.cos(x) * tx * y + np.sin(x) * ty), rtol=1e-12)
+    gx, gy = ag.grad(lambda a, b: np.sum(f(a, b)), (0, 1))(x, y)
+    np.testing.assert_allclose(gx, 2.0 * np.cos(x) * y, rtol=1e-12)
+    np.testing.assert_allclose(gy, 2.0 * np.sin(x), rtol=1e-12)
+
+    def loop(z):                       # inside a data-dependent loop, both modes agree
+        s = z
+        while np.sum(s) < 5.0:
+            s = f(s, np.ones_like(s) * 1.1) + s + 1.0
+        return np.sum(s)
+    z, e = np.array([0.3, 0.4]), np.array([1.0, 0.0])
+    np.testing.assert_allclose(ag.jvp(loop, (z,), (e,))[1], ag.grad(loop)(z) @ e, rtol=1e-12)
