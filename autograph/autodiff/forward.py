@@ -237,8 +237,8 @@ def _chosen_as_arrays(args, nums):
 def jacfwd(fn, argnums=0):
     """The Jacobian of `fn` by forward mode (one JVP per input element)."""
     single, nums = isinstance(argnums, int), _argnums(argnums)
-    make = functools.partial(lambda: _staged(_jacfwd_body(fn, nums, single),
-                                             f"jacfwd_{_name(fn)}"))
+    def make():
+        return _staged(_jacfwd_body(fn, nums, single), f"jacfwd_{_name(fn)}")
     return _wrap(lambda *args: _cached(fn, ("jacfwd", nums, single), make)(
         *_chosen_as_arrays(args, nums)), fn)
 
@@ -271,8 +271,8 @@ def _jacrev_body(fn, nums, single):
 def jacrev(fn, argnums=0):
     """The Jacobian of `fn` by reverse mode (one VJP per output element)."""
     single, nums = isinstance(argnums, int), _argnums(argnums)
-    make = functools.partial(lambda: _staged(_jacrev_body(fn, nums, single),
-                                             f"jacrev_{_name(fn)}"))
+    def make():
+        return _staged(_jacrev_body(fn, nums, single), f"jacrev_{_name(fn)}")
     return _wrap(lambda *args: _cached(fn, ("jacrev", nums, single), make)(
         *_chosen_as_arrays(args, nums)), fn)
 

@@ -20,11 +20,10 @@ same straight-line code (and of reads inside branches and loops after it, which 
 it); a branch or loop that assigns a Variable a value with a tangent is refused.
 """
 
-from autograph import errors
 from autograph.autodiff import jvp_table
 from autograph.autodiff.transform import NonDifferentiableError, identity_resolve, where
 from autograph.runtime.ir import primitives
-from autograph.runtime.ir.graph import Graph, get_default_graph, staged_for
+from autograph.runtime.ir.graph import get_default_graph, staged_for
 
 CONTROL_FLOW = ("cond", "while_loop")
 VARIABLE_OPS = ("read_variable", "assign_variable", "update_variable")
@@ -78,7 +77,7 @@ def copy_node(node, ins):
                           name=node.name, origin=node.origin)
 
 
-def _variable_tangent(node, new, tangents, ctx):
+def _variable_tangent(node, tangents, ctx):
     """Tangents through Variables: reads give the tangent last assigned."""
     var = node.attrs["variable"]()
     key = id(var)
@@ -133,7 +132,7 @@ def jvp_nodes(nodes, env, tenv, ctx):
 
 def _tangents(node, new, tangents, env, ctx):
     if node.op in VARIABLE_OPS:
-        return _variable_tangent(node, new, tangents, ctx)
+        return _variable_tangent(node, tangents, ctx)
     if all(t is None for t in tangents):
         return [None] * len(new.outputs)
     prim = primitives.lookup(node.op)
@@ -144,9 +143,13 @@ def _tangents(node, new, tangents, env, ctx):
         raise no_rule_error(node)
     graph = get_default_graph()
 
-    def resolve(t):
-        return env[id(t)] if id(t) in env else identity_resolve(t) if \
-            t.node.graph is graph or t.node.graph.is_ancestor_of(graph) else _copy_of(t, env)
+    def resolve(t):   # a tensor of the graph being copied -> its copy
+        if id(t) in env:
+            return env[id(t)]
+        if t.node.graph.is_ancestor_of(graph):
+            return identity_resolve(t)
+        raise ValueError(f"forward mode: {t!r} is not a tensor of the graph being "
+                         "differentiated or of an enclosing one")
     with staged_for(node.origin):
         try:
             out = rule(tangents, JvpNode(new, resolve))
@@ -160,11 +163,6 @@ def _tangents(node, new, tangents, env, ctx):
         raise RuntimeError(f"the JVP rule of {node.op!r} returned {len(out)} tangents for "
                            f"{len(new.outputs)} outputs")
     return out
-
-
-def _copy_of(t, env):
-    raise ValueError(f"forward mode: {t!r} is not a tensor of the graph being "
-                     "differentiated or an enclosing one")
 
 
 def jvp_graph(graph, primals, tangents, ctx=None):
@@ -187,10 +185,3 @@ def jvp_graph(graph, primals, tangents, ctx=None):
     touts = [tenv.get(id(t)) for t in graph.outputs]
     return outs, touts
 
-
-def check_graph(graph):
-    if not isinstance(graph, Graph):
-        raise TypeError(f"expected a Graph, got {type(graph).__name__}")
-
-
-_ = errors
