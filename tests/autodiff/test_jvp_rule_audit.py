@@ -72,3 +72,43 @@ def test_handwritten_linear_and_transposed_rules_agree():
     _, tout = ag.jvp(f, (x,), (t,))
     h = 1e-6
     np.testing.assert_allclose(tout, (f(x + h * t) - f(x - h * t)) / (2 * h), rtol=1e-6)
+
+
+def _spd(x):
+    m = np.reshape(x, (2, 2))
+    return m @ m.T + 2.0 * np.eye(2)
+
+
+FAMILIES = {
+    "solve_inv": lambda x: np.linalg.solve(_spd(x), x[:2]) + np.sum(np.linalg.inv(_spd(x))),
+    "cholesky_slogdet": lambda x: np.sum(np.linalg.cholesky(_spd(x))) +
+    np.linalg.slogdet(_spd(x))[1],
+    "eigvalsh": lambda x: np.linalg.eigvalsh(_spd(x)),
+    "sort_clip_prod": lambda x: np.sort(x) * np.clip(x, -0.5, 0.5) + np.prod(x),
+    "cumprod_minmax": lambda x: np.cumprod(x) + np.min(x) * np.max(x ** 2),
+    "where_take": lambda x: np.where(x > 0, x ** 2, np.sin(x)) + np.take(x, [3, 0, 1, 1]),
+    "pow_hypot": lambda x: np.power(np.abs(x) + 1.0, x) + np.hypot(x, 2.0 * x[::-1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_rules_of_each_family_match_central_differences(name):
+    f = FAMILIES[name]
+    x = np.array([0.7, -0.3, 0.45, 1.1])
+    t = np.array([0.2, 0.5, -0.4, 0.3])
+    y, tout = ag.jvp(f, (x,), (t,))
+    np.testing.assert_allclose(y, f(x), rtol=1e-12)
+    h = 1e-6
+    np.testing.assert_allclose(tout, (f(x + h * t) - f(x - h * t)) / (2 * h), rtol=1e-6,
+                               atol=1e-9)
+
+
+def test_special_functions_go_through_their_transposed_rules():
+    special = pytest.importorskip("scipy.special")
+
+    def f(x):
+        return special.erf(x) * special.gammaln(x + 2.0) + special.expit(x)
+    x, t = np.array([0.3, -0.8, 1.2]), np.array([1.0, 0.5, -2.0])
+    _, tout = ag.jvp(f, (x,), (t,))
+    h = 1e-6
+    np.testing.assert_allclose(tout, (f(x + h * t) - f(x - h * t)) / (2 * h), rtol=1e-6)
