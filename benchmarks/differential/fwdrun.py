@@ -74,6 +74,7 @@ def run(count, seed, jobs=1, chunk=10, timeout=60.0, progress=None, function_eve
                 "wrong": cases["wrong"] + cases["modes differ"] + cases["jacrev != jacfwd"],
                 "errors": cases["error"], "hangs": cases["timeout"],
                 "programs_with_findings": len(bad),
+                "programs_with_findings_ids": sorted(bad),
                 "kink_cases_compared_across_modes_only": kinks,
                 "examples": dict(examples), "seconds": round(time.perf_counter() - start, 1)}
     if jobs > 1:
