@@ -52,6 +52,13 @@ _EXPORTS = {
     "vmap": ("autograph.batching.api", "vmap"),
     "GradientTape": ("autograph.autodiff.tape", "GradientTape"),
     "custom_gradient": ("autograph.autodiff.custom", "custom_gradient"),
+    # forward mode and Jacobians (issue 33)
+    "jvp": ("autograph.autodiff.forward", "jvp"),
+    "jacfwd": ("autograph.autodiff.forward", "jacfwd"),
+    "jacrev": ("autograph.autodiff.forward", "jacrev"),
+    "hessian": ("autograph.autodiff.forward", "hessian"),
+    "hvp": ("autograph.autodiff.forward", "hvp"),
+    "custom_jvp": ("autograph.autodiff.custom_jvp", "custom_jvp"),
     # devices
     "device": ("autograph.runtime.devices", "device"),
     "register_device": ("autograph.runtime.devices", "register_device"),

@@ -51,8 +51,8 @@ PER_LANE = (
     "random",
     # checks that raise for one lane (the message names the value, as without vmap)
     "assert", "check_bound",
-    # a custom gradient's forward function is a graph of its own
-    "custom_gradient",
+    # a custom gradient's (or custom JVP's) forward function is a graph of its own
+    "custom_gradient", "custom_jvp",
     # assumed shapes of the gradient of a cond (autodiff/conds.py)
     "ad_assume_shape",
     # a loaded model's bounded loop counter (saved_model/loop_limit.py): per lane, so the

@@ -23,6 +23,7 @@ from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.numpy import shape_ops
 from autograph.batching.transform import (Frame, batch_graph, defbatch, dims_of)
+from autograph.autodiff.jvp_table import deftransposed
 
 _state = threading.local()
 
@@ -68,6 +69,7 @@ def _vjp(cts, node):
 
 primitives.register("vmap_call", _infer, _kernel, doc="an inner vmap, batched by the outer",
                     vjp=_vjp)
+deftransposed("vmap_call")   # forward mode meets the same refusal as reverse mode
 
 
 def call(graph, inputs, flags, frame):

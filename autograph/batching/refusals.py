@@ -8,7 +8,8 @@ Refused, because a batched value has no single meaning there: a Variable assignm
 Variable holds one value, vmap would assign one per lane), a random generator's seed or
 construction (one generator state), a dataset's iterator (one stream). Refused, because
 the value is a runtime handle with no lane axis: the gradient's per-iteration stacks (vmap
-of a function whose graph holds them runs one lane at a time as a whole: api.py).
+of a function whose graph holds them runs one lane at a time as a whole: api.py) and a
+forward-mode tangent list.
 """
 
 import numpy as np
@@ -39,6 +40,7 @@ GRADIENT_STACKS = ("ad_stack_new", "ad_stack_push", "ad_stack_get", "ad_gl_new",
                    "ad_gl_pop_rows", "ad_gl_get", "ad_gl_gather", "ad_gl_set", "ad_gl_copy",
                    "ad_gl_set_rows")
 refuse(GRADIENT_STACKS, "a gradient's per-iteration stack is a runtime handle with no lane axis")
+refuse("jvp_zero_handle", "a forward-mode tangent list is a runtime handle with no lane axis")
 
 
 def shape_of(frame, node, args, batched):
@@ -54,5 +56,15 @@ def print_batched(frame, node, args, batched):
     return [(t, False) for t in rebind(node, args)]
 
 
+def progress_batched(frame, node, args, batched):
+    """A progress bar of a loop whose range differs per lane follows the furthest lane:
+    the largest counter and end, the smallest start (one bar for the batch)."""
+    i, start, limit, delta = (
+        (np.min if k == 1 else np.max)(a, axis=0) if b else a
+        for k, (a, b) in enumerate(zip(args, batched)))
+    return [(t, False) for t in rebind(node, [i, start, limit, delta])]
+
+
 defbatch(("shape_of", "size_of"), shape_of)
 defbatch("print", print_batched)
+defbatch("progress", progress_batched)

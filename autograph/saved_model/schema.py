@@ -161,7 +161,7 @@ NO_ATTRS = (
     "square subtract svdvals tan tanh trunc where ta_write ta_unstack stop_gradient "
     "ad_stack_new ad_stack_push ad_gl_new ad_gl_add ad_gl_put ad_gl_from_rows "
     "ad_gl_scatter ad_gl_copy ad_gl_set ad_gl_set_rows eig gcd lcm nextafter spacing "
-    "data_iter_close data_shuffle_iteration").split()
+    "data_iter_close data_shuffle_iteration jvp_zero_handle").split()
 
 
 def never(why):
@@ -264,6 +264,7 @@ def _table():
         # an inner vmap inside an outer one's function (batching/nested.py)
         "vmap_call": {"graph": GRAPH, "flags": tup(BOOL),
                       "out_specs": tup(tup(either(DTYPE, SHAPE, BOOL), 3))},
+        "custom_jvp": {"jvp_graph": GRAPH, "n_args": INT},
         # datasets: arrays are saved; an iterator over host data lives in one process only
         "data_source": {"array": ARRAY},
         "data_shuffle_order": {"buffer_size": INT},
