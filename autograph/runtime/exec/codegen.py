@@ -662,13 +662,21 @@ class _Compiler:
         return [self.int_counters.get(name, name) if self.index_use(node, p) else name
                 for p, name in enumerate(ins)]
 
+    def readers(self, graph):
+        """loop_inplace.readers_of(graph), built once per graph this code is made of."""
+        cache = self.__dict__.setdefault("_readers", {})
+        if id(graph) not in cache:
+            cache[id(graph)] = (graph, loop_inplace.readers_of(graph))   # (graph: id kept)
+        return cache[id(graph)][1]
+
     def ta_new(self, node, ins, env, depth, graph):
         """A TensorArray that a counter loop fills (see _fill_plan) becomes a preallocated
         array written in place, `buffer[i] = value`, as a hand-written loop fills its
         output; any other one calls the ta_new kernel."""
         plan = _fill_plan(graph, node, self.consts) if self.numpy else None
         if plan is None:
-            chain = loop_inplace.chain_plan(graph, node, self.consts) if self.numpy else None
+            chain = loop_inplace.chain_plan(graph, node, self.consts,
+                                            self.readers(graph)) if self.numpy else None
             if chain is None:
                 self.call(node, ins, env, depth)
             else:

@@ -302,20 +302,27 @@ class Releases:
         return out
 
 
-def chain_plan(graph, new, consts):
+def readers_of(graph):
+    """id(tensor) -> [(node, input position)] of every tensor `graph`'s nodes read."""
+    readers = {}
+    for node in graph.nodes:
+        for p, t in enumerate(node.inputs):
+            readers.setdefault(id(t), []).append((node, p))
+    return readers
+
+
+def chain_plan(graph, new, consts, readers=None):
     """(writes, stack, buffer shape, dtype, indices) when the TensorArray that ta_new node
     `new` makes is written at constant indices, each exactly once, by a chain of ta_write
     nodes of `graph` (each handle read only by the next write) and then stacked once;
-    else None."""
+    else None. `readers`: `readers_of(graph)`, when the caller asks for many TensorArrays
+    of one graph (built once, not once per TensorArray: a Hessian's graph holds ~100)."""
     if new.attrs.get("dynamic_size", True):
         return None
     size = _const(new.inputs[0], consts)
     if size is None or np.ndim(size) != 0 or np.asarray(size).dtype.kind not in "iu":
         return None
-    readers = {}
-    for node in graph.nodes:
-        for p, t in enumerate(node.inputs):
-            readers.setdefault(id(t), []).append((node, p))
+    readers = readers_of(graph) if readers is None else readers
     outputs = {id(t) for t in graph.outputs}
     handle, writes, indices, shape, dtype = new.outputs[0], [], [], None, None
     while True:
