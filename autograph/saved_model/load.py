@@ -2,12 +2,12 @@
 
 The loader trusts nothing in its files. It never unpickles (arrays are read with
 `allow_pickle=False`, after their headers are checked: no object dtypes, bounded rank and
-size), never evaluates or imports anything a file names: ops must be primitives of the table,
+size), never evaluates or imports anything a file names: ops must be primitives of the table
+(their modules, from a fixed table, are imported as the graphs are read: op_modules.py),
 attributes must fit each primitive's schema (schema.py), names of functions come from fixed
 tables, and sizes are bounded (format.Limits). Checksums must match.
 """
 
-import hashlib
 import io
 import json
 import math
@@ -22,11 +22,10 @@ from autograph.saved_model import format as fmt
 from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
 from autograph.saved_model.graphs import Reader
 from autograph.saved_model import params, restored, seal, tree
-from autograph.saved_model.schema import register_all_primitives
 
-# every family of primitives registers itself on import: the table is complete before any
-# file is read (the loader imports nothing later, and nothing a file names)
-register_all_primitives()
+# the families of primitives a model uses are imported as its graphs are read, each from
+# autograph's own table of which module registers which op (op_modules.py): nothing a
+# file names is ever imported
 
 _FILES = (fmt.JSON_FILE, fmt.CONSTANTS_FILE, fmt.VARIABLES_FILE)
 
@@ -180,7 +179,7 @@ def read_description(files, where, limits, key=None):
         data = files.get(name)
         if data is None or type(want) is not str:
             raise SavedModelError(f"{where}: {name} is missing (or has no checksum)")
-        got = "sha256:" + hashlib.sha256(data).hexdigest()
+        got = "sha256:" + seal.sha256_hex(data)
         if got != want:
             raise SavedModelError(f"{where}/{name}: checksum mismatch (the file is damaged or "
                                   f"was changed): expected {want}, got {got}")

@@ -9,7 +9,6 @@ strings). Of each function: every concrete function it has traced, or the one it
 that says what to do.
 """
 
-import hashlib
 import inspect
 import io
 import json
@@ -76,7 +75,7 @@ def serialize(obj, signatures=None, key=None):
         "format": fmt.FORMAT_NAME,
         "format_version": fmt.FORMAT_VERSION,
         "producer": f"autograph {_version()}",
-        "checksums": {name: "sha256:" + hashlib.sha256(data).hexdigest()
+        "checksums": {name: "sha256:" + seal.sha256_hex(data)
                       for name, data in blobs.items()},
         "root": root,
         "signatures": sigs,
