@@ -14,7 +14,6 @@ import io
 import json
 import os
 import warnings
-import zipfile
 
 import numpy as np
 
@@ -40,6 +39,7 @@ def save(obj, export_dir, signatures=None, key=None):
 
 def to_bytes(obj, signatures=None, key=None):
     """The single-bytes form: the three files of `save`, in one uncompressed zip."""
+    import zipfile      # here: `import autograph.saved_model` (for load) does not need it
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
         for name, data in serialize(obj, signatures, key).items():
