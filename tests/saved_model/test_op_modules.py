@@ -144,3 +144,35 @@ def test_an_op_outside_the_table_is_refused(tmp_path, op):
     path.write_text(json.dumps(doc))
     with pytest.raises(SavedModelError, match="unknown op"):
         ag.saved_model.load(str(tmp_path / "m"))
+
+
+BUNDLED = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    import autograph as ag
+    from autograph import _bundle
+    y = ag.saved_model.load({path!r})(np.full((2, 5), 0.5))
+    print(json.dumps([y.tolist(), sorted(_bundle._served)]))
+''')
+
+
+def test_a_process_that_only_loads_keeps_its_bytecode_in_the_bundle(tmp_path):
+    # a copy of the package: its __pycache__ (and bundle) are this test's own
+    import shutil
+    shutil.copytree(os.path.join(ROOT, "autograph"), tmp_path / "autograph",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    m = _MLP()
+    ag.saved_model.save(m, str(tmp_path / "mlp"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), AUTOGRAPH_CACHE_DIR=str(tmp_path / "c"))
+    for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "AUTOGRAPH_BUNDLE"):
+        env.pop(name, None)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", BUNDLED.format(path=str(tmp_path / "mlp"))],
+                             env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        runs.append(json.loads(out.stdout.splitlines()[-1]))
+    np.testing.assert_allclose(runs[1][0], m(np.full((2, 5), 0.5)), rtol=1e-12)
+    assert runs[0][1] == []
+    assert {"autograph.saved_model.load", "autograph.saved_model.graphs",
+            "autograph.runtime.exec.codegen"} <= set(runs[1][1])
