@@ -6,7 +6,9 @@ hides what it costs a first call: each of its older-generation passes walks the 
 heap of AST and graph objects a trace builds. Here each sample is one first call (convert
 + trace + compile + run) of a never-seen function of 100, 300 or 1,000 statements,
 straight-line or with a staged `if` per block, timed in CPU time with the collector on;
-`paused` is autograph as shipped, `unpaused` the same with gc_pause made a no-op. The
+`paused` is autograph as shipped, `unpaused` the same with gc_pause made a no-op, and with
+--walked, `walked` paused but without moving what the pause leaves to the oldest generation
+(the pass after the pause walks it all, as before that move). The
 medians, the collector's passes and its time per call, and the growth exponents go to
 stdout and, with --json, to a file.
 
@@ -28,10 +30,13 @@ from benchmarks.cases.scaling import generated_source
 LINES = [100, 300, 1000]
 
 
-def _first_call(source, pause):
+def _first_call(source, pause, promote=True):
     import autograph as ag
     from autograph import gc_pause
     fn = programs.fresh_function(source, "generated", {})
+    threshold = gc_pause.PROMOTE_ABOVE
+    if not promote:
+        gc_pause.PROMOTE_ABOVE = float("inf")
     passes, spent, start = [0], [0.0], [0.0]
 
     def callback(phase, info):
@@ -51,12 +56,16 @@ def _first_call(source, pause):
     finally:
         gc.callbacks.remove(callback)
         gc_pause.paused = real
+        gc_pause.PROMOTE_ABOVE = threshold
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--json", default=None)
+    p.add_argument("--walked", action="store_true",
+                   help="also paused without moving a large young generation to the oldest "
+                        "(gc_pause.PROMOTE_ABOVE off): the walk after the pause, as before")
     args = p.parse_args()
     import autograph as ag
     ag.config.set_disk_cache(False)
@@ -66,11 +75,13 @@ def main():
         for lines in LINES:
             source = make(lines)
             _first_call(source, True)                      # warm-up: imports
-            samples = {"paused": [], "unpaused": []}
+            names = ["paused", "unpaused"] + (["walked"] if args.walked else [])
+            samples = {name: [] for name in names}
             for r in range(args.rounds):                   # interleaved, rotated
-                order = ["paused", "unpaused"] if r % 2 == 0 else ["unpaused", "paused"]
+                order = names[r % len(names):] + names[:r % len(names)]
                 for name in order:
-                    samples[name].append(_first_call(source, name == "paused"))
+                    samples[name].append(_first_call(source, name != "unpaused",
+                                                     promote=name != "walked"))
             for name, rows in samples.items():
                 cpu = float(np.median([row[0] for row in rows]))
                 out.setdefault(kind, {}).setdefault(name, {})[lines] = {
@@ -84,7 +95,7 @@ def main():
             print(f"| {kind} | {lines} | {a['cpu_median_s'] * 1e3:.0f} ms | {a['gc_passes']} | "
                   f"{b['cpu_median_s'] * 1e3:.0f} ms | {b['gc_passes']} | "
                   f"{b['gc_s'] * 1e3:.0f} ms |")
-        for name in ("paused", "unpaused"):
+        for name in by_name:
             ys = [by_name[name][n]["cpu_median_s"] for n in LINES]
             slope = float(np.polyfit(np.log(LINES), np.log(ys), 1)[0])
             by_name[name]["exponent"] = slope

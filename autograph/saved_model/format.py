@@ -15,7 +15,6 @@ gives, except in the small fixed tables below.
 """
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,21 +29,48 @@ class SavedModelError(ValueError):
     """A saved model that cannot be written or read (the message says what and where)."""
 
 
-@dataclass(frozen=True)
 class Limits:
     """What a loader accepts. The defaults bound memory and time on a file from a stranger;
-    pass your own `Limits` to `load(..., limits=)` for bigger models."""
-    max_json_bytes: int = 512 * 2**20        # 512 MiB of JSON description
-    max_nodes: int = 5_000_000               # nodes over all graphs
-    max_graphs: int = 1_000_000
-    max_rank: int = 64
-    max_elements: int = 2**34                # per array (and per static shape)
-    max_nesting: int = 64                    # of attribute values and of subgraphs
-    max_string: int = 1 << 20                # characters in one string
-    max_bytes: int = 1 << 32                 # per file and per archive member, checked
-                                             # before it is read (4 GiB)
-    max_loop_iterations: int = None          # per run of each while loop; None: unbounded.
-                                             # Hit: saved_model.LoopLimitError naming it
+    pass your own `Limits` to `load(..., limits=)` for bigger models. Immutable; compared
+    by value; `limits.replace(max_bytes=...)` is a copy with some changed.
+    (A plain class, not a dataclass: importing dataclasses costs a fresh process's load
+    more than this whole module.)"""
+
+    __slots__ = ("max_json_bytes", "max_nodes", "max_graphs", "max_rank", "max_elements",
+                 "max_nesting", "max_string", "max_bytes", "max_loop_iterations")
+
+    def __init__(self, max_json_bytes=512 * 2**20,    # 512 MiB of JSON description
+                 max_nodes=5_000_000,                 # nodes over all graphs
+                 max_graphs=1_000_000,
+                 max_rank=64,
+                 max_elements=2**34,                  # per array (and per static shape)
+                 max_nesting=64,                      # of attribute values and of subgraphs
+                 max_string=1 << 20,                  # characters in one string
+                 max_bytes=1 << 32,                   # per file and per archive member,
+                                                      # checked before it is read (4 GiB)
+                 max_loop_iterations=None):           # per run of each while loop; None:
+                                                      # unbounded. Hit: LoopLimitError
+        values = locals()
+        for name in self.__slots__:
+            object.__setattr__(self, name, values[name])
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Limits are immutable: use limits.replace({name}=...)")
+
+    def replace(self, **changes):
+        return Limits(**{**self._asdict(), **changes})
+
+    def _asdict(self):
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __eq__(self, other):
+        return type(other) is Limits and self._asdict() == other._asdict()
+
+    def __hash__(self):
+        return hash(tuple(self._asdict().values()))
+
+    def __repr__(self):
+        return "Limits(" + ", ".join(f"{k}={v!r}" for k, v in self._asdict().items()) + ")"
 
 
 DEFAULT_LIMITS = Limits()

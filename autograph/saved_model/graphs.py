@@ -12,27 +12,43 @@ import weakref
 
 import numpy as np
 
-from autograph.runtime import formatting
-from autograph.runtime import ops as rt_ops
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, Node
-from autograph.runtime.numpy import random as rt_random
-from autograph.saved_model import checks, loop_limit
+from autograph.saved_model import checks, loop_limit, op_modules
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import Composite, Marker, Ref, SavedModelError
 from autograph.saved_model.schema import check_attrs
 
-# the fixed stand-ins a template may hold, and the fixed functions an attribute may name
-SLOTS = {"print": rt_ops._SLOT, "random": rt_random._SLOT, "text": formatting.SLOT}
-FUNCTIONS = {"numpy.random.seed": np.random.seed,
-             "numpy.random.default_rng": np.random.default_rng,
-             "numpy.random": np.random.mtrand._rand}
 _SCALARS = (type(None), bool, int)     # JSON values that decode to themselves
 _PLAIN = (type(None), bool, int, float, str, np.dtype, np.ndarray)   # attrs used as read
 INLINE_ELEMENTS = 64      # constants up to this size are written into the JSON
 _NAMED_FUNCTIONS = {"random": ("source",), "random_seed": ("fn",), "rng_new": ("factory",)}
-_SLOT_NAMES = {id(v): k for k, v in SLOTS.items()}
-_FUNCTION_NAMES = {id(v): k for k, v in FUNCTIONS.items()}
+
+
+class _Fixed:
+    """The fixed stand-ins a template may hold (`slots`) and the fixed functions an
+    attribute may name (`functions`), by their names in the file and back. Made on first
+    use: they live in the formatting, print and random modules (the last imports NumPy's
+    random package), which a model without such nodes never needs."""
+
+    _made = None
+
+    @classmethod
+    def get(cls):
+        if cls._made is None:
+            from autograph.runtime import formatting
+            from autograph.runtime import ops as rt_ops
+            from autograph.runtime.numpy import random as rt_random
+            made = cls()
+            made.slots = {"print": rt_ops._SLOT, "random": rt_random._SLOT,
+                          "text": formatting.SLOT}
+            made.functions = {"numpy.random.seed": np.random.seed,
+                              "numpy.random.default_rng": np.random.default_rng,
+                              "numpy.random": np.random.mtrand._rand}
+            made.slot_names = {id(v): k for k, v in made.slots.items()}
+            made.function_names = {id(v): k for k, v in made.functions.items()}
+            cls._made = made
+        return cls._made
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -138,10 +154,13 @@ class Writer:
                                       "with non-string keys, which cannot be saved")
             return {"$dict": [[k, self._value(x, node, attr, graph_i, depth + 1)]
                               for k, x in v.items()]}
-        if id(v) in _SLOT_NAMES:
-            return {"$slot": _SLOT_NAMES[id(v)]}
-        if id(v) in _FUNCTION_NAMES:
-            return _FUNCTION_NAMES[id(v)]
+        from autograph.runtime import formatting
+        from autograph.runtime import ops as rt_ops
+        fixed = _Fixed.get()
+        if id(v) in fixed.slot_names:
+            return {"$slot": fixed.slot_names[id(v)]}
+        if id(v) in fixed.function_names:
+            return fixed.function_names[id(v)]
         if t is rt_ops._Text or t is formatting._Sub:
             kind = "$text" if t is rt_ops._Text else "$sub"
             return {kind: [self._value(x, node, attr, graph_i, depth + 1) for x in v.parts]}
@@ -233,6 +252,12 @@ class Reader:
     def _node(self, graph, rec, where, depth):
         _need(rec, dict, where)
         op = rec.get("op")
+        if type(op) is str and op not in primitives.PRIMITIVES:
+            # registered by importing its module, named by autograph's own table (never by
+            # the file): a model imports the families it uses, not all of them
+            module = op_modules.module_of(op)
+            if module is not None:
+                __import__(module)
         if type(op) is not str or op not in primitives.PRIMITIVES:
             raise SavedModelError(f"{where}: unknown op {fmt._show(op)} (only autograph's "
                                   "primitives can be loaded)")
@@ -257,7 +282,7 @@ class Reader:
                      for k, v in attrs.items()}
         for k in _NAMED_FUNCTIONS.get(op, ()):
             if attrs[k] is not None:     # a name from the schema's fixed set
-                attrs[k] = FUNCTIONS[attrs[k]]
+                attrs[k] = _Fixed.get().functions[attrs[k]]
         if op == "Placeholder":
             if inputs or len(specs) != 1:
                 raise SavedModelError(f"{where}: a placeholder has no inputs and one output")
@@ -296,8 +321,10 @@ class Reader:
                                           f"{fmt.CONSTANTS_FILE}")
                 return self.constants[v.target]
         if t is Marker:
-            return SLOTS[v.name]
+            return _Fixed.get().slots[v.name]
         if t is Composite:
+            from autograph.runtime import formatting
+            from autograph.runtime import ops as rt_ops
             items = [self._resolve(x, graph, depth, where) for x in v.items]
             if v.kind == "field":
                 if len(items) != 4:

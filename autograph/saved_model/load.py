@@ -2,18 +2,16 @@
 
 The loader trusts nothing in its files. It never unpickles (arrays are read with
 `allow_pickle=False`, after their headers are checked: no object dtypes, bounded rank and
-size), never evaluates or imports anything a file names: ops must be primitives of the table,
+size), never evaluates or imports anything a file names: ops must be primitives of the table
+(their modules, from a fixed table, are imported as the graphs are read: op_modules.py),
 attributes must fit each primitive's schema (schema.py), names of functions come from fixed
 tables, and sizes are bounded (format.Limits). Checksums must match.
 """
 
-import hashlib
-import io
 import json
 import math
 import os
 import tokenize
-import zipfile
 
 import numpy as np
 
@@ -21,12 +19,11 @@ from autograph.function import trace_type as tt
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
 from autograph.saved_model.graphs import Reader
-from autograph.saved_model import params, restored, seal, tree
-from autograph.saved_model.schema import register_all_primitives
+from autograph.saved_model import archive, params, restored, seal, tree
 
-# every family of primitives registers itself on import: the table is complete before any
-# file is read (the loader imports nothing later, and nothing a file names)
-register_all_primitives()
+# the families of primitives a model uses are imported as its graphs are read, each from
+# autograph's own table of which module registers which op (op_modules.py): nothing a
+# file names is ever imported
 
 _FILES = (fmt.JSON_FILE, fmt.CONSTANTS_FILE, fmt.VARIABLES_FILE)
 
@@ -53,13 +50,12 @@ def from_bytes(data, limits=DEFAULT_LIMITS, key=None):
         raise TypeError(f"from_bytes takes bytes, not {type(data).__name__}")
     with _only_saved_model_errors("<bytes>"):
         files = {}
-        with _zip(data, "the archive", limits) as z:
-            for info in z.infolist():
-                if info.filename not in _FILES:
-                    raise SavedModelError(f"unexpected member {info.filename!r} in the archive")
-                if info.filename in files:
-                    raise SavedModelError(f"member {info.filename!r} appears twice in the archive")
-                files[info.filename] = _member(z, info, "the archive", limits)
+        for member in archive.members(bytes(data), "the archive"):
+            if member.name not in _FILES:
+                raise SavedModelError(f"unexpected member {member.name!r} in the archive")
+            if member.name in files:
+                raise SavedModelError(f"member {member.name!r} appears twice in the archive")
+            files[member.name] = bytes(_member(member, "the archive", limits))
         return from_files(files, "<bytes>", limits, key)
 
 
@@ -106,36 +102,14 @@ def _read_file(path, name, limits):
     return data
 
 
-def _zip(data, where, limits):
-    """A ZipFile of `data` (member count bounded), or SavedModelError."""
-    try:
-        z = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, ValueError, EOFError,
-            OSError):
-        raise SavedModelError(f"{where} is not a zip archive") from None
-    if len(z.infolist()) > _MAX_MEMBERS:
-        z.close()
-        raise SavedModelError(f"{where} has {len(z.infolist())} members, over "
-                              f"{_MAX_MEMBERS}")
-    return z
-
-
-_MAX_MEMBERS = 1 << 16
-
-
-def _member(z, info, where, limits):
-    """The bytes of member `info`, its declared sizes checked first."""
-    _check_stored(info, where)
-    limit = limits.max_json_bytes if info.filename == fmt.JSON_FILE else limits.max_bytes
-    if info.file_size > limit:
-        raise SavedModelError(f"{where}: member {info.filename!r} is {info.file_size} bytes, "
+def _member(member, where, limits):
+    """The bytes of `member` (a view), its declared sizes checked first."""
+    _check_stored(member, where)
+    limit = limits.max_json_bytes if member.name == fmt.JSON_FILE else limits.max_bytes
+    if member.file_size > limit:
+        raise SavedModelError(f"{where}: member {member.name!r} is {member.file_size} bytes, "
                               f"over the limit of {limit} bytes")
-    try:
-        return z.read(info)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, ValueError,
-            EOFError, OSError) as e:
-        raise SavedModelError(f"{where}: member {info.filename!r} cannot be read "
-                              f"({type(e).__name__}: {e})") from None
+    return member.data
 
 
 def _check_json_size(size, where, limits):
@@ -180,7 +154,7 @@ def read_description(files, where, limits, key=None):
         data = files.get(name)
         if data is None or type(want) is not str:
             raise SavedModelError(f"{where}: {name} is missing (or has no checksum)")
-        got = "sha256:" + hashlib.sha256(data).hexdigest()
+        got = "sha256:" + seal.sha256_hex(data)
         if got != want:
             raise SavedModelError(f"{where}/{name}: checksum mismatch (the file is damaged or "
                                   f"was changed): expected {want}, got {got}")
@@ -200,51 +174,54 @@ def read_npz(data, name, limits):
     if not data:
         return {}
     out = {}
-    with _zip(data, name, limits) as z:
-        for info in z.infolist():
-            key = info.filename[:-4] if info.filename.endswith(".npy") else None
-            if not key:
-                raise SavedModelError(f"{name}: unexpected member {info.filename!r}")
-            if key in out:
-                raise SavedModelError(f"{name}: member {info.filename!r} appears twice")
-            _check_stored(info, name)
-            if info.file_size > limits.max_bytes:
-                raise SavedModelError(f"{name}: member {info.filename!r} is "
-                                      f"{info.file_size} bytes, over the limit of "
-                                      f"{limits.max_bytes} bytes")
-            try:
-                with z.open(info) as f:
-                    out[key] = _read_array(f, f"{name}[{key!r}]", limits, info.file_size)
-            except SavedModelError:
-                raise
-            except (ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
-                    OSError) as e:
-                raise SavedModelError(f"{name}: member {info.filename!r} cannot be read "
-                                      f"({type(e).__name__}: {e})") from None
+    for member in archive.members(data, name):
+        key = member.name[:-4] if member.name.endswith(".npy") else None
+        if not key:
+            raise SavedModelError(f"{name}: unexpected member {member.name!r}")
+        if key in out:
+            raise SavedModelError(f"{name}: member {member.name!r} appears twice")
+        out[key] = _read_array(_member(member, name, limits), f"{name}[{key!r}]", limits)
     return out
 
 
-def _check_stored(info, where):
-    """Members are stored uncompressed (as save writes them): their declared sizes are
-    then bytes actually present, so nothing is allocated for a size a file only claims."""
-    if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
-        raise SavedModelError(f"{where}: member {info.filename!r} is compressed; saved "
+def _check_stored(member, where):
+    """Members are stored uncompressed and unencrypted (as save writes them): their declared
+    sizes are then bytes actually present, so nothing is allocated for a size a file only
+    claims."""
+    if member.method != 0 or member.file_size != member.compress_size:
+        raise SavedModelError(f"{where}: member {member.name!r} is compressed; saved "
                               "models hold uncompressed members only (no decompression "
                               "bombs)")
+    if member.flags & 0x1:
+        raise SavedModelError(f"{where}: member {member.name!r} is encrypted")
 
 
-def _read_array(f, where, limits, member_size):
-    """One .npy member: its header checked first (dtype, rank, size), then its bytes read
-    as a flat buffer of that dtype (read-only); never unpickled."""
+class _Reader:
+    """A read-only file over a member's bytes (NumPy's header readers take a file)."""
+
+    def __init__(self, view):
+        self.view, self.pos = view, 0
+
+    def read(self, n=-1):
+        end = len(self.view) if n is None or n < 0 else min(len(self.view), self.pos + n)
+        out = bytes(self.view[self.pos:end])
+        self.pos = end
+        return out
+
+
+def _read_array(view, where, limits):
+    """One .npy member: its header checked first (dtype, rank, size), then its bytes
+    copied as a flat buffer of that dtype; never unpickled."""
+    f = _Reader(view)
     shape, fortran, dtype = _check_header(f, where, limits)
     count = math.prod(shape)
-    if count * dtype.itemsize > member_size:     # before allocating what the header claims
+    size = count * dtype.itemsize
+    if f.pos + size > len(view):        # before allocating what the header claims
         raise SavedModelError(f"{where}: the header claims {count} elements of {dtype}, more "
-                              f"than the {member_size} bytes of the member hold")
-    data = bytearray(count * dtype.itemsize)      # writable: a Variable may own it as is
-    got = f.readinto(data)
-    if got != len(data) or f.read(1):
+                              f"than the {len(view)} bytes of the member hold")
+    if f.pos + size != len(view):
         raise SavedModelError(f"{where}: the data does not hold {count} elements of {dtype}")
+    data = bytearray(view[f.pos:])                 # writable: a Variable may own it as is
     array = np.frombuffer(data, dtype=dtype, count=count)
     return array.reshape(shape, order="F" if fortran else "C")
 

@@ -14,6 +14,7 @@ import inspect
 
 import numpy as np
 
+from autograph import _bundle
 from autograph import config as _config
 from autograph.function import trace_type as tt
 from autograph.function.concrete import (
@@ -135,6 +136,8 @@ class RestoredConcrete:
             runner.__device__ = dev
             runner.__numpy_cpu__ = not move
             self._runners[(dev.name, move, numerics)] = runner
+            if _bundle.pending:   # a process's first compile: keep the bytecode it imported
+                _bundle.first_call_done()
         return runner
 
     def __repr__(self):

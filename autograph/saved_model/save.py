@@ -9,13 +9,11 @@ strings). Of each function: every concrete function it has traced, or the one it
 that says what to do.
 """
 
-import hashlib
 import inspect
 import io
 import json
 import os
 import warnings
-import zipfile
 
 import numpy as np
 
@@ -41,6 +39,7 @@ def save(obj, export_dir, signatures=None, key=None):
 
 def to_bytes(obj, signatures=None, key=None):
     """The single-bytes form: the three files of `save`, in one uncompressed zip."""
+    import zipfile      # here: `import autograph.saved_model` (for load) does not need it
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
         for name, data in serialize(obj, signatures, key).items():
@@ -76,7 +75,7 @@ def serialize(obj, signatures=None, key=None):
         "format": fmt.FORMAT_NAME,
         "format_version": fmt.FORMAT_VERSION,
         "producer": f"autograph {_version()}",
-        "checksums": {name: "sha256:" + hashlib.sha256(data).hexdigest()
+        "checksums": {name: "sha256:" + seal.sha256_hex(data)
                       for name, data in blobs.items()},
         "root": root,
         "signatures": sigs,

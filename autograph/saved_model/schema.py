@@ -150,6 +150,19 @@ def _random_methods():
     return tuple(sorted(random.SUPPORTED))
 
 
+def lazy_choice(names, what):
+    """`choice(*names())`, the names read on the first check: they live in a module that
+    imports NumPy's random package, which a model without random draws never needs."""
+    made = []
+
+    def c(v):
+        if not made:
+            made.append(choice(*names()))
+        made[0](v)
+    c.__doc__ = what
+    return c
+
+
 NO_ATTRS = (
     "Identity abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_invert "
     "bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor boolean_mask ceil cholesky "
@@ -241,7 +254,8 @@ def _table():
         "print": {"template": plain, "sep": STR, "end": STR, "file": NONE},
         "progress": {"desc": STR, "token": INT},
         "random": {"source": either(NONE, choice("numpy.random")),
-                   "method": choice(*_random_methods()), "template": plain,
+                   "method": lazy_choice(_random_methods, "a method of numpy.random"),
+                   "template": plain,
                    "dtype": choice(*[np.dtype(k).name for k in "?bBhHiIlLqQefdgFDG"]),
                    "shape": SHAPE, "weak": BOOL},
         "random_seed": {"fn": choice("numpy.random.seed"), "template": plain},
@@ -272,12 +286,37 @@ def _table():
         "data_iter_next": {"specs": tup(pair(DTYPE, SHAPE), 1 << 16)},
         "special_polygamma": {"n": INT},
     })
-    from autograph.runtime.numpy import scipy_special   # SciPy's ufuncs (no SciPy import)
-    t.update({scipy_special.PREFIX + name: {} for name in scipy_special.NAMES})
     return t
 
 
-SCHEMAS = _table()
+# SciPy's ufuncs (`special_<name>`) take no attributes; their names are scipy_special.NAMES,
+# read when a model holds one (that module registers ~200 primitives as it is imported)
+_TABLE = _table()
+
+
+def _special(op):
+    from autograph.runtime.numpy import scipy_special
+    if op.startswith(scipy_special.PREFIX) and op[len(scipy_special.PREFIX):] in \
+            scipy_special.NAMES:
+        return {}
+    return None
+
+
+def schema_of(op):
+    """The attribute schema of primitive `op` ({attribute: check}), or None for an op no
+    saved model may hold."""
+    schema = _TABLE.get(op)
+    if schema is None and op.startswith("special_"):
+        return _special(op)
+    return schema
+
+
+def __getattr__(name):
+    # SCHEMAS: the whole table, SciPy's ufuncs included (for the tests and tools that list it)
+    if name == "SCHEMAS":
+        from autograph.runtime.numpy import scipy_special
+        return {**_TABLE, **{scipy_special.PREFIX + n: {} for n in scipy_special.NAMES}}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # the packages whose modules register primitives (each module registers on import)
@@ -310,7 +349,7 @@ def register_all_primitives():
 
 def check_attrs(op, attrs, where):
     """Raise SavedModelError unless `attrs` (decoded) fit primitive `op`'s schema."""
-    schema = SCHEMAS.get(op)
+    schema = schema_of(op)
     if schema is None:
         raise SavedModelError(f"{where}: op {op!r} has no attribute schema (not loadable)")
     for name in attrs:

@@ -19,8 +19,6 @@ can recompute them. The HMAC does: without the key no one can make a file that
 of format 1.0 (no seal) still loads without a key; with a key it is refused (unsigned).
 """
 
-import hashlib
-import hmac
 import json
 
 from autograph.saved_model import format as fmt
@@ -38,7 +36,31 @@ def _key_bytes(key):
     return bytes(key)
 
 
+try:
+    from _sha256 import sha256 as _builtin_sha256      # CPython <= 3.11: built in
+except ImportError:
+    try:
+        from _sha2 import sha256 as _builtin_sha256    # CPython 3.12+
+    except ImportError:
+        _builtin_sha256 = None
+
+# below this size the interpreter's built-in SHA-256 (no import cost); above, OpenSSL's
+# (hashlib: some ms to import, several times faster per byte)
+_SMALL = 1 << 20
+
+
+def sha256_hex(data):
+    """The SHA-256 of `data`, in hex. A small model's load pays no OpenSSL import (a
+    fresh process's load of a small model is measured against onnxruntime's)."""
+    if len(data) < _SMALL and _builtin_sha256 is not None:
+        return _builtin_sha256(data).hexdigest()
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
+
+
 def _mac(key, prefix, files):
+    import hashlib
+    import hmac
     h = hmac.new(key, digestmod=hashlib.sha256)
     h.update(prefix)
     for name in _MEMBERS:
@@ -54,7 +76,7 @@ def close(text, files, key=None):
     if not text.endswith(b"}"):
         raise ValueError("not a JSON object")
     prefix = text[:-1]
-    seal = {"sha256": hashlib.sha256(prefix).hexdigest()}
+    seal = {"sha256": sha256_hex(prefix)}
     if key is not None:
         seal["hmac_sha256"] = _mac(_key_bytes(key), prefix, files)
     return prefix + _HEAD + json.dumps(seal, separators=(",", ":")).encode() + b"}"
@@ -80,8 +102,8 @@ def check(text, doc, files, key, where):
         raise SavedModelError(f"{where}: the seal is not the description's last field: "
                               "the file was edited")
     prefix = body[:-len(tail)]
-    got = hashlib.sha256(prefix).hexdigest()
-    if not hmac.compare_digest(got, seal.get("sha256", "")):
+    got = sha256_hex(prefix)
+    if got != seal.get("sha256", ""):     # a checksum, not a secret: no constant time needed
         raise SavedModelError(f"{where}: checksum mismatch (the description is damaged or "
                               f"was changed): expected {seal.get('sha256')!r}, got {got!r}")
     if key is not None:
@@ -89,6 +111,7 @@ def check(text, doc, files, key, where):
         if want is None:
             raise SavedModelError(f"{where}: the model is not signed (it was saved without "
                                   "a key), but load was given one: refused")
+        import hmac
         if not hmac.compare_digest(_mac(_key_bytes(key), prefix, files), want):
             raise SavedModelError(f"{where}: the HMAC does not match: the model was saved "
                                   "with another key, or a file was changed since")

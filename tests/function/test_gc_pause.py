@@ -101,3 +101,65 @@ def test_concurrent_first_calls_restore_it_once_all_are_done():
     for t in threads:
         t.join()
     assert not errors and gc.isenabled()
+
+
+def _young_after_block(make):
+    """gc.get_count()[0] right after a paused block in which make() ran, and the passes
+    the block's exit ran."""
+    out = []
+    passes = _passes(lambda: out.append(_block(make)))
+    return gc.get_count()[0], passes, out[0]
+
+
+def _block(make):
+    with gc_pause.paused():
+        return make()
+
+
+def test_a_block_that_leaves_many_objects_promotes_them_unwalked(monkeypatch):
+    monkeypatch.setattr(gc_pause, "PROMOTE_ABOVE", 5_000)
+    gc.collect()
+    young, passes, kept = _young_after_block(lambda: [[k] for k in range(20_000)])
+    assert passes == [] and young < 100          # no walk, and the young generation is empty
+    assert any(o is kept for o in gc.get_objects(2))
+    # a small block is walked as before (its few objects stay young)
+    young, _, small = _young_after_block(lambda: [[k] for k in range(100)])
+    assert young >= 100 and not any(o is small for o in gc.get_objects(2))
+    assert gc.isenabled()
+
+
+def test_a_programs_own_freeze_is_left_as_it_is(monkeypatch):
+    monkeypatch.setattr(gc_pause, "PROMOTE_ABOVE", 5_000)
+    gc.collect()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        young, _, kept = _young_after_block(lambda: [[k] for k in range(20_000)])
+        assert gc.get_freeze_count() == frozen    # unfreeze would have thawed the program's
+        assert not any(o is kept for o in gc.get_objects(2))
+    finally:
+        gc.unfreeze()
+
+
+class _Cycle:
+    pass
+
+
+def test_garbage_of_promoted_blocks_is_collected_within_the_budget(monkeypatch):
+    import weakref
+    monkeypatch.setattr(gc_pause, "PROMOTE_ABOVE", 1_000)
+    monkeypatch.setattr(gc_pause, "FULL_AFTER", 10_000)
+    gc.collect()
+
+    def make():
+        a = _Cycle()
+        a.me = a                        # garbage the moment the block ends: a cycle
+        refs.append(weakref.ref(a))
+        return [[k] for k in range(3_000)]
+    refs = []
+    _block(make)
+    assert refs[0]() is not None        # promoted with the rest: waits for a full pass
+    for _ in range(5):                  # 3,000 young objects a block: over 10,000 by then
+        _block(make)
+    assert all(r() is None for r in refs[:4]), [r() is None for r in refs]
+    assert gc.isenabled()

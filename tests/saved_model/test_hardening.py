@@ -268,3 +268,14 @@ def test_a_sample_of_the_fuzzer_finds_nothing():
     assert summary["failure_count"] == 0, summary["failures"][:5]
     assert summary["stats"].get("refused", 0) > 100 and summary["stats"].get("loaded", 0) > 5
     assert "unexpected" not in summary["load"] and "crash" not in summary["stats"]
+
+
+def test_limits_are_an_immutable_value():
+    a = Limits(max_loop_iterations=5, max_bytes=10)
+    assert a == Limits(max_bytes=10, max_loop_iterations=5) and hash(a) == hash(Limits(
+        max_bytes=10, max_loop_iterations=5))
+    assert a != Limits() and a.replace(max_bytes=1 << 32, max_loop_iterations=None) == Limits()
+    assert (a.max_bytes, a.max_rank) == (10, Limits().max_rank)
+    with pytest.raises(AttributeError, match="immutable"):
+        a.max_bytes = 1
+    assert eval(repr(a), {"Limits": Limits}) == a

@@ -29,8 +29,17 @@ def handed_out():
     return frames.codegen_filenames_in_use() + len(frames._free_numbers)
 
 
+def _settle():
+    """Collect until a full pass finds nothing: garbage that holds finalizers is freed over
+    two passes, and a first call that leaves many objects moves them to the oldest
+    generation (autograph.gc_pause), where only full passes see them."""
+    for _ in range(4):
+        if not gc.collect():
+            break
+
+
 def _state():
-    gc.collect()
+    _settle()
     return len(linecache.cache), frames.codegen_filenames_in_use()
 
 
