@@ -13,6 +13,7 @@
 
 import numpy as np
 
+from autograph.batching import lane_loops
 from autograph.runtime import control_flow
 from autograph.runtime.numpy import sorting
 from autograph.batching.transform import (HANDLE, BatchingError, Frame, batch_graph,
@@ -41,6 +42,10 @@ def cond(frame, node, args, batched):
             "element and a branch changes a TensorArray, which would then hold different "
             "elements on each element (a ragged batch). Collect the values in a "
             "preallocated array with x[i] = v instead")
+    if lane_loops.native_tracing():
+        outs = lane_loops.lane_cond(frame, node, pred, ins, flags)
+        if outs is not None:
+            return [(t, True) for t in outs]
     return partition(frame, pred, [(tg, fg)], ins, flags)[0]
 
 

@@ -64,3 +64,29 @@ def lane_loop(frame, cg, bg, inits, caps, cap_flags, limit, limit_batched):
         return [lane + 1] + done
     start = [primitives.constant(np.int64(0))] + [np.zeros_like(x) for x in inits]
     return control_flow.while_loop(outer_cond, outer_body, start)[1:]
+
+
+def lane_cond(frame, node, pred, ins, flags):
+    """A `cond` whose predicate differs from lane to lane, one lane at a time: each lane
+    runs its own branch (a scalar `if` in native code). None when an output's per-element
+    shape is not known while tracing (the caller partitions instead)."""
+    shapes = [t.shape for t in node.outputs]
+    if any(s is None or any(d is None for d in s) for s in shapes):
+        return None
+    tg, fg = node.attrs["true_graph"], node.attrs["false_graph"]
+    unbatched = [False] * len(ins)
+    pred = pred.reshape((-1,)) if pred.ndim != 1 else pred
+
+    def branch(graph, lane_ins):
+        return lambda: [t for t, _ in batch_graph(graph, lane_ins, unbatched, frame)]
+
+    def outer_cond(lane, *done):
+        return lane < frame.size
+
+    def outer_body(lane, *done):
+        lane_ins = [x[lane] if b else x for x, b in zip(ins, flags)]
+        values = control_flow.cond(pred[lane], branch(tg, lane_ins), branch(fg, lane_ins))
+        return [lane + 1] + [updates.setitem(d, lane, v) for d, v in zip(done, values)]
+    start = [primitives.constant(np.int64(0))] + [
+        np.zeros((frame.size,) + tuple(s), t.dtype) for s, t in zip(shapes, node.outputs)]
+    return control_flow.while_loop(outer_cond, outer_body, start)[1:]
