@@ -9,6 +9,11 @@
   or fails for the other lanes' values is then run on them). The cost is one gather per
   batched input and one scatter per output, linear in the batch; a branch with no lanes
   runs on empty arrays.
+- except where running the other branch cannot be seen: small branches of integer
+  arithmetic that cannot fail or warn (selects.py has the rule) run on every lane and
+  `where` picks, which costs a fraction of the partition;
+- and under `jit_compile=True`, a loop over the lanes, each taking its own branch
+  (lane_loops.py): a scalar `if` in native code.
 """
 
 import numpy as np
