@@ -23,7 +23,7 @@ enters batched or the body makes it so from batched values). Then:
 
 import numpy as np
 
-from autograph.batching import lane_loops
+from autograph.batching import amortised, lane_loops, selects
 from autograph.runtime import control_flow
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
@@ -89,6 +89,8 @@ def while_loop(frame, node, args, batched):
                                     limit_batched)
     elif use_masking(frame, cg, bg):
         outs = _masked(frame, cg, bg, inits, caps, cap_flags, limit)
+    elif selects.can_select(cg, bg):    # finished lanes unobservable: compact now and then
+        outs = amortised.amortised(frame, cg, bg, inits, caps, cap_flags, limit)
     else:
         outs = _compacted(frame, cg, bg, inits, caps, cap_flags, limit)
     return [(t, True) for t in outs]

@@ -8,12 +8,14 @@ scatter per output: ~15 array calls) is several times the branches' own (collatz
 only there, both branches run on every lane and `where` picks (JAX's way), because running
 the other branch is then unobservable: this rule (`can_select`) admits a branch only when
 
-- it holds at most `SELECT_MAX_NODES` operations, each in `SAFE` (integer and boolean
+- it holds at most `SELECT_MAX_NODES` operations (an inner `if`'s branches counted), each
+  in `SAFE` (integer and boolean
   arithmetic that NumPy evaluates on arrays without error or warning: wrapping overflow,
   no division) or a `floor_divide`/`remainder` by a constant other than 0 (-1 included:
   its only failure, the minimum integer // -1, wraps silently on arrays), and
 - every value in it is an integer or a boolean (floating point can warn: sqrt of a
-  negative, overflow, a division by zero), and it has no `cond`, loop or effect.
+  negative, overflow, a division by zero), and it has no loop or effect (an inner `if`
+  whose branches pass the rule is admitted: amortised.py asks the rule of a loop body).
 
 Anything else (a float branch, an index, a call, a loop) is partitioned as before.
 """
@@ -33,22 +35,33 @@ def can_select(*graphs):
     return all(_safe_graph(g) for g in graphs)
 
 
-def _safe_graph(graph):
-    ops = 0
+def _safe_graph(graph, ops=0):
+    """Whether `graph` is safe to run on any lane; False past SELECT_MAX_NODES operations
+    (`ops`: those already counted; an inner `if`'s branches count too)."""
+    return _count_safe(graph, ops) is not None
+
+
+def _count_safe(graph, ops):
     for node in graph.nodes:
         if any(t.dtype is None or np.dtype(t.dtype).kind not in "biu" for t in node.outputs):
-            return False
+            return None
         if node.op in ("Placeholder", "Const"):
             continue
         ops += 1
         if ops > SELECT_MAX_NODES:
-            return False
+            return None
         if node.op in SAFE:
+            continue
+        if node.op == "cond":       # (a loop body's own `if`)
+            for branch in (node.attrs["true_graph"], node.attrs["false_graph"]):
+                ops = _count_safe(branch, ops)
+                if ops is None or ops > SELECT_MAX_NODES:
+                    return None
             continue
         if node.op in DIVIDING and _nonzero_constant(node.inputs[1]):
             continue
-        return False
-    return True
+        return None
+    return ops
 
 
 def _nonzero_constant(t):
