@@ -19,6 +19,8 @@ Threads pinned to 1 (OMP/MKL/OpenBLAS and XLA). What it shows (issue 32):
    process, ...), medians and their ratio; the lane loop's body executions counted by
    running the same graph in the interpreter (the count is exact; the interpreter is slow,
    so on --count-n values).
+6. collatz in codegen (n / 5 values) with and without the select and amortised
+   compaction rules, timed in turn, body executions counted.
 
 Run it pinned to one core as well: `taskset -c 0 python -m benchmarks.vmap_bench ...`.
 """
@@ -206,6 +208,39 @@ def part_native(n, count_n, rounds, jax_python, report):
     report["native"] = res
 
 
+def part_codegen_rules(n, rounds, report):
+    """collatz in codegen, with the select and amortised-compaction rules (selects.py,
+    amortised.py) and without them (every `if` partitioned, every iteration compacted),
+    timed in turn; the body's executions of each counted."""
+    from autograph.batching import selects
+    starts = np.arange(1, n + 1, dtype=np.int64)
+    trips = np.array([collatz(int(s)) for s in starts])
+    real = selects.can_select
+    forms = {}
+    for name, rule in (("rules", real), ("partition_and_compact_always", lambda *g: False)):
+        selects.can_select = rule
+        try:
+            fn = ag.function(ag.vmap(collatz))
+            assert np.array_equal(fn(starts), trips)
+            with counting("remainder") as seen:
+                (out,) = interpreter.run(fn.get_concrete_function(starts).graph, [starts])
+            assert np.array_equal(out, trips)
+        finally:
+            selects.can_select = real
+        forms[name] = (fn, int(sum(seen)))
+    times = {name: [] for name in forms}
+    for _ in range(rounds):
+        for name, (fn, _) in forms.items():
+            t = time.perf_counter()
+            fn(starts)
+            times[name].append(time.perf_counter() - t)
+    report["codegen_rules"] = {
+        "n": n, "sum_trips": int(trips.sum()),
+        **{name: {"median_s": float(np.median(times[name])),
+                  "body_executions": forms[name][1],
+                  "ratio": forms[name][1] / float(trips.sum())} for name in forms}}
+
+
 def part_2947(report):
     def f(x):
         total = 0
@@ -282,6 +317,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     report = {}
     part_native(args.n, args.count_n, args.rounds, args.jax_python, report)
+    part_codegen_rules(args.n // 5, 5, report)
     if args.only_native:
         print(json.dumps(report, indent=1))
         return
