@@ -27,7 +27,7 @@ import numpy as np
 from autograph.runtime import control_flow
 from autograph.runtime.ir import primitives
 from autograph.runtime.numpy import updates
-from autograph.batching.transform import batch_graph
+from autograph.batching.transform import batch_graph, materialize
 
 
 def native_tracing():
@@ -87,6 +87,6 @@ def lane_cond(frame, node, pred, ins, flags):
         lane_ins = [x[lane] if b else x for x, b in zip(ins, flags)]
         values = control_flow.cond(pred[lane], branch(tg, lane_ins), branch(fg, lane_ins))
         return [lane + 1] + [updates.setitem(d, lane, v) for d, v in zip(done, values)]
-    start = [primitives.constant(np.int64(0))] + [
-        np.zeros((frame.size,) + tuple(s), t.dtype) for s, t in zip(shapes, node.outputs)]
+    start = [primitives.constant(np.int64(0))] + [   # (frame.size: an int or a tensor)
+        materialize(frame, np.zeros(s, t.dtype)) for s, t in zip(shapes, node.outputs)]
     return control_flow.while_loop(outer_cond, outer_body, start)[1:]

@@ -114,6 +114,25 @@ def test_a_per_lane_if_runs_one_branch_per_lane():
     np.testing.assert_allclose(got, [f(a, b) for a, b in zip(xs, ys)], rtol=1e-12)
 
 
+def test_a_batch_size_known_only_when_it_runs():
+    def f(x, n):
+        if x > 0:
+            x = np.sqrt(x)
+        while n > 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            x = x + 0.5
+        return x
+    traced = ag.function(ag.vmap(f), input_signature=[
+        ag.TensorSpec((None,), np.float64), ag.TensorSpec((None,), np.int64)])
+    with jit_ranges.tracing_for_native():
+        conc = traced.get_concrete_function()
+    assert "nonzero" not in ops_of(conc.graph)
+    xs, ns = np.linspace(-2, 2, 7), np.arange(1, 8, dtype=np.int64)
+    np.testing.assert_allclose(conc(xs, ns), [f(a, int(b)) for a, b in zip(xs, ns)],
+                               rtol=1e-12)
+    assert conc(xs[:0], ns[:0]).shape == (0,)
+
+
 @pytest.mark.parametrize("index", range(4))
 def test_generated_programs_in_the_native_form_equal_the_elements(index):
     outcome, detail = vmaprun.run_one("ci-native", index, native_form=True)
