@@ -107,3 +107,18 @@ def test_a_loop_that_is_not_warning_free_still_compacts_every_iteration():
             x, t = np.sqrt(x) - 0.5, t + 1
         trips.append(t)
     assert sum(seen) == sum(trips)      # exactly: no finished lane runs
+
+
+def test_vector_loop_variables_are_frozen_per_lane():
+    def f(v, n):
+        while n > 0:
+            v = v * 3 % 7 + n
+            n = n - 1
+        return v, n
+    v = np.arange(30, dtype=np.int64).reshape(10, 3)
+    n = np.array([0, 5, 1, 9, 2, 2, 7, 0, 3, 4], dtype=np.int64)
+    graph = batched_graph(f, v, n, amortised_loops=1)
+    got = interpreter.run(graph, [v, n])
+    want = [f(v[k], int(n[k])) for k in range(10)]
+    np.testing.assert_array_equal(got[0], np.stack([a for a, _ in want]))
+    np.testing.assert_array_equal(got[1], [b for _, b in want])
