@@ -13,6 +13,16 @@ Threads pinned to 1 (OMP/MKL/OpenBLAS and XLA). What it shows (issue 32):
 3. per-example gradients of a small MLP with a data-dependent loop: vmap(grad) equal to a
    Python loop of ag.grad calls, and the time of each.
 4. jit_compile=True of a vmapped loop with an unbatched predicate (native code).
+5. collatz under jit_compile=True (a loop over lanes, each running its own loop:
+   batching/lane_loops.py) against jax.jit(jax.vmap(lax.while_loop)), the two timed in
+   turn (--rounds calls each, interleaved: one call of ours, one of JAX's in its own
+   process, ...), medians and their ratio; the lane loop's body executions counted by
+   running the same graph in the interpreter (the count is exact; the interpreter is slow,
+   so on --count-n values).
+6. collatz in codegen (n / 5 values) with and without the select and amortised
+   compaction rules, timed in turn, body executions counted.
+
+Run it pinned to one core as well: `taskset -c 0 python -m benchmarks.vmap_bench ...`.
 """
 
 import argparse
@@ -23,7 +33,7 @@ import subprocess
 import sys
 import time
 
-for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 
 import numpy as np  # noqa: E402
@@ -117,6 +127,120 @@ def part_collatz(n, jax_python, report):
             report["jax_error"] = res.stderr[-500:]
 
 
+JAX_SERVER = r"""
+import json, os, sys, time
+os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+import numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", True)
+def collatz(n):
+    def cond(s): return s[0] != 1
+    def body(s):
+        n, k = s
+        return jnp.where(n % 2 == 0, n // 2, 3 * n + 1), k + 1
+    return jax.lax.while_loop(cond, body, (n, jnp.int64(0)))[1]
+f = jax.jit(jax.vmap(collatz))
+starts = jnp.arange(1, int(sys.argv[1]) + 1, dtype=jnp.int64)
+out = np.asarray(f(starts))
+print(json.dumps({"version": jax.__version__, "sum": int(out.sum())}), flush=True)
+for line in sys.stdin:          # one timed call per line: the caller interleaves
+    t = time.perf_counter(); f(starts).block_until_ready()
+    print(time.perf_counter() - t, flush=True)
+"""
+
+
+def part_native(n, count_n, rounds, jax_python, report):
+    """collatz under jit_compile=True vs jax.jit(jax.vmap(while_loop)), interleaved."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        report["native"] = "numba not installed"
+        return
+    from autograph.operators import jit_ranges
+    starts = np.arange(1, n + 1, dtype=np.int64)
+    trips = np.array([collatz(int(s)) for s in starts])
+    native = ag.function(ag.vmap(collatz), jit_compile=True)
+    t = time.perf_counter()
+    got = native(starts)
+    first = time.perf_counter() - t
+    assert np.array_equal(got, trips), "jit_compile vmap(collatz) differs from the elements"
+    # the body executions of the same form, counted in the interpreter
+    small = starts[:count_n]
+    traced = ag.function(ag.vmap(collatz))
+    with jit_ranges.tracing_for_native():
+        graph = traced.get_concrete_function(small).graph
+    assert not any(node.op == "nonzero" for node in graph.walk())
+    with counting("remainder") as seen:
+        (out,) = interpreter.run(graph, [small])
+    assert np.array_equal(out, trips[:count_n])
+    res = {"n": n, "first_call_s": first, "counted_n": count_n,
+           "counted_body_executions": int(sum(seen)),
+           "counted_sum_trips": int(trips[:count_n].sum()),
+           "ratio": float(sum(seen) / trips[:count_n].sum())}
+    assert res["ratio"] == 1.0
+    proc = None
+    if jax_python:
+        proc = subprocess.Popen([jax_python, "-c", JAX_SERVER, str(n)], text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                env=dict(os.environ, JAX_PLATFORMS="cpu"))
+        hello = json.loads(proc.stdout.readline())
+        assert hello["sum"] == int(trips.sum()), "jax.vmap collatz disagrees"
+        res["jax_version"] = hello["version"]
+    ours, theirs = [], []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        native(starts)
+        ours.append(time.perf_counter() - t)
+        if proc is not None:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            theirs.append(float(proc.stdout.readline()))
+    if proc is not None:
+        proc.stdin.close()
+        proc.wait()
+    res["ag_native_s"] = {"median": float(np.median(ours)), "min": min(ours),
+                          "max": max(ours)}
+    if theirs:
+        res["jax_s"] = {"median": float(np.median(theirs)), "min": min(theirs),
+                        "max": max(theirs)}
+        res["jax_over_ag_median"] = res["jax_s"]["median"] / res["ag_native_s"]["median"]
+    res["pinned_cpus"] = sorted(os.sched_getaffinity(0))
+    res["load_average"] = os.getloadavg()
+    report["native"] = res
+
+
+def part_codegen_rules(n, rounds, report):
+    """collatz in codegen, with the select and amortised-compaction rules (selects.py,
+    amortised.py) and without them (every `if` partitioned, every iteration compacted),
+    timed in turn; the body's executions of each counted."""
+    from autograph.batching import selects
+    starts = np.arange(1, n + 1, dtype=np.int64)
+    trips = np.array([collatz(int(s)) for s in starts])
+    real = selects.can_select
+    forms = {}
+    for name, rule in (("rules", real), ("partition_and_compact_always", lambda *g: False)):
+        selects.can_select = rule
+        try:
+            fn = ag.function(ag.vmap(collatz))
+            assert np.array_equal(fn(starts), trips)
+            with counting("remainder") as seen:
+                (out,) = interpreter.run(fn.get_concrete_function(starts).graph, [starts])
+            assert np.array_equal(out, trips)
+        finally:
+            selects.can_select = real
+        forms[name] = (fn, int(sum(seen)))
+    times = {name: [] for name in forms}
+    for _ in range(rounds):
+        for name, (fn, _) in forms.items():
+            t = time.perf_counter()
+            fn(starts)
+            times[name].append(time.perf_counter() - t)
+    report["codegen_rules"] = {
+        "n": n, "sum_trips": int(trips.sum()),
+        **{name: {"median_s": float(np.median(times[name])),
+                  "body_executions": forms[name][1],
+                  "ratio": forms[name][1] / float(trips.sum())} for name in forms}}
+
+
 def part_2947(report):
     def f(x):
         total = 0
@@ -187,12 +311,18 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--jax-python", default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--count-n", type=int, default=2000)
+    ap.add_argument("--only-native", action="store_true")
     args = ap.parse_args(argv)
     report = {}
-    part_collatz(args.n, args.jax_python, report)
-    part_2947(report)
-    part_per_example(report)
-    part_jit(report)
+    part_native(args.n, args.count_n, args.rounds, args.jax_python, report)
+    if not args.only_native:
+        part_codegen_rules(args.n // 5, 5, report)
+        part_collatz(args.n, args.jax_python, report)
+        part_2947(report)
+        part_per_example(report)
+        part_jit(report)
     print(json.dumps(report, indent=1))
     if args.json:
         with open(args.json, "w") as fh:

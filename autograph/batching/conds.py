@@ -9,10 +9,16 @@
   or fails for the other lanes' values is then run on them). The cost is one gather per
   batched input and one scatter per output, linear in the batch; a branch with no lanes
   runs on empty arrays.
+- except where running the other branch cannot be seen: small branches of integer
+  arithmetic that cannot fail or warn (selects.py has the rule) run on every lane and
+  `where` picks, which costs a fraction of the partition;
+- and under `jit_compile=True`, a loop over the lanes, each taking its own branch
+  (lane_loops.py): a scalar `if` in native code.
 """
 
 import numpy as np
 
+from autograph.batching import lane_loops, selects
 from autograph.runtime import control_flow
 from autograph.runtime.numpy import sorting
 from autograph.batching.transform import (HANDLE, BatchingError, Frame, batch_graph,
@@ -41,7 +47,22 @@ def cond(frame, node, args, batched):
             "element and a branch changes a TensorArray, which would then hold different "
             "elements on each element (a ragged batch). Collect the values in a "
             "preallocated array with x[i] = v instead")
+    if selects.can_select(tg, fg):     # small integer branches: both run, unobservably
+        return _select(frame, pred, tg, fg, ins, flags)
+    if lane_loops.native_tracing():
+        outs = lane_loops.lane_cond(frame, node, pred, ins, flags)
+        if outs is not None:
+            return [(t, True) for t in outs]
     return partition(frame, pred, [(tg, fg)], ins, flags)[0]
+
+
+def _select(frame, pred, tg, fg, ins, flags):
+    pred = pred.reshape((-1,)) if pred.ndim != 1 else pred
+    outs = []
+    for a, b in zip(_branch(tg, frame, ins, flags), _branch(fg, frame, ins, flags)):
+        p = pred.reshape((-1,) + (1,) * (a.ndim - 1)) if a.ndim > 1 else pred
+        outs.append((np.where(p, a, b), True))
+    return outs
 
 
 def partition(frame, pred, graphs, ins, flags):

@@ -23,6 +23,7 @@ enters batched or the body makes it so from batched values). Then:
 
 import numpy as np
 
+from autograph.batching import amortised, lane_loops, selects
 from autograph.runtime import control_flow
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
@@ -83,8 +84,13 @@ def while_loop(frame, node, args, batched):
             "with x[i] = v instead")
     # each lane stops on its own: every loop variable is per lane
     inits = [batched_value(frame, t, b) for t, b in zip(inits, entered)]
-    if use_masking(frame, cg, bg):
+    if lane_loops.native_tracing():
+        outs = lane_loops.lane_loop(frame, cg, bg, inits, caps, cap_flags, limit,
+                                    limit_batched)
+    elif use_masking(frame, cg, bg):
         outs = _masked(frame, cg, bg, inits, caps, cap_flags, limit)
+    elif selects.can_select(cg, bg):    # finished lanes unobservable: compact now and then
+        outs = amortised.amortised(frame, cg, bg, inits, caps, cap_flags, limit)
     else:
         outs = _compacted(frame, cg, bg, inits, caps, cap_flags, limit)
     return [(t, True) for t in outs]

@@ -37,6 +37,11 @@ class tracing_for_native:
         return False
 
 
+def tracing_native():
+    """Whether this thread is inside a `tracing_for_native()` block (a jit_compile trace)."""
+    return getattr(_state, "on", False)
+
+
 def stage(iterable, longer_than):
     """Whether the Python loop over `iterable` is to be staged: a range of more than
     `longer_than` iterations, while tracing for native code."""

@@ -62,8 +62,22 @@ def _same(got, want):
     return bool(np.array_equal(got, want))
 
 
-def run_one(seed, index, timeout=20.0):
-    """(outcome, detail) of program `index`."""
+def lane_form(batched):
+    """`batched` traced as `jit_compile=True` traces it (a loop or `if` whose condition
+    differs from lane to lane becomes a loop over lanes: batching/lane_loops.py), but run
+    by codegen: the native form's graph checked without a Numba compile per program."""
+    from autograph.operators import jit_ranges
+    traced = ag.function(batched, autograph=False)
+
+    def call(*args):
+        with jit_ranges.tracing_for_native():
+            return traced(*args)
+    return call
+
+
+def run_one(seed, index, timeout=20.0, native_form=False):
+    """(outcome, detail) of program `index` (`native_form`: vmap's `jit_compile=True`
+    form of it, run by codegen: lane_form)."""
     p, inputs, axes = case(seed, index)
     fn, _ = checking.load(p.source)
     columns = _arrays(inputs)
@@ -80,7 +94,9 @@ def run_one(seed, index, timeout=20.0):
             break
         outs.append(value)
     batch = [np.stack(col) if ax == 0 else col[0] for col, ax in zip(columns, axes)]
-    kind, got = checking.guarded(timeout * 3, ag.vmap(fn, in_axes=axes), *batch)
+    batched = ag.vmap(fn, in_axes=axes)
+    kind, got = checking.guarded(timeout * 3, lane_form(batched) if native_form else batched,
+                                 *batch)
     if kind == "timeout":
         return "timeout", f"in_axes={axes}"
     if raised is not None:
@@ -107,16 +123,18 @@ def main(argv=None):
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--show", type=int, default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--native-form", action="store_true",
+                    help="check the jit_compile=True form (lane loops), run by codegen")
     args = ap.parse_args(argv)
     if args.show is not None:
         p, inputs, axes = case(args.seed, args.show)
         print(p.source, f"\ninputs {inputs}\nin_axes {axes}")
-        print(run_one(args.seed, args.show))
+        print(run_one(args.seed, args.show, native_form=args.native_form))
         return 0
     start = time.time()
     tally, examples = collections.Counter(), {}
     for i in range(args.start, args.start + args.count):
-        outcome, detail = run_one(args.seed, i)
+        outcome, detail = run_one(args.seed, i, native_form=args.native_form)
         tally[outcome] += 1
         if outcome not in ("pass", "both raise"):
             examples.setdefault(outcome, []).append((i, detail))

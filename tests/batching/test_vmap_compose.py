@@ -124,24 +124,6 @@ def test_function_of_vmap_jit_compile_and_nested_vmap():
     np.testing.assert_allclose(inner_axis(x.transpose(0, 2, 1), y), want, rtol=1e-12)
 
 
-def test_jit_compile_of_vmap_refuses_a_compacted_loop_clearly():
-    # (benchmarks/vmap_bench.py runs a vmapped loop with an unbatched predicate natively:
-    # a Numba compile costs seconds, too many for this suite)
-    pytest.importorskip("numba")
-
-    def collatz(n):
-        steps = 0
-        while n != 1:
-            n = n // 2 if n % 2 == 0 else 3 * n + 1
-            steps += 1
-        return steps
-    # a compacted loop gathers with nonzero, which the native path does not lower yet:
-    # a clear refusal naming the operation and the user's line, not a wrong answer
-    h = ag.function(ag.vmap(collatz), jit_compile=True)
-    with pytest.raises(NotImplementedError, match="nonzero.*while n != 1"):
-        h(np.arange(1, 50, dtype=np.int64))
-
-
 def test_a_vmapped_function_saves_and_loads(tmp_path):
     def f(x):
         while np.sum(x) < 10.0:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.batching import loops
+from autograph.batching import amortised, loops
 from autograph.runtime.exec import interpreter
 from autograph.runtime.ir import primitives
 
@@ -55,7 +55,7 @@ def deadline(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
-def test_collatz_matches_the_loop_and_runs_the_sum_of_trip_counts():
+def test_collatz_matches_the_loop_and_runs_within_the_documented_work():
     starts = np.arange(1, 2001, dtype=np.int64)
     trips = np.array([collatz(int(n)) for n in starts])
     vm = ag.function(ag.vmap(collatz))
@@ -64,8 +64,10 @@ def test_collatz_matches_the_loop_and_runs_the_sum_of_trip_counts():
     with counting("remainder") as seen:                         # `n % 2`, once per step
         (out,) = interpreter.run(graph, [starts])
     np.testing.assert_array_equal(out, trips)
-    assert trips.sum() <= sum(seen) <= 1.2 * trips.sum()
-    assert sum(seen) == trips.sum()       # exactly: only active lanes run the body
+    # collatz's body is warning-free integer arithmetic: compaction is amortised, so
+    # finished lanes wait for the next compaction (amortised.py); exact compaction of a
+    # loop that is not: test_vmap_amortised.py
+    assert trips.sum() <= sum(seen) <= trips.sum() / amortised.KEEP_ABOVE <= 1.2 * trips.sum()
 
 
 def test_masking_would_run_max_trips_times_lanes():
