@@ -299,3 +299,49 @@ def test_second_derivative_is_refused_clearly():
         return np.sum(ag.grad(inner, checkpoints=2)(x))
     with pytest.raises(NotImplementedError, match="cannot be differentiated again"):
         ag.grad(outer)(H0)
+
+
+def test_converted_loop_with_item_assignment():
+    """Converted code writing into an array loop variable (an update the generated code
+    may do in place): each snapshot must keep the value it was offered."""
+    def f(x):
+        y = np.zeros(6) + x[0] * 0.0
+        i = 0
+        s = x
+        while i < 6:
+            y[i] = np.sum(s) * 0.5
+            s = np.sin(s) + y[i] * 0.1
+            i += 1
+        return np.sum(y ** 2) + np.sum(s)
+    x = np.array([0.3, -0.2, 0.5])
+    store_all = ag.grad(f)(x)
+    np.testing.assert_allclose(store_all, fd(f, x), rtol=1e-6)
+    for c in (1, 2, 3):
+        np.testing.assert_allclose(ag.grad(f, checkpoints=c)(x), store_all, rtol=1e-12)
+
+
+def test_a_saved_checkpointed_gradient_loads_and_runs():
+    w = np.array([[0.5, -0.3], [0.2, 0.4]])
+
+    @ag.function
+    def step(h0, n):
+        with ag.GradientTape(checkpoints=2) as tape:
+            tape.watch(h0)
+            h = h0
+            i = 0
+            while i < n:
+                h = np.tanh(h @ w) + 0.1
+                i += 1
+            y = np.sum(h ** 2)
+        return tape.gradient(y, h0)
+    h0 = np.array([[0.3, -0.1]])
+    expected = ag.grad(lambda h: np.sum(_run(h, w, 9) ** 2))(h0)
+    np.testing.assert_allclose(step(h0, np.int64(9)), expected, rtol=1e-12)
+    loaded = ag.saved_model.from_bytes(ag.saved_model.to_bytes(step))
+    np.testing.assert_allclose(loaded(h0, np.int64(9)), expected, rtol=1e-12)
+
+
+def _run(h, w, n):
+    for _ in range(n):
+        h = np.tanh(h @ w) + 0.1
+    return h
