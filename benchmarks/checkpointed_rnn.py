@@ -7,8 +7,9 @@ A tanh RNN whose loop stops on the data (`while i < T and sum(h*h) > eps`: an un
 `while`, its trip count unknown before it runs), differentiated with `ag.grad` w.r.t. the
 weights and the initial state, float64. For each of a plain forward call, the store-all
 gradient (one state per step) and the checkpointed one (`checkpoints=c`):
-- time: the median of `--rounds` calls after a short warm-up call (traced and compiled;
-  T is an argument, so the trace is the same);
+- time: CPU time of the process (the development machine is shared: wall time measures
+  the neighbours), the median of `--rounds` calls after a short warm-up call (traced and
+  compiled; T is an argument, so the trace is the same), measured under tracemalloc;
 - memory: tracemalloc's peak during one call, minus what was allocated before it (inputs
   and weights), in units of one state (B*H float64 = 32 KiB at the default size). NumPy
   reports its allocations to tracemalloc, so the peak covers every array made. The peak
@@ -53,20 +54,22 @@ def make_loss(eps):
 
 
 def measure(fn, args, rounds):
+    """(result, CPU seconds, wall seconds, peak bytes) of the median of `rounds` calls."""
     fn(*args[:-1], np.int64(3))                   # trace, compile (T is an argument)
-    times = []
+    runs = []
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t0)
-    gc.collect()
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    tracemalloc.reset_peak()
-    out = fn(*args)
-    peak = tracemalloc.get_traced_memory()[1] - before
-    tracemalloc.stop()
-    return out, float(np.median(times)), peak
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        c0, w0 = time.process_time(), time.perf_counter()
+        out = fn(*args)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        peak = tracemalloc.get_traced_memory()[1] - before
+        tracemalloc.stop()
+        runs.append((cpu, wall, peak))
+    cpu, wall, peak = sorted(runs)[len(runs) // 2]
+    return out, cpu, wall, peak
 
 
 def main(argv=None):
@@ -94,16 +97,16 @@ def main(argv=None):
     # the backward pass's own working set (cotangents, the H x H weight gradient and its
     # temporaries), whatever the loop stores: the store-all gradient of a 2-step loop,
     # less its 2 stored states
-    _, _, base = measure(ag.grad(loss, argnums=(0, 1)), (W, h0, xs, np.int64(2)), 1)
+    _, _, _, base = measure(ag.grad(loss, argnums=(0, 1)), (W, h0, xs, np.int64(2)), 1)
     base -= 2 * state
     print(f"  backward working set (any schedule): {base / state:.1f} states")
     results = {}
     for name, fn in runs.items():
-        out, t, peak = measure(fn, (W, h0, xs, np.int64(a.T)), a.rounds)
+        out, t, wall, peak = measure(fn, (W, h0, xs, np.int64(a.T)), a.rounds)
         results[name] = (out, t, peak)
         extra = "" if name == "forward" else f" ({(peak - base) / state:.1f} beyond the " \
                                                "working set)"
-        print(f"  {name:24s} {t:9.2f} s   peak memory {peak / 2**20:10.1f} MiB = "
+        print(f"  {name:24s} {t:8.1f} s CPU ({wall:.1f} s wall)   peak memory {peak / 2**20:10.1f} MiB = "
               f"{peak / state:10.1f} states{extra}", flush=True)
     fwd_t = results["forward"][1]
     ck_name = f"checkpoints={a.c} grad"
