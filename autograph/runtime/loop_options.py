@@ -24,8 +24,13 @@ def check_checkpoints(checkpoints, where):
     return int(checkpoints)
 
 
-def set_loop_options(*, checkpoints=None):
+def set_loop_options(*, checkpoints=None, parallel_iterations=None, swap_memory=None):
     """Options for the enclosing loop; call it as the loop body's first statement.
+
+    TensorFlow's `parallel_iterations` and `swap_memory` are accepted and ignored (hints
+    about its executor; iterations here run in order on one device); its
+    `maximum_iterations` and `shape_invariants` are not options here (a TypeError): give
+    them to `ag.while_loop`.
 
     `checkpoints=c`: the gradient of this loop keeps at most `c` snapshots of the loop's
     state (plus the loop's own current state) and re-runs the body from the nearest one,
