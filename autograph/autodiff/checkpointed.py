@@ -69,8 +69,14 @@ def _no_second(cts, node):
 primitives.register("ad_ckpt_new", _handle_infer, _new_kernel, effectful=True,
                     doc="a store of at most `capacity` loop states (revolve.Checkpoints); "
                         "an optional input: the trip count, when known before the loop")
+def _offer_vjp(cts, node):
+    # the store's only readers are restores, whose rule refuses: a cotangent reaching an
+    # offer is a zero one (a later gradient of the same loop carrying the handle along)
+    return [None] * len(node.inputs)
+
+
 primitives.register("ad_ckpt_offer", _handle_infer, _offer_kernel, effectful=True,
-                    vjp=_no_second, doc="offers the state entering step p to the store")
+                    vjp=_offer_vjp, doc="offers the state entering step p to the store")
 primitives.register("ad_ckpt_restore", _restore_infer, _restore_kernel, effectful=True,
                     vjp=_no_second,
                     doc="(store, s, state entering step s) for the nearest snapshot s <= i")
@@ -79,12 +85,42 @@ primitives.nondifferentiable("ad_ckpt_new")
 
 # -- options -------------------------------------------------------------------------------
 
-def checkpoints_for(body, ctx):
+def checkpoints_for(loop, ctx, cts):
     """The snapshot budget of a loop (its body's `set_loop_options`, else the gradient's
-    default), or None: store every step."""
-    opts = getattr(body, "loop_options", None) or {}
+    default), or None: store every step. Also None when the state cannot be snapshotted,
+    or when what an earlier gradient added to the loop (its stacks) gets a cotangent: a
+    second derivative through a store-all gradient, which the store-all rule gives."""
+    bg = loop.attrs["body_graph"]
+    opts = getattr(bg, "loop_options", None) or {}
     c = opts.get("checkpoints", ctx.checkpoints)
-    return c or None
+    if not c:
+        return None
+    state_ks = _state_ks(loop)
+    if not _replayable(loop, state_ks) or \
+            any(ct is not None for k, ct in enumerate(cts) if k not in state_ks):
+        return None
+    return c
+
+
+def _state_ks(loop):
+    """The loop variables that are the loop's state: all but what gradients added."""
+    rec = loops._record(loop.attrs["body_graph"])
+    skip = {rec.count, *rec.saved.values()}
+    return [k for k in range(len(loop.outputs)) if k not in skip]
+
+
+def _replayable(loop, state_ks):
+    """A snapshot holds references: an array is never changed in place, a TensorArray
+    only by writes a re-run repeats; other handles (a backward loop's gradient lists,
+    updated in place) cannot be snapshotted: such a loop (a gradient's own loop, when
+    differentiating twice) stores every step."""
+    bg = loop.attrs["body_graph"]
+    for k in state_ks:
+        out = bg.outputs[k]
+        if out.dtype == HANDLE and out is not bg.inputs[k] and \
+                not out.node.op.startswith("ta_"):
+            return False
+    return True
 
 
 # -- copying the body ------------------------------------------------------------------------
@@ -215,8 +251,8 @@ def while_vjp(cts, node, capacity):
     ins = tuple(loop.inputs)
     lv, cap_active, var_ids = loops.active_parts(node, cts)
     rec = loops._record(bg)
-    skip = {rec.count, *rec.saved.values()}     # (what earlier gradients added)
-    state_ks = [k for k in range(len(loop.outputs)) if k not in skip]
+    state_ks = _state_ks(loop)     # (not what earlier gradients added: no cotangents)
+    lv = [k for k in lv if k in state_ks]
     specs = [loop.outputs[k] for k in state_ks]
 
     def capture_value(t):        # a body placeholder that is not state: a capture

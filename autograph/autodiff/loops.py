@@ -291,7 +291,7 @@ def while_vjp(cts, node):
     loop, outer_resolve, ctx = node.node, node.resolve, node.ad
     bg = loop.attrs["body_graph"]
     from autograph.autodiff import checkpointed   # (it builds on this file's helpers)
-    capacity = checkpointed.checkpoints_for(bg, ctx)
+    capacity = checkpointed.checkpoints_for(loop, ctx, cts)
     if capacity:
         return checkpointed.while_vjp(cts, node, capacity)
     cur = get_default_graph()

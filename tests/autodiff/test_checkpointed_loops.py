@@ -12,7 +12,7 @@ import autograph as ag
 from autograph.autodiff import revolve
 from autograph.runtime.ir import primitives
 
-from tests.autodiff.modes import MODES, fd
+from tests.autodiff.modes import MODES, fd, fd2
 
 RNG = np.random.default_rng(7)
 H, B = 3, 2
@@ -382,3 +382,45 @@ def test_memory_is_the_snapshots_not_the_steps():
     # c snapshots, the forward's last state, the re-run's few temporaries (and small
     # Python objects per step, which weigh more against a 4 KiB state)
     assert (p_ck - base) / state <= c + 16, (p_ck - base) / state
+
+
+def _loop6(h0):
+    def body(i, h):
+        return i + 1, np.tanh(h @ W[:2, :2]) + 0.3 * np.sin(h)
+    return np.sum(ag.while_loop(lambda i, h: i < 6, body, (np.int64(0), h0))[1] ** 2)
+
+
+def test_a_persistent_tape_differentiates_a_checkpointed_loop_again():
+    x = np.array([[0.3, -0.1]])
+
+    def grads(x, c):
+        with ag.GradientTape(persistent=True, checkpoints=c) as tape:
+            tape.watch(x)
+            y = _loop6(x)
+            z = np.sum(np.sin(y))
+        return tape.gradient(y, x), tape.gradient(z, x), tape.gradient(y, x)
+    expected = ag.function(lambda x: grads(x, None))(x)
+    for a, b in zip(ag.function(lambda x: grads(x, 2))(x), expected):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["traced", "grad"])
+def test_second_derivative_with_checkpointed_outer_gradient(mode):
+    """Outer gradient checkpointed, inner store-all: the outer differentiates the inner
+    backward loop and the forward loop's stacks (store-all's rule then applies there)."""
+    x = np.array([[0.3, -0.1]])
+    expected = ag.grad(lambda x: np.sum(ag.grad(_loop6)(x)))(x)
+    np.testing.assert_allclose(expected, fd2(_loop6, x), rtol=1e-6, atol=1e-8)
+    if mode == "grad":
+        got = ag.grad(lambda x: np.sum(ag.grad(_loop6)(x)), checkpoints=2)(x)
+    else:
+        def second(x):
+            with ag.GradientTape(checkpoints=2) as outer:
+                outer.watch(x)
+                with ag.GradientTape() as inner:
+                    inner.watch(x)
+                    y = _loop6(x)
+                dy = inner.gradient(y, x)
+            return outer.gradient(dy, x)
+        got = ag.function(second)(x)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
