@@ -40,6 +40,7 @@ _EXPORTS = {
     "print": ("autograph.runtime.ops", "print_"),
     "range": ("autograph.runtime.ops", "range_"),
     "constant": ("autograph.runtime.ops", "constant"),
+    "set_loop_options": ("autograph.runtime.loop_options", "set_loop_options"),
     # state: Modules and optimizers
     "Module": ("autograph.module", "Module"),
     "optimizers": ("autograph.optimizers", None),

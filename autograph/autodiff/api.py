@@ -42,23 +42,30 @@ def _float_tensors(leaves, what):
     return leaves
 
 
-def _grads_of(y, args, argnums, grad_y=None):
+def _grads_of(y, args, argnums, grad_y=None, checkpoints=None):
     """The gradient of tensor(s) `y` w.r.t. args[argnums] (zeros where unconnected),
-    packed like the arguments; staged into the current graph."""
-    from autograph.autodiff.transform import gradients
+    packed like the arguments; staged into the current graph. `checkpoints`: every loop's
+    snapshot budget (None: loops store every step)."""
+    from autograph.autodiff.transform import Context, gradients
     parts = [args[i] for i in argnums]
     leaves = _float_tensors(nest.flatten(parts), "grad")
     ys = nest.flatten(y)
     ys = [primitives.convert(v) for v in ys]
     grad_ys = None if grad_y is None else nest.flatten(grad_y)
-    flat = gradients(ys, leaves, grad_ys, unconnected="zero")
+    ctx = Context()
+    ctx.checkpoints = checkpoints
+    flat = gradients(ys, leaves, grad_ys, unconnected="zero", ctx=ctx)
     return nest.pack_sequence_as(parts, flat)
 
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f, argnums=0, has_aux=False, checkpoints=None):
     """`g(*args)` returns `(f(*args), df/dargs[argnums])` (`((value, aux), grad)` with
     `has_aux=True`, where f returns `(value, aux)`). `argnums` an int gives the gradient
-    for that argument, a tuple a tuple of gradients."""
+    for that argument, a tuple a tuple of gradients. `checkpoints=c`: every staged loop's
+    gradient keeps at most c snapshots of its state instead of one per step (a loop's own
+    `ag.set_loop_options(checkpoints=...)` wins; docs/checkpointing.md)."""
+    from autograph.runtime.loop_options import check_checkpoints
+    checkpoints = check_checkpoints(checkpoints, "value_and_grad")
     single = isinstance(argnums, int)
     nums = _argnums(argnums)
     traced = _as_function(f)
@@ -66,7 +73,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
     def staged(*args, **kwargs):
         out = traced(*args, **kwargs)
         value, aux = out if has_aux else (out, None)
-        grads = _grads_of(value, args, nums)
+        grads = _grads_of(value, args, nums, checkpoints=checkpoints)
         g = grads[0] if single else tuple(grads)
         return ((value, aux), g) if has_aux else (value, g)
 
@@ -74,9 +81,10 @@ def value_and_grad(f, argnums=0, has_aux=False):
     return _wrap(_staged(staged), f)
 
 
-def grad(f, argnums=0, has_aux=False):
-    """`g(*args)` returns df/dargs[argnums] (and `aux` with `has_aux=True`: `(grad, aux)`)."""
-    vg = value_and_grad(f, argnums, has_aux)
+def grad(f, argnums=0, has_aux=False, checkpoints=None):
+    """`g(*args)` returns df/dargs[argnums] (and `aux` with `has_aux=True`: `(grad, aux)`).
+    `checkpoints`: as for `value_and_grad`."""
+    vg = value_and_grad(f, argnums, has_aux, checkpoints)
 
     def g(*args, **kwargs):
         out, gr = vg(*args, **kwargs)

@@ -94,6 +94,7 @@ def cond_vjp(cts, node):
         with b.as_default():
             sub = Context()
             sub.variables, sub.stopped = ctx.variables, ctx.stopped
+            sub.checkpoints = ctx.checkpoints
             body_cts = {}
             for k in range(n_out):   # (a branch may give one tensor for several outputs)
                 if cts[k] is not None:

@@ -266,16 +266,13 @@ def _state_of(bg, n_lv, t):
     return (k, 0) if t.dtype != HANDLE else None
 
 
-def while_vjp(cts, node):
-    loop, outer_resolve, ctx = node.node, node.resolve, node.ad
-    cur = get_default_graph()
-    cg, bg = loop.attrs["cond_graph"], loop.attrs["body_graph"]
-    n_lv = len(loop.outputs)
-    n_in = len(node.inputs)
-    ins = tuple(loop.inputs)     # (augmenting the loop below inserts loop variables)
-    caps = list(range(n_lv, n_in - (1 if loop.attrs["maximum_iterations"] == "input" else 0)))
-
-    # which loop variables carry cotangents: a fixed point over the body
+def active_parts(node, cts):
+    """What a loop's backward pass carries: the loop variables with cotangents (a fixed
+    point over the body), the captures needing one, the ids of watched Variables read."""
+    loop, ctx = node.node, node.ad
+    bg = loop.attrs["body_graph"]
+    n_lv, n_in = len(loop.outputs), len(node.inputs)
+    caps = range(n_lv, n_in - (1 if loop.attrs["maximum_iterations"] == "input" else 0))
     lv_active = {k for k in range(n_lv) if node.needs[k] or cts[k] is not None}
     cap_active = [c for c in caps if node.needs[c]]
     while True:
@@ -287,6 +284,20 @@ def while_vjp(cts, node):
         lv_active = grown
     lv = sorted(k for k in lv_active if differentiable_dtype(loop.outputs[k].dtype))
     var_ids = sorted({id(n.attrs["variable"]()) for n in bg.walk() if ctx.watches(n)})
+    return lv, cap_active, var_ids
+
+
+def while_vjp(cts, node):
+    loop, outer_resolve, ctx = node.node, node.resolve, node.ad
+    bg = loop.attrs["body_graph"]
+    from autograph.autodiff import checkpointed   # (it builds on this file's helpers)
+    capacity = checkpointed.checkpoints_for(loop, ctx, cts)
+    if capacity:
+        return checkpointed.while_vjp(cts, node, capacity)
+    cur = get_default_graph()
+    n_lv = len(loop.outputs)
+    ins = tuple(loop.inputs)     # (augmenting the loop below inserts loop variables)
+    lv, cap_active, var_ids = active_parts(node, cts)
 
     bb = Graph(cur.unique_name("while_grad_body"), parent=cur, origin=bg.origin)
     saved, lv_phs = [], []        # [(forward tensor or ("state", k), handle placeholder)]
@@ -336,6 +347,7 @@ def while_vjp(cts, node):
 
         sub = Context()
         sub.variables, sub.stopped = ctx.variables, ctx.stopped
+        sub.checkpoints = ctx.checkpoints
         body_cts = {}
         for k, ph in zip(lv, ct_phs):   # (a body may give one tensor for several outputs)
             t = bg.outputs[k]
@@ -367,11 +379,6 @@ def while_vjp(cts, node):
     stack_ks = [_ensure_state_stack(loop, rec, t[1], bound) if isinstance(t, tuple)
                 else _ensure_stack(loop, rec, t, bound) for t, _ in saved]
 
-    cgb = Graph(cur.unique_name("while_grad_cond"), parent=cur)
-    with cgb.as_default():
-        phs = [cgb.placeholder(p.node.name, p.dtype, p.shape, p.weak) for p in lv_phs]
-        cgb.set_outputs([np.greater(phs[0], np.int64(0))], identity=False)
-
     with cur.as_default():
         inits = [outer_resolve(loop.outputs[count])]
         for k in lv:
@@ -383,15 +390,32 @@ def while_vjp(cts, node):
             var = ctx.variables[v]
             inits.append(primitives.const(np.zeros(var.shape, var.dtype)))
         inits += [outer_resolve(loop.outputs[k]) for k in stack_ks]
+    back = count_down_loop(cur, bb, lv_phs, inits, loop.origin)
+    return input_cts(node, back.outputs, lv, cap_active, var_ids)
+
+
+def count_down_loop(cur, bb, lv_phs, inits, origin):
+    """The backward `while_loop` node in `cur`: body `bb` (loop variables `lv_phs`, the
+    first a count j), running while j > 0 from `inits`."""
+    cgb = Graph(cur.unique_name("while_grad_cond"), parent=cur)
+    with cgb.as_default():
+        phs = [cgb.placeholder(p.node.name, p.dtype, p.shape, p.weak) for p in lv_phs]
+        cgb.set_outputs([np.greater(phs[0], np.int64(0))], identity=False)
+    with cur.as_default():
         inits = [cur.capture(t) for t in inits]
         from autograph.runtime.control_flow import _align_captures
         captured = _align_captures([cgb, bb], cur)
         specs = [(p.dtype, p.shape, False) for p in lv_phs]
-        back = cur.add_node("while_loop", inits + captured,
+        return cur.add_node("while_loop", inits + captured,
                             {"cond_graph": cgb, "body_graph": bb, "maximum_iterations": None},
-                            specs, name="while_grad", origin=loop.origin)
-    results = back.outputs
-    in_cts = [None] * n_in
+                            specs, name="while_grad", origin=origin)
+
+
+def input_cts(node, results, lv, cap_active, var_ids):
+    """The cotangents of a loop's inputs from its backward loop's `results` (j, then one
+    per active loop variable, capture, Variable); Variables' go to the context."""
+    ctx = node.ad
+    in_cts = [None] * len(node.inputs)
     for i, k in enumerate(lv):
         in_cts[k] = results[1 + i]
     base = 1 + len(lv)

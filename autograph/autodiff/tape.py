@@ -23,7 +23,11 @@ from autograph.runtime.ir.tensor import Tensor
 
 
 class GradientTape:
-    def __init__(self, persistent=False, watch_accessed_variables=True):
+    def __init__(self, persistent=False, watch_accessed_variables=True, checkpoints=None):
+        from autograph.runtime.loop_options import check_checkpoints
+        # every staged loop's gradient keeps at most `checkpoints` snapshots of its state
+        # (autodiff/checkpointed.py); None: one state per step
+        self.checkpoints = check_checkpoints(checkpoints, "GradientTape")
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
         self._graph = None
@@ -174,6 +178,7 @@ class GradientTape:
         a, b = self._range()
         accessed = {id(v) for v in self._accessed()}
         ctx = transform.Context()
+        ctx.checkpoints = self.checkpoints
         stopped = [(_index(graph, s), _index(graph, e)) for s, e in self._stopped]
         for i, node in enumerate(graph.nodes):
             if i < a or i >= b or any(s <= i < e for s, e in stopped):

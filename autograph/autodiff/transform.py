@@ -45,6 +45,7 @@ class Context:
         self.variables = {id(v): v for v in variables}
         self.var_cts = {}
         self.stopped = set()      # ids of nodes recorded under stop_recording / stop_gradient
+        self.checkpoints = None   # every loop's snapshot budget (checkpointed.py); None: all
 
     def watches(self, node):
         if node.op != "read_variable" or not self.variables:

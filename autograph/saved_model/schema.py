@@ -172,7 +172,7 @@ NO_ATTRS = (
     "minimum multiply negative nonzero not_equal polymul positive positive_bool pow "
     "rad2deg real remainder round shape_of sign signbit sin sinh size_of slogdet solve sqrt "
     "square subtract svdvals tan tanh trunc where ta_write ta_unstack stop_gradient "
-    "ad_stack_new ad_stack_push ad_gl_new ad_gl_add ad_gl_put ad_gl_from_rows "
+    "ad_stack_new ad_stack_push ad_ckpt_offer ad_gl_new ad_gl_add ad_gl_put ad_gl_from_rows "
     "ad_gl_scatter ad_gl_copy ad_gl_set ad_gl_set_rows eig gcd lcm nextafter spacing "
     "data_iter_close data_shuffle_iteration jvp_zero_handle").split()
 
@@ -270,6 +270,8 @@ def _table():
         "index_get": {"index": INDEX},
         "ad_assume_shape": {"shape": SHAPE},
         "ad_stack_get": {"dtype": DTYPE, "shape": SHAPE},
+        "ad_ckpt_new": {"capacity": INT},
+        "ad_ckpt_restore": {"dtypes": tup(DTYPE), "shapes": tup(SHAPE), "weak": tup(BOOL)},
         "ad_gl_pop": {"dtype": DTYPE, "shape": SHAPE},
         "ad_gl_pop_rows": {"dtype": DTYPE, "shape": SHAPE},
         "ad_gl_get": {"dtype": DTYPE, "shape": SHAPE},
