@@ -27,6 +27,7 @@ import numpy as np
 
 from autograph.autodiff import loops, revolve
 from autograph.autodiff.accumulate import accumulate
+from autograph.autodiff.jvp_table import deftransposed
 from autograph.autodiff.transform import Context, active_tensors, add_cts, backprop, HANDLE
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, Node, get_default_graph
@@ -69,6 +70,8 @@ def _no_second(cts, node):
 primitives.register("ad_ckpt_new", _handle_infer, _new_kernel, effectful=True,
                     doc="a store of at most `capacity` loop states (revolve.Checkpoints); "
                         "an optional input: the trip count, when known before the loop")
+
+
 def _offer_vjp(cts, node):
     # the store's only readers are restores, whose rule refuses: a cotangent reaching an
     # offer is a zero one (a later gradient of the same loop carrying the handle along)
@@ -81,6 +84,10 @@ primitives.register("ad_ckpt_restore", _restore_infer, _restore_kernel, effectfu
                     vjp=_no_second,
                     doc="(store, s, state entering step s) for the nearest snapshot s <= i")
 primitives.nondifferentiable("ad_ckpt_new")
+# forward mode (a Hessian through a checkpointed gradient) meets the same answers: an offer
+# carries no tangent, and a restore refuses, as reverse mode does
+deftransposed("ad_ckpt_offer")
+deftransposed("ad_ckpt_restore")
 
 
 # -- options -------------------------------------------------------------------------------

@@ -19,11 +19,11 @@ import threading
 
 import numpy as np
 
+from autograph.autodiff.jvp_table import deftransposed
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.numpy import shape_ops
 from autograph.batching.transform import (Frame, batch_graph, defbatch, dims_of)
-from autograph.autodiff.jvp_table import deftransposed
 
 _state = threading.local()
 

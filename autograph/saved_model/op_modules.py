@@ -20,6 +20,7 @@ Gradient rules registered apart from their primitive (control flow's and TensorA
 _BY_MODULE = {
     "autograph.autodiff.api": "stop_gradient",
     "autograph.autodiff.conds": "ad_assume_shape",
+    "autograph.autodiff.checkpointed": "ad_ckpt_new ad_ckpt_offer ad_ckpt_restore",
     "autograph.autodiff.custom": "custom_gradient",
     "autograph.autodiff.custom_jvp": "custom_jvp",
     "autograph.autodiff.jvp_rules_state": "jvp_zero_handle",
