@@ -23,17 +23,20 @@ from autograph.source import templates
 from autograph.source.templates import moved
 
 
-_METHODS = {"append": "list_append", "extend": "list_extend"}
+_METHODS = {"append": ("list_append", 1), "extend": ("list_extend", 1),
+            "insert": ("list_insert", 2), "pop": ("list_pop", (0, 1))}
 
 
-def _append_target(node, names):
-    """The name `node` (a statement) appends to, when it is `name.append(v)` or
-    `name.extend(v)`."""
-    call = node.value if isinstance(node, gast.Expr) else None
+def _list_call(call, names):
+    """The name `call` changes, when it is `name.append(v)`, `name.extend(vs)`,
+    `name.insert(i, v)` or `name.pop(i)` (positional arguments, no stars) of a name in
+    `names`."""
     if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
             call.func.attr in _METHODS and isinstance(call.func.value, gast.Name) and
-            len(call.args) == 1 and not call.keywords and
-            not isinstance(call.args[0], gast.Starred)):
+            not call.keywords and not any(isinstance(a, gast.Starred) for a in call.args)):
+        return None
+    arity = _METHODS[call.func.attr][1]
+    if len(call.args) not in (arity if isinstance(arity, tuple) else (arity,)):
         return None
     name = call.func.value.id
     return name if name in names else None
@@ -43,30 +46,46 @@ class _Lists(FunctionScopes):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.loops = 0
+        self.depth = 0   # loops and `if`s around the statement
 
     def visit_FunctionDef(self, node):
-        depth, self.loops = self.loops, 0   # (a nested def's loops are its own)
+        depth, self.depth = self.depth, 0   # (a nested def's loops are its own)
         node = super().visit_FunctionDef(node)
-        self.loops = depth
+        self.depth = depth
         return node
 
-    def _loop(self, node):
-        self.loops += 1
+    def _nested(self, node):
+        self.depth += 1
         node.body = self.visit_block(node.body)
-        self.loops -= 1
         node.orelse = self.visit_block(node.orelse)
+        self.depth -= 1
         return node
 
-    visit_For = visit_While = _loop
+    visit_For = visit_While = visit_If = _nested
+
+    def _rewrite(self, stmt, call, target=None):
+        name = _list_call(call, self.locals) if self.depth else None
+        if name is None:
+            return None
+        op = _METHODS[call.func.attr][0]
+        args = {f"a{k}": moved(a) for k, a in enumerate(call.args)}
+        params = "".join(f", {k}" for k in args)
+        if op == "list_pop":
+            return templates.replace(f"x, target = ag__.list_pop(x{params})", origin=stmt,
+                                     x=name, target=target or "_", **args)
+        if target is not None:
+            return None
+        return templates.replace(f"x = ag__.{op}(x{params})", origin=stmt, x=name, **args)
 
     def visit_Expr(self, node):
-        name = _append_target(node, self.locals) if self.loops else None
-        if name is None:
+        return self._rewrite(node, node.value) or node
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1 or not (isinstance(node.value, gast.Call) and
+                                          isinstance(node.value.func, gast.Attribute) and
+                                          node.value.func.attr == "pop"):
             return node
-        op = _METHODS[node.value.func.attr]
-        return templates.replace(f"x = ag__.{op}(x, value)", origin=node, x=name,
-                                 value=moved(node.value.args[0]))
+        return self._rewrite(node, node.value, moved(node.targets[0])) or node
 
 
 def transform(node, ctx):
