@@ -1,4 +1,5 @@
-"""Gradient rules of `ta_pop` and `ta_insert` (runtime/list_edits.py), and `ad_gl_shift`.
+"""Gradient rules of `ta_pop`, `ta_insert`, `ta_nonempty` (runtime/list_edits.py), and
+`ad_gl_shift`.
 
 The cotangent of a TensorArray handle is a gradient list {index: cotangent} (stacks.py).
 Popping element i moved the later elements down by one, so the list before the pop gets
@@ -63,5 +64,6 @@ def _shift_vjp(cts, node):          # shift(gl, start, by) -> gl'
 
 
 primitives.defvjp("ta_pop", _pop_vjp)
+primitives.defvjp("ta_nonempty", lambda cts, node: [cts[0]])
 primitives.defvjp("ta_insert", _insert_vjp)
 primitives.defvjp("ad_gl_shift", _shift_vjp)

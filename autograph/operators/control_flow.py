@@ -590,8 +590,8 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     n = len(names)
     # (py_builtins: imported by the first `for`, a while loop's first call does without it)
     from autograph.operators.py_builtins import StagedIterable
-    if type(iterable).__name__ == "TensorList":   # a list a staged loop appended to: its
-        iterable = iterable.array.stack()         # elements, stacked, along the first axis
+    if type(iterable).__name__ == "TensorList":   # a list a staged loop changed: over its
+        iterable, body = iterable.loop_over(body)  # elements (operators/tensor_list.py)
     if in_try and (is_tensor(iterable) or isinstance(iterable, StagedIterable) or _is_dataset(iterable)):
         _refuse_in_try("for")
     if is_tensor(iterable):

@@ -163,12 +163,12 @@ def call(f, args, kwargs):
 
 
 def _asarray(tlist, dtype=None):
-    out = tlist.stacked()
+    out = tlist.stacked(check=False)
     return out if dtype is None else out.astype(dtype)
 
 
 def _concatenate(tlist):
-    return tlist.array.concat()
+    return tlist.nonempty("concatenate")[0].concat()
 
 
 _CALLS = {np.stack: np_stack, np.array: _asarray, np.asarray: _asarray,

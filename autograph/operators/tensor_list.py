@@ -85,9 +85,9 @@ def dtype_of(value):
     return np.asarray(value).dtype
 
 
-def _where():
+def _where(prefix=" at "):
     from autograph.operators.location import where
-    return where()
+    return where(prefix)
 
 
 class TensorList:
@@ -176,15 +176,34 @@ class TensorList:
     def size(self):
         return self.arrays[0].size()
 
-    def stacked(self):
-        """np.stack(l): the elements stacked (a list of tuples: the fields on axis 1)."""
+    def nonempty(self, what):
+        """The TensorArrays, checked when the graph runs to hold an element: NumPy refuses
+        to stack or concatenate an empty list (ValueError)."""
+        from autograph.runtime import list_edits
+        message = f"need at least one array to {what}{_where(' (np.' + what + ' at ')}"
+        message += ")" if "(" in message else ""
+        return [list_edits.nonempty(a, message) for a in self.arrays]
+
+    def stacked(self, check=True):
+        """np.stack(l): the elements stacked (a list of tuples: the fields on axis 1);
+        `check`: raise, as NumPy does, when the list is empty (np.array(l) does not)."""
+        arrays = self.nonempty("stack") if check else self.arrays
         if self.spec is None:
-            return self.arrays[0].stack()
+            return arrays[0].stack()
         if issubclass(self.spec[0], dict) or any(s is not None for s in self.spec[2]):
             raise errors.StagingError(
                 f"Cannot stack a list of {describe(self.spec)}{_where()} (NumPy makes no array "
                 f"of it either): stack each field ([e[k] for e in l]).")
-        return np.stack([a.stack() for a in self.arrays], axis=1)
+        return np.stack([a.stack() for a in arrays], axis=1)
+
+    def loop_over(self, body):
+        """(iterable, body) for `for v in l`: a list of arrays is iterated as its stacked
+        elements (one array along its first axis), any other as a range over its indices
+        whose body reads element i."""
+        if self.spec is None:
+            return self.arrays[0].stack(), body
+        from autograph.operators.py_builtins import range_
+        return range_(self.size()), lambda i, *state: body(self[i], *state)
 
     def __len__(self):
         raise TypeError(

@@ -8,7 +8,11 @@ these two primitives change the list's length the other way, in place, as Python
     ta_pop(handle, index)            -> (element index, handle)   (later elements move down)
     ta_insert(handle, index, value)  -> handle                    (later elements move up)
 
-Both are effectful (their order is the program's), like ta_write. `index` is already in
+    ta_nonempty(handle)              -> handle                    (ValueError when empty)
+
+All are effectful (their order is the program's), like ta_write. `ta_nonempty` stands
+before a `np.stack(l)` / `np.concatenate(l)` of the list, which NumPy refuses for an empty
+list (a TensorArray stacks to an empty array instead). `index` is already in
 range: the staging helpers below turn a negative or clamped Python index into one with
 graph arithmetic, so that the gradient rules (autodiff/list_edits.py) see the same index.
 Popping the last element costs O(1), popping or inserting elsewhere O(n), as in Python.
@@ -38,6 +42,12 @@ def _insert_kernel(xp, handle, index, value):
     return handle
 
 
+def _nonempty_kernel(xp, handle, *, message):
+    if not len(handle):
+        raise ValueError(message)
+    return handle
+
+
 def _pop_infer(handle, index, *, dtype, element_shape, end):
     return [(dtype, element_shape, False), (_HANDLE, (), False)]
 
@@ -47,6 +57,10 @@ primitives.register("ta_pop", _pop_infer, _pop_kernel, effectful=True,
                         "returns the element and the handle")
 primitives.register("ta_insert", tensor_array._handle_infer, _insert_kernel, effectful=True,
                     doc="stores `value` before element `index` (later ones move up)")
+
+primitives.register("ta_nonempty", tensor_array._handle_infer, _nonempty_kernel,
+                    effectful=True, doc="the handle; raises ValueError(message) when the "
+                                        "list is empty")
 
 
 # -- staging helpers -------------------------------------------------------------------------
@@ -94,3 +108,9 @@ def insert(ta, index, value):
     handle = primitives.bind1("ta_insert", [ta.handle, i, value])
     return ta._like(handle=handle,
                     element_shape=tensor_array._join(ta.element_shape, value.shape))
+
+
+def nonempty(ta, message):
+    """`ta`, checked when the graph runs to hold an element (else ValueError(message))."""
+    return ta._like(handle=primitives.bind1("ta_nonempty", [ta.handle],
+                                            {"message": message}))

@@ -250,6 +250,7 @@ def _table():
         "ta_stack": {**TA, "size": opt(INT)},
         "ta_size": {"dtype": DTYPE},
         "ta_pop": {**TA, "end": BOOL},
+        "ta_nonempty": {"message": STR},
         # the reverse-mode transform's own (a saved train step holds its backward pass)
         "sum_to_shape": {"shape": tup(DIM)},
         "add_along_axis": {"axis": INT, "shape": tup(DIM)},
