@@ -63,6 +63,41 @@ class _Lists(FunctionScopes):
 
     visit_For = visit_While = visit_If = _nested
 
+    def visit_block(self, stmts):
+        if self.depth:
+            stmts = [h for s in stmts for h in self._hoisted(s)]
+        return super().visit_block(stmts)
+
+    def _hoisted(self, stmt):
+        """`stmt` with a `name.pop(i)` inside an expression taken out before it: `out.
+        append(src.pop())` -> `src, src_popped = ag__.list_pop(src)` and
+        `out.append(src_popped)`. Only one pop per statement, evaluated on every path
+        (not in a lambda, comprehension, `x if c else y`, `and`/`or`), and only when the
+        rest of the statement does not read the list (the pop ran first, as written)."""
+        if not isinstance(stmt, (gast.Expr, gast.Assign, gast.AugAssign, gast.Return)) or \
+                stmt.value is None:
+            return [stmt]
+        if isinstance(stmt, (gast.Expr, gast.Assign)) and isinstance(stmt.value, gast.Call) \
+                and _list_call(stmt.value, self.locals) and stmt.value.func.attr == "pop":
+            return [stmt]   # `l.pop(i)`, `v = l.pop(i)`: rewritten as they stand
+        pops = [c for c in _unconditional_calls(stmt.value)
+                if c.func.attr == "pop" and _list_call(c, self.locals)]
+        if len(pops) != 1:
+            return [stmt]
+        call = pops[0]
+        name = call.func.value.id
+        reads = [n for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == name]
+        if len(reads) != 1:
+            return [stmt]
+        temp = self.ctx.namer.new_symbol(f"{name}_popped")
+        args = {f"a{k}": moved(a) for k, a in enumerate(call.args)}
+        params = "".join(f", {k}" for k in args)
+        pop = templates.replace(f"x, t = ag__.list_pop(x{params})", origin=stmt, x=name,
+                                t=temp, **args)
+        _replace(stmt, call, gast.Name(id=temp, ctx=gast.Load(), annotation=None,
+                                       type_comment=None))
+        return pop + [stmt]
+
     def _rewrite(self, stmt, call, target=None):
         name = _list_call(call, self.locals) if self.depth else None
         if name is None:
@@ -80,12 +115,48 @@ class _Lists(FunctionScopes):
     def visit_Expr(self, node):
         return self._rewrite(node, node.value) or node
 
+    def visit_AugAssign(self, node):
+        # `l += [v, w]` changes a list in place (list.extend): in a loop's first trace it
+        # would change the list the loop starts with
+        if not (self.depth and isinstance(node.op, gast.Add) and
+                isinstance(node.target, gast.Name) and node.target.id in self.locals and
+                isinstance(node.value, gast.List)):
+            return node
+        return templates.replace("x = ag__.list_iadd(x, value)", origin=node,
+                                 x=node.target.id, value=moved(node.value))
+
     def visit_Assign(self, node):
         if len(node.targets) != 1 or not (isinstance(node.value, gast.Call) and
                                           isinstance(node.value.func, gast.Attribute) and
                                           node.value.func.attr == "pop"):
             return node
         return self._rewrite(node, node.value, moved(node.targets[0])) or node
+
+
+def _unconditional_calls(expr):
+    """The calls in `expr` that run whenever it is evaluated."""
+    todo, out = [expr], []
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (gast.Lambda, gast.IfExp, gast.BoolOp, gast.ListComp, gast.SetComp,
+                          gast.DictComp, gast.GeneratorExp)):
+            continue
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
+            out.append(n)
+        todo.extend(gast.iter_child_nodes(n))
+    return out
+
+
+def _replace(root, old, new):
+    """Replace the node `old` below `root` by `new` (in place)."""
+    for parent in gast.walk(root):
+        for field, value in gast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list) and any(v is old for v in value):
+                value[[id(v) for v in value].index(id(old))] = new
+                return
 
 
 def transform(node, ctx):

@@ -17,8 +17,9 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     converted_call(f, *args, **kwargs)                   calls of user code
     del_item(target, key)                                `del target[key]`
     list_append(l, v), list_extend(l, vs)                `l.append(v)`, `l.extend(vs)`,
-    list_insert(l, i, v), list_pop(l, i)                 `l.insert(i, v)` in a loop or `if`:
-                                                         the list; `v = l.pop(i)`: (l, v)
+    list_insert(l, i, v), list_iadd(l, [v, w])          `l.insert(i, v)`, `l += [v, w]` in a
+    list_pop(l, i)                                       loop or `if`: the list;
+                                                         `v = l.pop(i)`: (l, v)
     setitem(x, key, v, op=None), ufunc_at(uf, x, key, v) `x[key] = v`, `x[key] += v`,
                                                          `np.add.at(x, key, v)`: the updated x
     Undefined(name), UndefinedReturnValue(), ld(x), ldu(lambda: x, name), retval(x)
@@ -73,6 +74,7 @@ _FROM = {
     "attr": ("variables", "attr"), "item": ("variables", "item"), "variable": ("variables", "variable"),
     "list_append": ("lists", "list_append"), "list_extend": ("lists", "list_extend"),
     "list_insert": ("lists", "list_insert"), "list_pop": ("lists", "list_pop"),
+    "list_iadd": ("lists", "list_iadd"),
     "inplace_call": ("updates", "inplace_call"), "setitem": ("updates", "setitem"),
     "setitem_attr": ("updates", "setitem_attr"), "ufunc_at": ("updates", "ufunc_at"),
     "Undefined": ("variables", "Undefined"),
@@ -103,6 +105,7 @@ __all__ = [
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
     "is_undefined", "retval", "user_locals", "attr", "item", "variable", "setitem", "ufunc_at",
     "inplace_call", "setitem_attr", "list_append", "list_extend", "list_insert", "list_pop",
+    "list_iadd",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
     "str_format", "any_format", "str_mod", "py_print",
 ]

@@ -551,8 +551,17 @@ def _lists_as_loop_values(body, state, names):
     """The state with each Python list that a trace of the body turns into a TensorList
     (it appends to it) converted, so that the loop carries the list as a tensor."""
     from autograph.operators import lists
+    from autograph.runtime.ir.tensor import SymbolicTensorError
     n = len(names)
-    tmpl = _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
+    try:
+        tmpl = _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
+    except SymbolicTensorError:
+        # e.g. `l[i - 1]` (a tensor index) in a body that appends to `l`: lists of arrays
+        # are lists of tensors from the start (none: the error stands)
+        converted = lists.as_tensor_lists(state, names)
+        if converted is None:
+            raise
+        return converted
     return tuple(lists.as_loop_value(v, t, m) for v, t, m in zip(state, tmpl, names))
 
 

@@ -30,7 +30,7 @@ from autograph.operators import calls
 from autograph.operators.tensor_list import TensorList, element_like
 from autograph.runtime.ir.tensor import is_tensor
 
-__all__ = ["TensorList", "list_append", "list_extend", "list_insert", "list_pop",
+__all__ = ["TensorList", "list_append", "list_extend", "list_iadd", "list_insert", "list_pop",
            "as_loop_value", "call"]
 
 
@@ -83,6 +83,15 @@ def list_extend(target, values):
     return target
 
 
+def list_iadd(target, values):
+    """`target += values` where `values` is a list display, as the lists pass writes it:
+    `extend` on a list (a list of tensors included), `+=` on anything else."""
+    if type(target) is list or type(target) is TensorList:
+        return list_extend(target, values)
+    target += values
+    return target
+
+
 def list_insert(target, index, value):
     """`target.insert(index, value)`, as the lists pass writes it; returns the list."""
     staged = _staged(target, "insert", value)
@@ -105,7 +114,7 @@ def as_loop_value(value, template, name="the list"):
     body gave `template`, a TensorList, for it."""
     if type(template) is TensorList and type(value) is list:
         _refuse_aliases(value, name)
-        return TensorList.of(value, template.element())
+        return TensorList.of(value, template)
     if type(template) is list and type(value) is list and len(template) != len(value) and \
             value and all(element_like(v) for v in value + template):
         # the body copied the list (an item write: updates._copy_if_shared) and then
@@ -113,6 +122,21 @@ def as_loop_value(value, template, name="the list"):
         _refuse_aliases(value, name)
         return TensorList.of(value, value[0])
     return value
+
+
+def as_tensor_lists(state, names):
+    """`state` with each non-empty Python list of arrays of one structure and dtype a
+    TensorList, or None when it holds none."""
+    out, changed = list(state), False
+    for k, (value, name) in enumerate(zip(state, names)):
+        if type(value) is list and value and all(element_like(v) for v in value):
+            try:
+                out[k] = TensorList.of(value, value[0])
+            except errors.StagingError:   # elements of several dtypes: left a Python list
+                continue
+            _refuse_aliases(value, name)
+            changed = True
+    return tuple(out) if changed else None
 
 
 def _refuse_aliases(target, name):

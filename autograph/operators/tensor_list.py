@@ -102,11 +102,14 @@ class TensorList:
 
     @classmethod
     def of(cls, items, like):
-        """The list `items` (Python values or tensors) of elements structured like `like`."""
-        from autograph.runtime.tensor_array import TensorArray
-        leaves, spec = flatten(like)
-        arrays = [TensorArray(dtype_of(v), size=0, dynamic_size=True) for v in leaves]
-        out = cls(arrays, spec, 0)
+        """The list `items` (Python values or tensors) of elements structured like `like`
+        (an element, or a TensorList)."""
+        if type(like) is TensorList:   # a template: its structure, dtypes, element shapes
+            spec, kinds = like.spec, [(a.dtype, a.element_shape) for a in like.arrays]
+        else:
+            leaves, spec = flatten(like)
+            kinds = [(dtype_of(v), None) for v in leaves]
+        out = cls([_empty(dtype, shape) for dtype, shape in kinds], spec, 0)
         for item in items:
             out = out.appended(item)
         return out
@@ -196,6 +199,15 @@ class TensorList:
                 f"of it either): stack each field ([e[k] for e in l]).")
         return np.stack([a.stack() for a in arrays], axis=1)
 
+    def __add__(self, other):
+        """`l + [v, w]` (and `l += [v, w]`): the list with those elements appended."""
+        if not isinstance(other, (list, tuple)):
+            return NotImplemented
+        out = self
+        for v in other:
+            out = out.appended(v)
+        return out
+
     def loop_over(self, body):
         """(iterable, body) for `for v in l`: a list of arrays is iterated as its stacked
         elements (one array along its first axis), any other as a range over its indices
@@ -216,8 +228,11 @@ class TensorList:
             "the graph runs: write `len(l) > 0` (an `if l:` or `... if l else ...` works).")
 
     def __getitem__(self, index):
-        if isinstance(index, slice):
-            return self.stacked()[index]
+        if isinstance(index, slice):   # a new list: the elements at those indices
+            from autograph.runtime.numpy.array_ops import arange
+            picked = arange(self.size())[index]
+            return TensorList([_empty(a.dtype, a.element_shape).unstack(a.gather(picked))
+                               for a in self.arrays], self.spec, None)
         index = self._index(index)
         return build(self.spec, iter([a.read(index) for a in self.arrays]))
 
@@ -254,12 +269,13 @@ class TensorList:
         return TensorList([a.__ag_unflatten__([h]) for a, h in zip(self.arrays, leaves)],
                           self.spec, None)
 
-    def element(self):
-        """An element of zeros, structured like the list's (a template for `of`)."""
-        return build(self.spec, iter([np.zeros((), a.dtype) for a in self.arrays]))
-
     def __repr__(self):
         return f"<TensorList of {describe(self.spec)}, {len(self.arrays)} field(s)>"
+
+
+def _empty(dtype, element_shape=None):
+    from autograph.runtime.tensor_array import TensorArray
+    return TensorArray(dtype, size=0, dynamic_size=True, element_shape=element_shape)
 
 
 def _checked(value, dtype, what="appended"):
