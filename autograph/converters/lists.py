@@ -87,7 +87,9 @@ class _Lists(FunctionScopes):
         call = pops[0]
         name = call.func.value.id
         reads = [n for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == name]
-        if len(reads) != 1:
+        receiver = isinstance(stmt, (gast.Expr, gast.Assign)) and \
+            _list_call(stmt.value, self.locals) == name   # `l.append(l.pop() + 1)`: the
+        if len(reads) != 1 + receiver:                     # list popped is the one appended to
             return [stmt]
         temp = self.ctx.namer.new_symbol(f"{name}_popped")
         args = {f"a{k}": moved(a) for k, a in enumerate(call.args)}

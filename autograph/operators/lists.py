@@ -42,7 +42,7 @@ def _staged(target, name, like=None):
         return target
     if type(target) is not list or not calls.staged_outside(target):
         return None
-    if like is None and target:
+    if target:   # the list's own elements give the structure and dtypes
         like = target[0]
     if like is None or not element_like(like) or not all(element_like(v) for v in target):
         calls.check_mutation(target, name, depth=2)
