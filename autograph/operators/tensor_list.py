@@ -251,10 +251,12 @@ class TensorList:
         if name in ("append", "extend", "pop", "insert", "remove", "clear", "sort",
                     "reverse", "index", "count", "copy"):
             raise errors.StagingError(
-                f"`l.{name}(...)` on a list that a loop or `if` the graph runs changed{_where()}"
-                f": only `l.append(v)`, `l.extend(vs)`, `l.insert(i, v)` and `v = l.pop(i)` "
-                f"as statements of their own, `l[i]`, `l[i] = v` and `len(l)` are supported "
-                f"there.")
+                f"Cannot call .{name}() on a list that a loop or `if` the graph runs "
+                f"changes{_where()}: there a list of tensors changes only by `l.append(v)`, "
+                f"`l.extend(vs)`, `l.insert(i, v)`, `l.pop(i)` (a statement of its own, or a "
+                f"pop that its statement always evaluates) and `l[i] = v`, on a name the "
+                f"function binds. Do the rest after the loop, on the list it gives back, or "
+                f"keep the values in an array.")
         raise AttributeError(name)
 
     def __ag_flatten__(self):
