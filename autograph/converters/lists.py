@@ -69,11 +69,11 @@ class _Lists(FunctionScopes):
         return super().visit_block(stmts)
 
     def _hoisted(self, stmt):
-        """`stmt` with a `name.pop(i)` inside an expression taken out before it: `out.
-        append(src.pop())` -> `src, src_popped = ag__.list_pop(src)` and
-        `out.append(src_popped)`. Only one pop per statement, evaluated on every path
+        """`stmt` with each `name.pop(i)` inside its expression taken out before it, in
+        the order Python evaluates them: `out.append(src.pop())` -> `src, src_popped =
+        ag__.list_pop(src)` and `out.append(src_popped)`. Only pops evaluated on every path
         (not in a lambda, comprehension, `x if c else y`, `and`/`or`), and only when the
-        rest of the statement does not read the list (the pop ran first, as written)."""
+        rest of the statement does not read the list (the pops ran first, as written)."""
         if not isinstance(stmt, (gast.Expr, gast.Assign, gast.AugAssign, gast.Return)) or \
                 stmt.value is None:
             return [stmt]
@@ -82,23 +82,25 @@ class _Lists(FunctionScopes):
             return [stmt]   # `l.pop(i)`, `v = l.pop(i)`: rewritten as they stand
         pops = [c for c in _unconditional_calls(stmt.value)
                 if c.func.attr == "pop" and _list_call(c, self.locals)]
-        if len(pops) != 1:
+        if not pops:
             return [stmt]
-        call = pops[0]
-        name = call.func.value.id
-        reads = [n for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == name]
-        receiver = isinstance(stmt, (gast.Expr, gast.Assign)) and \
-            _list_call(stmt.value, self.locals) == name   # `l.append(l.pop() + 1)`: the
-        if len(reads) != 1 + receiver:                     # list popped is the one appended to
-            return [stmt]
-        temp = self.ctx.namer.new_symbol(f"{name}_popped")
-        args = {f"a{k}": moved(a) for k, a in enumerate(call.args)}
-        params = "".join(f", {k}" for k in args)
-        pop = templates.replace(f"x, t = ag__.list_pop(x{params})", origin=stmt, x=name,
-                                t=temp, **args)
-        _replace(stmt, call, gast.Name(id=temp, ctx=gast.Load(), annotation=None,
-                                       type_comment=None))
-        return pop + [stmt]
+        receiver = _list_call(stmt.value, self.locals) if isinstance(
+            stmt, (gast.Expr, gast.Assign)) else None   # `l.append(l.pop() + 1)`: the list
+        for name in {c.func.value.id for c in pops}:     # popped is the one appended to
+            reads = sum(isinstance(n, gast.Name) and n.id == name for n in gast.walk(stmt))
+            if reads != sum(c.func.value.id == name for c in pops) + (receiver == name):
+                return [stmt]
+        out = []
+        for call in pops:   # (a pop's arguments hold no pop of a list it reads: checked above)
+            name = call.func.value.id
+            temp = self.ctx.namer.new_symbol(f"{name}_popped")
+            args = {f"a{k}": moved(a) for k, a in enumerate(call.args)}
+            params = "".join(f", {k}" for k in args)
+            out += templates.replace(f"x, t = ag__.list_pop(x{params})", origin=stmt,
+                                     x=name, t=temp, **args)
+            _replace(stmt, call, gast.Name(id=temp, ctx=gast.Load(), annotation=None,
+                                           type_comment=None))
+        return out + [stmt]
 
     def _rewrite(self, stmt, call, target=None):
         name = _list_call(call, self.locals) if self.depth else None
@@ -136,16 +138,14 @@ class _Lists(FunctionScopes):
 
 
 def _unconditional_calls(expr):
-    """The calls in `expr` that run whenever it is evaluated."""
-    todo, out = [expr], []
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (gast.Lambda, gast.IfExp, gast.BoolOp, gast.ListComp, gast.SetComp,
-                          gast.DictComp, gast.GeneratorExp)):
-            continue
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
-            out.append(n)
-        todo.extend(gast.iter_child_nodes(n))
+    """The attribute calls in `expr` that run whenever it is evaluated, in the order Python
+    runs them (a call after its arguments, operands left to right)."""
+    if isinstance(expr, (gast.Lambda, gast.IfExp, gast.BoolOp, gast.ListComp, gast.SetComp,
+                         gast.DictComp, gast.GeneratorExp)):
+        return []
+    out = [c for child in gast.iter_child_nodes(expr) for c in _unconditional_calls(child)]
+    if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute):
+        out.append(expr)
     return out
 
 
