@@ -208,6 +208,27 @@ class TensorList:
             out = out.appended(v)
         return out
 
+    def __radd__(self, other):
+        """`[v, w] + l`: the list with those elements inserted first."""
+        if not isinstance(other, (list, tuple)):
+            return NotImplemented
+        out = self
+        for v in reversed(other):
+            out = out.inserted(0, v)
+        return out
+
+    def iterable(self, what, scalars=False):
+        """The elements stacked, for `enumerate(l)`, `zip(l, ...)` (`scalars`: for `max(l)`,
+        `min(l)`, which compare elements, as Python does, only when each is one number)."""
+        shape = self.arrays[0].element_shape if self.spec is None else None
+        if self.spec is not None or (scalars and shape != ()):
+            raise errors.StagingError(
+                f"{what}() of a list that a loop or `if` the graph runs changed{_where()}, "
+                f"whose elements are {describe(self.spec) if self.spec is not None else 'arrays'}"
+                f": supported for lists of arrays{' of shape ()' if scalars else ''} only. "
+                f"Loop over it (`for e in l:`) or stack it (np.stack(l)).")
+        return self.stacked(check=False)
+
     def loop_over(self, body):
         """(iterable, body) for `for v in l`: a list of arrays is iterated as its stacked
         elements (one array along its first axis), any other as a range over its indices
@@ -243,9 +264,11 @@ class TensorList:
 
     def __iter__(self):
         raise errors.StagingError(
-            "Cannot iterate over a list that a loop the graph runs appended to with a Python "
-            "loop: its length is known only when the graph runs. Stack it (np.stack(l)) and "
-            "loop over the array.")
+            f"Cannot iterate{_where()} over a list that a loop or `if` the graph runs changed "
+            f"with Python (sum(l), list(l), sorted(l), a comprehension, unpacking): its length "
+            f"is known only when the graph runs. A `for` loop over it, enumerate(l), zip(l, "
+            f"...), min(l) and max(l) work in the graph; else stack it (np.sum(np.stack(l), "
+            f"axis=0)).")
 
     def __getattr__(self, name):
         if name in ("append", "extend", "pop", "insert", "remove", "clear", "sort",

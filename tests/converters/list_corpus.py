@@ -490,6 +490,69 @@ def namedtuples(x, n):
 Pair = collections.namedtuple("Pair", "a b")
 
 
+# -- builtins over a list, prepending, sorting by inserts -----------------------------------------
+
+def enumerated(x, n):
+    out = []
+    for i in range(n):
+        out.append(x * i)
+    total = x * 0
+    for k, v in enumerate(out):
+        total = total + k * v
+    return total
+
+
+def zipped(x, n):
+    a, b = [], []
+    for i in range(n):
+        a.append(x * i)
+        b.append(x + i)
+    total = x * 0
+    for u, v in zip(a, b):
+        total = total + u * v
+    return total
+
+
+def maximum(x, n):
+    out = [np.sum(x)]
+    for i in range(n):
+        out.append(np.sum(np.sin(x * i)))
+    return max(out), min(out)
+
+
+def prepend(x, n):
+    out = [x]
+    for i in range(n):
+        out = [x * i, x] + out
+    return np.stack(out)
+
+
+def two_pops_in_one_expression(x, n):
+    out = [x, x * 3]
+    for i in range(n):
+        out.append(x * i)
+        out.append(out.pop() - 2 * out.pop())
+    return np.stack(out)
+
+
+def insertion_sort(x, n):
+    out = []
+    for i in range(n):
+        v = np.sin(np.sum(x) * i)
+        pos = 0
+        while pos < len(out) and out[pos] < v:
+            pos += 1
+        out.insert(pos, v)
+    return np.stack(out)
+
+
+def list_elements(x, n):
+    out = []
+    for i in range(n):
+        out.append([x, x * i])
+    return out
+
+
 # -- ints and bools ------------------------------------------------------------------------------
 
 def int_list(x, n):
@@ -589,6 +652,13 @@ CORPUS = [
     ("dicts_returned", dicts_returned, (np.array([0.5, 2.0]), 3)),
     ("dicts_read", dicts_read, (np.array([0.5, 2.0]), 4)),
     ("namedtuples", namedtuples, (np.array([0.5, 2.0]), 3)),
+    ("enumerated", enumerated, (np.array([0.5, 2.0]), 4)),
+    ("zipped", zipped, (np.array([0.5, 2.0]), 4)),
+    ("maximum", maximum, (np.array([0.5, 2.0]), 5)),
+    ("prepend", prepend, (np.array([0.5, 2.0]), 3)),
+    ("two_pops_in_one_expression", two_pops_in_one_expression, (np.array([0.5, 2.0]), 3)),
+    ("insertion_sort", insertion_sort, (np.array([0.5, 2.0]), 6)),
+    ("list_elements", list_elements, (np.array([0.5, 2.0]), 3)),
     ("int_list", int_list, (np.array([0.5]), 5)),
     ("bool_list", bool_list, (np.array([0.5, 2.0]), 4)),
     ("collatz", collatz, (np.array([0.5]), 27)),
@@ -600,4 +670,5 @@ DIFFERENTIABLE = ["append_for", "append_while", "extend_pairs", "iadd_display", 
                   "pop_last", "pop_front", "pop_negative", "pop_tensor_index", "stack_machine",
                   "insert_middle", "insert_clamped", "read_write_loop", "augmented_item",
                   "reverse_by_pops", "branch_in_loop", "tuples_iterated", "tuples_popped",
-                  "dicts_read", "continue_skip", "iterate_after", "return_inside"]
+                  "dicts_read", "continue_skip", "iterate_after", "return_inside",
+                  "enumerated", "zipped", "prepend", "two_pops_in_one_expression"]

@@ -163,7 +163,15 @@ def _dict_stacked(x, n):
     return np.stack(l)
 
 
+def _summed(x, n):
+    l = [x]
+    for i in range(n):
+        l.append(x * i)
+    return sum(l)
+
+
 @pytest.mark.parametrize("fn,line,what", [
+    (_summed, "return sum(l)", r"np\.sum\(np\.stack\(l\), axis=0\)"),
     (_conditional_pop, "y = l.pop() if i > 1 else x", r"Cannot call \.pop\(\)"),
     (_structure_changes, "l.append(x)", "An array is appended"),
     (_sorted_in_loop, "l.sort()", r"Cannot call \.sort\(\)"),
