@@ -1,6 +1,7 @@
 """The list-program corpus (list_corpus.py): each program gives Python's answer converted
 on Python values and converted + traced (its loops staged) with NumPy arguments; the
-gradients of the differentiable ones match central differences in every mode."""
+gradients of a sample of the differentiable ones match central differences in every mode
+(benchmarks/list_corpus.py checks them all, and their second gradients)."""
 
 import numpy as np
 import pytest
@@ -54,7 +55,10 @@ def _float_leaves(value):
     return [value] if np.asarray(value).dtype.kind == "f" else []
 
 
-_GRADS = [c for c in CORPUS if c[0] in DIFFERENTIABLE]
+# a sample (benchmarks/list_corpus.py runs every differentiable program, second gradients too)
+_SAMPLE = ["append_for", "pop_front", "insert_middle", "read_write_loop", "stack_machine",
+           "tuples_popped", "dicts_read", "return_inside"]
+_GRADS = [c for c in CORPUS if c[0] in _SAMPLE]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -69,4 +73,4 @@ def test_gradients_match_central_differences(name, fn, args, mode):
 def test_the_corpus_covers_every_idiom():
     names = {c[0] for c in CORPUS}
     assert len(names) == len(CORPUS) >= 60
-    assert set(DIFFERENTIABLE) <= names
+    assert set(_SAMPLE) <= set(DIFFERENTIABLE) <= names
