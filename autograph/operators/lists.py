@@ -51,11 +51,20 @@ def _staged(target, name, like=None):
     return TensorList.of(target, like)
 
 
+def _as_written(target, method, *args):
+    """`target.method(*args)` in place, as the original statement (a deque, a dict, a list
+    the statement being traced made), refused as converted_call refuses it where it would
+    change a container made outside the staged loop or `if` being traced."""
+    if isinstance(target, calls.CONTAINERS):
+        calls.check_mutation(target, method, depth=2)
+    return getattr(target, method)(*args)
+
+
 def list_append(target, value):
     """`target.append(value)`, as the lists pass writes it; returns the list."""
     staged = _staged(target, "append", value)
     if staged is None:
-        target.append(value)
+        _as_written(target, "append", value)
         return target
     return staged.appended(value)
 
@@ -64,8 +73,9 @@ def list_extend(target, values):
     """`target.extend(values)`, as the lists pass writes it; returns the list. On a list of
     tensors, `values` is a Python sequence or an array whose first dimension is known: one
     append per element."""
-    if type(target) is list and not calls.staged_outside(target):
-        target.extend(values)
+    if type(target) is not TensorList and (type(target) is not list or
+                                           not calls.staged_outside(target)):
+        _as_written(target, "extend", values)
         return target
     if is_tensor(values):
         if values.shape is None or not values.shape or values.shape[0] is None:
@@ -88,6 +98,8 @@ def list_iadd(target, values):
     `extend` on a list (a list of tensors included), `+=` on anything else."""
     if type(target) is list or type(target) is TensorList:
         return list_extend(target, values)
+    if isinstance(target, calls.CONTAINERS):   # (a deque: extended in place)
+        calls.check_mutation(target, "extend", depth=1)
     target += values
     return target
 
@@ -96,7 +108,7 @@ def list_insert(target, index, value):
     """`target.insert(index, value)`, as the lists pass writes it; returns the list."""
     staged = _staged(target, "insert", value)
     if staged is None:
-        target.insert(index, value)
+        _as_written(target, "insert", index, value)
         return target
     return staged.inserted(index, value)
 
@@ -105,7 +117,7 @@ def list_pop(target, index=None):
     """`target.pop(index)`, as the lists pass writes it: (the list, the element)."""
     staged = _staged(target, "pop")
     if staged is None:
-        return target, (target.pop() if index is None else target.pop(index))
+        return target, _as_written(target, "pop", *([] if index is None else [index]))
     return staged.popped(index)
 
 

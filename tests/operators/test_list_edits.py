@@ -3,6 +3,9 @@
 differences, the cost of pops (counted), the converted code, and the clear refusals (each
 naming the user's file, line and list)."""
 
+import collections
+import re
+
 import numpy as np
 import pytest
 
@@ -196,3 +199,38 @@ def test_native_code_refuses_pop_clearly():
     from autograph.runtime.exec.native.lower import NativeLoweringError
     with pytest.raises(NativeLoweringError, match="ta_pop"):
         ag.function(f, jit_compile=True)(np.array([1.0]), np.int64(3))
+
+
+# -- the rewritten statements on other containers stay as written, and refused as before -------
+
+def _dict_pop(n):
+    d = {"a": 1, "b": 2}
+    s = 0
+    for i in range(n):
+        if i == 0:
+            s += d.pop("a")
+    return s + len(d)
+
+
+def _deque_append(n):
+    q = collections.deque([1])
+    for i in range(n):
+        q.append(i)
+    return len(q)
+
+
+def _deque_iadd(n):
+    q = collections.deque([1])
+    for i in range(n):
+        q += [i]
+    return len(q)
+
+
+@pytest.mark.parametrize("fn,call", [(_dict_pop, "d.pop(...)"), (_deque_append, "q.append(...)"),
+                                     (_deque_iadd, "q.extend(...)")],
+                         ids=lambda v: getattr(v, "__name__", None) or "")
+def test_other_containers_change_in_place_or_are_refused(fn, call):
+    assert api.to_graph(fn)(3) == fn(3)   # a Python loop: in place, as written
+    with pytest.raises(ag.errors.StagingError, match=re.escape(call)) as info:
+        ag.function(fn)(np.int64(3))
+    assert "test_list_edits.py" in str(info.value)
