@@ -234,3 +234,13 @@ def test_other_containers_change_in_place_or_are_refused(fn, call):
     with pytest.raises(ag.errors.StagingError, match=re.escape(call)) as info:
         ag.function(fn)(np.int64(3))
     assert "test_list_edits.py" in str(info.value)
+
+
+def test_a_saved_function_with_pops_and_inserts_loads_and_gives_the_same_answer():
+    f = ag.function(edits)
+    x = np.array([0.3, 1.2])
+    want = f(x, np.int64(4))
+    f.get_concrete_function(x, np.int64(4))
+    loaded = ag.saved_model.from_bytes(ag.saved_model.to_bytes(f))
+    np.testing.assert_allclose(loaded(x, np.int64(4)), want)
+    np.testing.assert_allclose(loaded(x, np.int64(1)), edits(x, 1))
