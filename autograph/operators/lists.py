@@ -47,7 +47,8 @@ def _staged(target, name, like=None):
     if like is None or not element_like(like) or not all(element_like(v) for v in target):
         calls.check_mutation(target, name, depth=2)
         if like is None:   # (an empty list popped: Python raises the same, when it runs)
-            raise IndexError(f"pop from empty list")
+            raise IndexError("pop from empty list")
+    _refuse_aliases(target)
     return TensorList.of(target, like)
 
 
@@ -151,9 +152,10 @@ def as_tensor_lists(state, names):
     return tuple(out) if changed else None
 
 
-def _refuse_aliases(target, name):
+def _refuse_aliases(target, name=None):
     """The graph's list is a new value: another name (or a container) of the converted
-    function that holds the same Python list would not see the appends. Refused."""
+    function that holds the same Python list would not see the changes. Refused. `name`:
+    the list's (None: the first name that holds it)."""
     import os
     import sys
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -162,29 +164,40 @@ def _refuse_aliases(target, name):
         frame = frame.f_back
     if frame is None:
         return
-    holders = [k for k, v in frame.f_locals.items() if v is target]
-    holders += [k for k, v in frame.f_locals.items() if v is not target and
-                isinstance(v, (list, tuple, dict)) and
-                any(e is target for e in (v.values() if isinstance(v, dict) else v))]
-    holders += [k for k, v in frame.f_locals.items()
-                if any(e is target for e in getattr(v, "__dict__", {}).values())]
+    holders = _holders(frame, target)
+
     def function_of(f):   # the converted function a frame (perhaps a loop body) is part of
         return (f.f_code.co_filename, f.f_code.co_qualname.split(".<locals>")[0])
 
     outer, own = frame.f_back, function_of(frame)
     while outer is not None:   # a list passed in: the caller holds it too (frames of this
-        # function's enclosing loop bodies and of autograph pass it along)
-        if not (outer.f_code.co_filename.startswith(package) or function_of(outer) == own):
+        # function's enclosing loop bodies and branches pass it along under its own name,
+        # and so do autograph's)
+        if function_of(outer) == own:
+            holders += [k for k in _holders(outer, target) if k not in holders]
+        elif not outer.f_code.co_filename.startswith(package):
             holders += [f"{k} in {outer.f_code.co_name}" for k, v in outer.f_locals.items()
                         if v is target]
         outer = outer.f_back
     if len(holders) > 1:
         from autograph.operators.location import where
+        name = name or holders[0]
         raise errors.StagingError(
-            f"{name!r} is changed in a loop{where()} whose condition is a tensor, and the "
+            f"{name!r} is changed in a loop or `if`{where()} whose condition is a tensor, and the "
             f"same Python list is also {', '.join(repr(h) for h in holders if h != name)}: "
             f"the graph carries the list as a new value, which those would not see. Change "
             f"it through one name only (bind the others after the loop).")
+
+
+def _holders(frame, target):
+    """The names of `frame` bound to `target`, or to a container or object holding it."""
+    names = [k for k, v in frame.f_locals.items() if v is target]
+    names += [k for k, v in frame.f_locals.items() if v is not target and
+              isinstance(v, (list, tuple, dict)) and
+              any(e is target for e in (v.values() if isinstance(v, dict) else v))]
+    names += [k for k, v in frame.f_locals.items()
+              if any(e is target for e in getattr(v, "__dict__", {}).values())]
+    return names
 
 
 def np_stack(tlist, axis=0):

@@ -244,3 +244,37 @@ def test_a_saved_function_with_pops_and_inserts_loads_and_gives_the_same_answer(
     loaded = ag.saved_model.from_bytes(ag.saved_model.to_bytes(f))
     np.testing.assert_allclose(loaded(x, np.int64(4)), want)
     np.testing.assert_allclose(loaded(x, np.int64(1)), edits(x, 1))
+
+
+def _both_branches_alias(x):
+    a = []
+    b = a
+    if x > 0:
+        a.append(x)
+    else:
+        a.append(-x)
+    return len(b)
+
+
+def _fill_in_branches(acc, x):
+    if x > 0:
+        acc.append(x)
+    else:
+        acc.append(-x)
+
+
+def _branch_caller(x):
+    acc = []
+    _fill_in_branches(acc, x)
+    return len(acc)
+
+
+@pytest.mark.parametrize("fn,holder", [(_both_branches_alias, "'b'"),
+                                       (_branch_caller, "'acc in _branch_caller'")],
+                         ids=["name", "caller"])
+def test_a_list_another_name_holds_is_refused_in_branches_too(fn, holder):
+    # both branches change the list: the graph's list is a new value, `b` (or the caller's
+    # list) would stay empty: refused, not a wrong answer
+    assert api.to_graph(fn)(2.0) == fn(2.0) == 1
+    with pytest.raises(ag.errors.StagingError, match=f"also {holder}"):
+        ag.function(fn)(np.float64(2.0))
