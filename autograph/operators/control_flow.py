@@ -553,14 +553,22 @@ def _lists_as_loop_values(body, state, names):
     from autograph.operators import lists
     from autograph.runtime.ir.tensor import SymbolicTensorError
     n = len(names)
+    def trace(state):
+        return _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
     try:
-        tmpl = _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
-    except SymbolicTensorError:
+        tmpl = trace(state)
+    except SymbolicTensorError as exc:
         # e.g. `l[i - 1]` (a tensor index) in a body that appends to `l`: lists of arrays
-        # are lists of tensors from the start (none: the error stands)
+        # are lists of tensors from the start, if the body then keeps them lists of tensors
+        # (else the error stands)
         converted = lists.as_tensor_lists(state, names)
-        if converted is None:
-            raise
+        try:
+            tmpl = None if converted is None else trace(converted)
+        except Exception:   # noqa: BLE001 (the first error is the one to report)
+            tmpl = None
+        if tmpl is None or any(type(c) is not type(t) for c, t in zip(converted, tmpl)
+                               if type(c).__name__ == "TensorList"):
+            raise exc from None
         return converted
     return tuple(lists.as_loop_value(v, t, m) for v, t, m in zip(state, tmpl, names))
 
