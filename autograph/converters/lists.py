@@ -1,19 +1,29 @@
-"""`l.append(v)`, `l.extend(vs)` in a loop -> an assignment that rebinds the list (issue 31).
+"""Changes to a Python list in a loop or branch -> assignments that rebind it (issue 31).
 
     l.append(v)      ->  l = ag__.list_append(l, v)
     l.extend(vs)     ->  l = ag__.list_extend(l, vs)
+    l += [v, w]      ->  l = ag__.list_iadd(l, [v, w])
+    l.insert(i, v)   ->  l = ag__.list_insert(l, i, v)
+    v = l.pop(i)     ->  l, v = ag__.list_pop(l, i)
+    f(l.pop())       ->  l, l_popped = ag__.list_pop(l)
+                         f(l_popped)
 
-in the body of a `for` or `while` loop, where `l` is a name the function binds itself. The
-rebinding makes `l` a variable the loop writes, so the control-flow pass carries it as loop
-state. On a Python list (a Python loop) `list_append` appends in place and returns the same
-list: the converted code does what the original does. In a loop the graph runs, the list
-enters the loop as a list of tensors (autograph.operators.lists.TensorList), whose append
-makes a new value each iteration in O(1); after the loop it is used like the list
-(`np.stack(l)`, `len(l)`, `l[i]`) and given back to the caller as a Python list of arrays.
+in the body of a `for`/`while` loop or an `if` (at any depth), where `l` is a name the
+function binds itself (`l[i] = v` is item_updates' `l = ag__.setitem(l, i, v)`). The
+rebinding makes `l` a variable the loop or branch writes, so the control-flow pass carries it
+as state. On a Python list (a Python loop, a Python `if`) the operators change the list in
+place and return it: the converted code does what the original does. In a loop or `if` the
+graph runs, the list becomes a list of tensors (autograph.operators.tensor_list.TensorList),
+each change a new value; after it the list is used like the list (`np.stack(l)`, `len(l)`,
+`l[i]`) and given back to the caller as a Python list.
 
-Left as written: appends outside loops (a Python list is fine there), appends to names the
-function does not bind (globals and closure variables: rebinding would make them locals),
-to attributes or items (`self.l.append(v)`), and appends whose result is used.
+A pop inside an expression is taken out before its statement (as TensorFlow's converter
+does), in the order Python evaluates the pops, when the pop always runs (not in a lambda,
+comprehension, conditional expression or `and`/`or`) and the statement reads the list nowhere
+else. Left as written: changes outside loops and branches (a Python list is fine there),
+changes to names the function does not bind (globals and closure variables: rebinding would
+make them locals), to attributes or items (`self.l.append(v)`), and uses of an append's
+result.
 """
 
 import gast
@@ -110,8 +120,10 @@ class _Lists(FunctionScopes):
         args = {f"a{k}": moved(a) for k, a in enumerate(call.args)}
         params = "".join(f", {k}" for k in args)
         if op == "list_pop":
+            # (a pop whose value is dropped binds a fresh name: `_` may be the user's)
+            target = target or self.ctx.namer.new_symbol(f"{name}_popped")
             return templates.replace(f"x, target = ag__.list_pop(x{params})", origin=stmt,
-                                     x=name, target=target or "_", **args)
+                                     x=name, target=target, **args)
         if target is not None:
             return None
         return templates.replace(f"x = ag__.{op}(x{params})", origin=stmt, x=name, **args)
