@@ -51,9 +51,11 @@ primitives.nondifferentiable("jvp_zero_handle")
 
 for _name in ("Identity", "Cast", "ad_assume_shape", "ta_read", "ta_stack", "ta_gather",
               "ta_concat", "ad_stack_get", "ad_gl_pop", "ad_gl_get", "ad_gl_gather",
-              "ad_gl_pop_rows", "ad_gl_from_rows", "ad_gl_copy"):
+              "ad_gl_pop_rows", "ad_gl_from_rows", "ad_gl_copy", "ad_gl_shift",
+              "ta_pop", "ta_nonempty"):
     deflinear(_name, (0,))
-for _name in ("ta_write", "ad_stack_push", "ad_gl_put", "ad_gl_scatter", "ad_gl_set"):
+for _name in ("ta_write", "ta_insert", "ad_stack_push", "ad_gl_put", "ad_gl_scatter",
+              "ad_gl_set"):
     deflinear(_name, (0, 2))
 for _name in ("ta_unstack", "ad_gl_add", "ad_gl_set_rows"):
     deflinear(_name, (0, 1))

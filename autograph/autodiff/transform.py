@@ -225,7 +225,8 @@ def gradients(ys, xs, grad_ys=None, unconnected="none", ctx=None):
     staged into the current graph. None (or zeros, `unconnected="zero"`) for a source
     that `ys` do not depend on."""
     from autograph.runtime import variables as variables_mod
-    from autograph.autodiff import conds, gradlists, loops, stacks, tensor_arrays  # noqa: F401
+    from autograph.autodiff import (conds, gradlists, list_edits, loops,  # noqa: F401
+                                    stacks, tensor_arrays)
     graph = get_default_graph()
     if graph is None:
         raise RuntimeError("gradients() stages nodes: call it while tracing")

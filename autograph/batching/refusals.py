@@ -38,7 +38,8 @@ refuse("ta_concat", "each element's TensorArray would join elements of per-eleme
 GRADIENT_STACKS = ("ad_stack_new", "ad_stack_push", "ad_stack_get", "ad_gl_new", "ad_gl_add",
                    "ad_gl_put", "ad_gl_pop", "ad_gl_from_rows", "ad_gl_scatter",
                    "ad_gl_pop_rows", "ad_gl_get", "ad_gl_gather", "ad_gl_set", "ad_gl_copy",
-                   "ad_gl_set_rows", "ad_ckpt_new", "ad_ckpt_offer", "ad_ckpt_restore")
+                   "ad_gl_set_rows", "ad_gl_shift", "ad_ckpt_new", "ad_ckpt_offer",
+                   "ad_ckpt_restore")
 refuse(GRADIENT_STACKS, "a gradient's per-iteration stack is a runtime handle with no lane axis")
 refuse("jvp_zero_handle", "a forward-mode tangent list is a runtime handle with no lane axis")
 

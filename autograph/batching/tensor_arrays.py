@@ -61,7 +61,21 @@ def size(frame, node, args, batched):
     return [(rebind(node, args)[0], False)]    # every lane has the same length
 
 
+def pop(frame, node, args, batched):
+    """ta_pop -> (the element, batched like every element, and the handle)."""
+    _no_per_lane_index(node, batched, 1)
+    value, handle = rebind(node, args, _element_attrs(frame, node))
+    return [(value, True), (handle, True)]
+
+
+def nonempty(frame, node, args, batched):
+    return [(rebind(node, args)[0], batched[0])]   # every lane has the same length
+
+
 defbatch("ta_write", write)
+defbatch("ta_insert", write)          # (handle, index, value), as a write
+defbatch("ta_pop", pop)
+defbatch("ta_nonempty", nonempty)
 defbatch("ta_unstack", unstack)
 defbatch("ta_read", read)
 defbatch(("ta_stack", "ta_gather"), stacked)

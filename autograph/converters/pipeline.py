@@ -53,7 +53,7 @@ PIPELINE = (
 _ONLY_FOR = {declarations.transform: (gast.Global, gast.Nonlocal), asserts.transform: gast.Assert,
              break_statements.transform: gast.Break, continue_statements.transform: gast.Continue,
              item_updates.transform: (gast.Assign, gast.AugAssign, gast.Expr),
-             lists.transform: (gast.Expr,)}
+             lists.transform: (gast.Expr, gast.Assign, gast.AugAssign)}
 
 
 def convert(node, ctx):

@@ -316,6 +316,10 @@ def handle_dtypes(graph):
             elif n.op == "ta_unstack":
                 known[n.inputs[0]] = n.inputs[1].dtype
                 union(n.inputs[0], n.outputs[0])
+            elif n.op in ("ta_insert", "ta_nonempty", "ta_pop"):   # (runtime/list_edits.py)
+                if n.op == "ta_insert":
+                    known[n.inputs[0]] = n.inputs[2].dtype
+                union(n.inputs[0], n.outputs[-1 if n.op == "ta_pop" else 0])
             elif n.op == "Identity":
                 union(n.inputs[0], n.outputs[0])
             elif n.op == "cond":

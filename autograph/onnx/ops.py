@@ -427,6 +427,26 @@ def _ta_unstack(b, node, ins):
     return b.emit("SplitToSequence", [ins[1]], axis=0, keepdims=0)
 
 
+@rule("ta_pop")
+def _ta_pop(b, node, ins):
+    """list.pop(i) (runtime/list_edits.py): the element, and the sequence without it."""
+    i = b.cast(ins[1], node.inputs[1].dtype, np.int64)
+    return [b.emit("SequenceAt", [ins[0], i]), b.emit("SequenceErase", [ins[0], i])]
+
+
+@rule("ta_insert")
+def _ta_insert(b, node, ins):
+    seq, i, v = ins
+    v = b.cast(v, node.inputs[2].dtype, b.model.handle_dtypes.get(node.inputs[0]))
+    return b.emit("SequenceInsert", [seq, v, b.cast(i, node.inputs[1].dtype, np.int64)])
+
+
+@rule("ta_nonempty")
+def _ta_nonempty(b, node, ins):
+    # (ONNX raises nothing: stacking an empty sequence fails in the runtime instead)
+    return b.emit("Identity", ins)
+
+
 @rule("ta_size")
 def _ta_size(b, node, ins):
     return b.cast(b.emit("SequenceLength", [ins[0]]), np.int64, node.outputs[0].dtype)

@@ -16,8 +16,10 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     assert_stmt(cond, message_fn)                        assert
     converted_call(f, *args, **kwargs)                   calls of user code
     del_item(target, key)                                `del target[key]`
-    list_append(l, v), list_extend(l, vs)                `l.append(v)`, `l.extend(vs)` in a
-                                                         loop: the list
+    list_append(l, v), list_extend(l, vs)                `l.append(v)`, `l.extend(vs)`,
+    list_insert(l, i, v), list_iadd(l, [v, w])          `l.insert(i, v)`, `l += [v, w]` in a
+    list_pop(l, i)                                       loop or `if`: the list;
+                                                         `v = l.pop(i)`: (l, v)
     setitem(x, key, v, op=None), ufunc_at(uf, x, key, v) `x[key] = v`, `x[key] += v`,
                                                          `np.add.at(x, key, v)`: the updated x
     Undefined(name), UndefinedReturnValue(), ld(x), ldu(lambda: x, name), retval(x)
@@ -71,6 +73,8 @@ _FROM = {
     "min": ("py_builtins", "min_"), "range": ("py_builtins", "range_"), "zip": ("py_builtins", "zip_"),
     "attr": ("variables", "attr"), "item": ("variables", "item"), "variable": ("variables", "variable"),
     "list_append": ("lists", "list_append"), "list_extend": ("lists", "list_extend"),
+    "list_insert": ("lists", "list_insert"), "list_pop": ("lists", "list_pop"),
+    "list_iadd": ("lists", "list_iadd"),
     "inplace_call": ("updates", "inplace_call"), "setitem": ("updates", "setitem"),
     "setitem_attr": ("updates", "setitem_attr"), "ufunc_at": ("updates", "ufunc_at"),
     "Undefined": ("variables", "Undefined"),
@@ -100,7 +104,8 @@ __all__ = [
     "assert_stmt",
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
     "is_undefined", "retval", "user_locals", "attr", "item", "variable", "setitem", "ufunc_at",
-    "inplace_call", "setitem_attr", "list_append", "list_extend",
+    "inplace_call", "setitem_attr", "list_append", "list_extend", "list_insert", "list_pop",
+    "list_iadd",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
     "str_format", "any_format", "str_mod", "py_print",
 ]

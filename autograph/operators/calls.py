@@ -215,9 +215,12 @@ def _check_mutation(owner, name, loops_ok=False, depth=0):
     call = f"{var or kind.__name__}.{name}(...)"
     if name == "__delitem__":
         call = f"del {var or kind.__name__}[...]"
-    if kind is list and name in ("append", "extend", "insert"):
-        fix = ("To collect values in a loop over tensors, `append` arrays or numbers to "
-               "the list in the loop body (one at a time), or use ag.TensorArray: "
+    if kind is list and name in ("append", "extend", "insert", "pop"):
+        fix = ("A list in a loop or `if` over tensors may change by `l.append(v)`, "
+               "`l.extend(vs)`, `l.insert(i, v)`, `l.pop(i)` or `v = l.pop(i)`, each a "
+               "statement of its own on a name the function binds, with elements that are "
+               "arrays or numbers (or tuples or dicts of them); `l[i]`, `l[i] = v` and "
+               "`len(l)` work too. Or use ag.TensorArray: "
                "`ta = ag.TensorArray(dtype, size=0, dynamic_size=True)` before the loop, "
                "`ta = ta.write(i, value)` in it, and `ta.stack()` after it")
     else:

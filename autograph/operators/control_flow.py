@@ -551,8 +551,25 @@ def _lists_as_loop_values(body, state, names):
     """The state with each Python list that a trace of the body turns into a TensorList
     (it appends to it) converted, so that the loop carries the list as a tensor."""
     from autograph.operators import lists
+    from autograph.runtime.ir.tensor import SymbolicTensorError
     n = len(names)
-    tmpl = _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
+    def trace(state):
+        return _scratch_trace(lambda: _as_tuple(body(*[_as_loop_value(v) for v in state]), n))
+    try:
+        tmpl = trace(state)
+    except SymbolicTensorError as exc:
+        # e.g. `l[i - 1]` (a tensor index) in a body that appends to `l`: lists of arrays
+        # are lists of tensors from the start, if the body then keeps them lists of tensors
+        # (else the error stands)
+        converted = lists.as_tensor_lists(state, names)
+        try:
+            tmpl = None if converted is None else trace(converted)
+        except Exception:   # noqa: BLE001 (the first error is the one to report)
+            tmpl = None
+        if tmpl is None or any(type(c) is not type(t) for c, t in zip(converted, tmpl)
+                               if type(c).__name__ == "TensorList"):
+            raise exc from None
+        return converted
     return tuple(lists.as_loop_value(v, t, m) for v, t, m in zip(state, tmpl, names))
 
 
@@ -590,8 +607,8 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
     n = len(names)
     # (py_builtins: imported by the first `for`, a while loop's first call does without it)
     from autograph.operators.py_builtins import StagedIterable
-    if type(iterable).__name__ == "TensorList":   # a list a staged loop appended to: its
-        iterable = iterable.array.stack()         # elements, stacked, along the first axis
+    if type(iterable).__name__ == "TensorList":   # a list a staged loop changed: over its
+        iterable, body = iterable.loop_over(body)  # elements (operators/tensor_list.py)
     if in_try and (is_tensor(iterable) or isinstance(iterable, StagedIterable) or _is_dataset(iterable)):
         _refuse_in_try("for")
     if is_tensor(iterable):

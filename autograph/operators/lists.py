@@ -1,144 +1,82 @@
-"""Python lists appended to in loops the graph runs (issue 31): `TensorList`.
+"""Python lists changed in loops and `if`s the graph runs (issue 31): the operators.
 
-The lists pass rewrites `l.append(v)` in a loop body to `l = ag__.list_append(l, v)`.
+The lists pass (converters/lists.py) rewrites, in loop bodies and branches,
+
+    l.append(v)      ->  l = ag__.list_append(l, v)
+    l.extend(vs)     ->  l = ag__.list_extend(l, vs)
+    l.insert(i, v)   ->  l = ag__.list_insert(l, i, v)
+    v = l.pop(i)     ->  l, v = ag__.list_pop(l, i)
+
 On a Python list that the statement being traced did not make, inside a loop or `if` the
-graph runs, appending in place would happen once, while tracing. `list_append` then returns
-a `TensorList` instead: a list of tensors that the graph carries, built on the TensorArray
-(autograph.runtime.tensor_array), with the list's elements first. The loop operators see the
-list come back as a TensorList from a first trace of the body and start the loop with the
-list converted (`as_loop_value`), so the list is an ordinary loop variable.
+graph runs, changing it in place would happen once, while tracing: the operators then
+return a TensorList (operators/tensor_list.py), a list of tensors the graph carries, with
+the list's elements first. The loop operators see the list come back as a TensorList from
+a first trace of the body and start the loop with the list converted (`as_loop_value`), so
+the list is an ordinary loop variable. Anywhere else they change the Python list in place,
+as the original statement does, and return it.
 
-A TensorList is used after the loop like the list: `len(l)` (a tensor), `l[i]`, `if l`,
-`for v in l` (control_flow: over the stacked elements), `np.stack(l)`, `np.array(l)`, `np.asarray(l)` (all elements stacked), `np.concatenate(l)`.
-The graph gives it back to the caller as a Python list of arrays. Each append stores one
-element into the run-time list in place: n appends cost O(n) in all, and `np.stack` copies
-the elements once. Gradients flow through it as through the TensorArray.
+After the loop a TensorList is used like the list (`len(l)`, `l[i]`, `if l`, `for v in l`,
+`np.stack(l)`, `np.array(l)`, `np.asarray(l)`, `np.concatenate(l)`) and the graph gives it
+back to the caller as a Python list of arrays. Each append stores one element into the
+run-time list in place: n appends cost O(n) in all, and `np.stack` copies the elements
+once. Gradients flow through it as through the TensorArray (autodiff/tensor_arrays.py,
+autodiff/list_edits.py).
 """
 
 import numpy as np
 
 from autograph import errors
 from autograph.operators import calls
+from autograph.operators.tensor_list import TensorList, element_like
 from autograph.runtime.ir.tensor import is_tensor
 
-
-class TensorList:
-    """A Python list of tensors of one dtype, as a graph value (functional: `append`
-    returns the list to use from now on)."""
-
-    __slots__ = ("array", "length")
-
-    def __init__(self, array, length=None):
-        self.array = array     # the TensorArray holding the elements
-        self.length = length   # a Python int while known, else None
-
-    @classmethod
-    def of(cls, items, like):
-        """The list `items` (Python values or tensors), elements of `like`'s dtype."""
-        from autograph.runtime.ir import primitives
-        from autograph.runtime.tensor_array import TensorArray
-        dtype = _dtype_of(like)
-        ta = TensorArray(dtype, size=0, dynamic_size=True)
-        for i, item in enumerate(items):
-            ta = ta.write(i, primitives.convert(_checked(item, dtype)))
-        return cls(ta, len(items))
-
-    def append(self, value):
-        from autograph.runtime.ir import primitives
-        index = self.length if self.length is not None else self.array.size()
-        value = _checked(value, self.array.dtype)
-        array = self.array.write(index, primitives.convert(value))
-        return TensorList(array, None if self.length is None else self.length + 1)
-
-    def size(self):
-        return self.array.size()
-
-    def __len__(self):
-        raise TypeError(
-            f"len() of a list that a loop the graph runs appended to is a tensor: it is "
-            f"known only when the graph runs (converted code's len(l) gives it)")
-
-    def __bool__(self):
-        raise errors.StagingError(
-            "The truth of a list that a loop the graph runs appended to is known only when "
-            "the graph runs: write `len(l) > 0` (an `if l:` or `... if l else ...` works).")
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return np_stack(self)[index]
-        if not is_tensor(index) and index < 0:
-            from autograph.runtime.ir import primitives
-            index = primitives.convert(index) + self.array.size()
-        return self.array.read(index)
-
-    def __iter__(self):
-        raise errors.StagingError(
-            "Cannot iterate over a list that a loop the graph runs appended to with a Python "
-            "loop: its length is known only when the graph runs. Stack it (np.stack(l)) and "
-            "loop over the array.")
-
-    def __ag_flatten__(self):
-        return self.array.__ag_flatten__()
-
-    def __ag_unflatten__(self, leaves):
-        from autograph.runtime.tensor_array import _Storage
-        if leaves and isinstance(leaves[0], _Storage):   # a graph's result: the Python list
-            return list(leaves[0].items)
-        return TensorList(self.array.__ag_unflatten__(leaves), None)
-
-    def __repr__(self):
-        return f"<TensorList dtype={self.array.dtype.name}>"
+__all__ = ["TensorList", "list_append", "list_extend", "list_iadd", "list_insert", "list_pop",
+           "as_loop_value", "call"]
 
 
-def _array_like(value):
-    """A value a list of tensors holds: a tensor, a NumPy array or scalar, a number."""
-    return is_tensor(value) or (isinstance(value, (np.ndarray, np.generic, bool, int, float,
-                                                   complex)) and np.asarray(value).dtype.kind
-                                in "biufc")
+def _staged(target, name, like=None):
+    """`target` as a TensorList when it is a Python list that a staged loop or `if`
+    being traced did not make (None otherwise); `like`: an element (None: the list's
+    first). A list of what no tensor holds is refused, naming the change."""
+    if type(target) is TensorList:
+        return target
+    if type(target) is not list or not calls.staged_outside(target):
+        return None
+    if target:   # the list's own elements give the structure and dtypes
+        like = target[0]
+    if like is None or not element_like(like) or not all(element_like(v) for v in target):
+        calls.check_mutation(target, name, depth=2)
+        if like is None:   # (an empty list popped: Python raises the same, when it runs)
+            raise IndexError("pop from empty list")
+    _refuse_aliases(target)
+    return TensorList.of(target, like)
 
 
-def _dtype_of(value):
-    """The dtype NumPy gives `value` in np.stack: a Python number is int64/float64/...
-    (not weak: np.stack([np.float32(1), 0.5]) is float64)."""
-    if is_tensor(value) or isinstance(value, (np.ndarray, np.generic)):
-        return np.dtype(value.dtype)
-    return np.asarray(value).dtype
-
-
-def _checked(value, dtype):
-    """`value`, refused unless of the list's dtype: NumPy would promote the stacked list
-    to another dtype, which a loop variable cannot change to."""
-    if _dtype_of(value) != dtype:
-        from autograph.operators.location import where
-        raise errors.StagingError(
-            f"A value of dtype {_dtype_of(value).name} is appended{where()} to a list whose "
-            f"elements are {dtype.name}, in a loop or `if` the graph runs: the list is a list "
-            f"of tensors of one dtype (NumPy would promote the stacked list instead). Convert "
-            f"the value first, e.g. with .astype(np.{dtype.name}), or start the list with "
-            f"elements of the dtype it should hold.")
-    if not is_tensor(value):
-        value = np.asarray(value)
-    return value
+def _as_written(target, method, *args):
+    """`target.method(*args)` in place, as the original statement (a deque, a dict, a list
+    the statement being traced made), refused as converted_call refuses it where it would
+    change a container made outside the staged loop or `if` being traced."""
+    if isinstance(target, calls.CONTAINERS):
+        calls.check_mutation(target, method, depth=2)
+    return getattr(target, method)(*args)
 
 
 def list_append(target, value):
     """`target.append(value)`, as the lists pass writes it; returns the list."""
-    if type(target) is TensorList:
-        return target.append(value)
-    if type(target) is list and calls.staged_outside(target):
-        if not _array_like(value):   # a function, a string, a tuple: refused, as before
-            calls.check_mutation(target, "append", depth=1)
-        return TensorList.of(target, value).append(value)
-    target.append(value)
-    return target
+    staged = _staged(target, "append", value)
+    if staged is None:
+        _as_written(target, "append", value)
+        return target
+    return staged.appended(value)
 
 
 def list_extend(target, values):
     """`target.extend(values)`, as the lists pass writes it; returns the list. On a list of
     tensors, `values` is a Python sequence or an array whose first dimension is known: one
     append per element."""
-    if type(target) is list and not calls.staged_outside(target):
-        target.extend(values)
+    if type(target) is not TensorList and (type(target) is not list or
+                                           not calls.staged_outside(target)):
+        _as_written(target, "extend", values)
         return target
     if is_tensor(values):
         if values.shape is None or not values.shape or values.shape[0] is None:
@@ -150,12 +88,38 @@ def list_extend(target, values):
     if type(target) is list:
         if not values:
             return target
-        if not all(_array_like(v) for v in values):
-            calls.check_mutation(target, "extend", depth=1)
-        target = TensorList.of(target, values[0])
+        target = _staged(target, "extend", values[0])
     for v in values:
-        target = target.append(v)
+        target = target.appended(v)
     return target
+
+
+def list_iadd(target, values):
+    """`target += values` where `values` is a list display, as the lists pass writes it:
+    `extend` on a list (a list of tensors included), `+=` on anything else."""
+    if type(target) is list or type(target) is TensorList:
+        return list_extend(target, values)
+    if isinstance(target, calls.CONTAINERS):   # (a deque: extended in place)
+        calls.check_mutation(target, "extend", depth=1)
+    target += values
+    return target
+
+
+def list_insert(target, index, value):
+    """`target.insert(index, value)`, as the lists pass writes it; returns the list."""
+    staged = _staged(target, "insert", value)
+    if staged is None:
+        _as_written(target, "insert", index, value)
+        return target
+    return staged.inserted(index, value)
+
+
+def list_pop(target, index=None):
+    """`target.pop(index)`, as the lists pass writes it: (the list, the element)."""
+    staged = _staged(target, "pop")
+    if staged is None:
+        return target, _as_written(target, "pop", *([] if index is None else [index]))
+    return staged.popped(index)
 
 
 def as_loop_value(value, template, name="the list"):
@@ -163,13 +127,35 @@ def as_loop_value(value, template, name="the list"):
     body gave `template`, a TensorList, for it."""
     if type(template) is TensorList and type(value) is list:
         _refuse_aliases(value, name)
-        return TensorList.of(value, _element(template))
+        return TensorList.of(value, template)
+    if type(template) is list and type(value) is list and len(template) != len(value) and \
+            value and all(element_like(v) for v in value + template):
+        # the body copied the list (an item write: updates._copy_if_shared) and then
+        # changed its length: a list of tensors too
+        _refuse_aliases(value, name)
+        return TensorList.of(value, value[0])
     return value
 
 
-def _refuse_aliases(target, name):
+def as_tensor_lists(state, names):
+    """`state` with each non-empty Python list of arrays of one structure and dtype a
+    TensorList, or None when it holds none."""
+    out, changed = list(state), False
+    for k, (value, name) in enumerate(zip(state, names)):
+        if type(value) is list and value and all(element_like(v) for v in value):
+            try:
+                out[k] = TensorList.of(value, value[0])
+            except errors.StagingError:   # elements of several dtypes: left a Python list
+                continue
+            _refuse_aliases(value, name)
+            changed = True
+    return tuple(out) if changed else None
+
+
+def _refuse_aliases(target, name=None):
     """The graph's list is a new value: another name (or a container) of the converted
-    function that holds the same Python list would not see the appends. Refused."""
+    function that holds the same Python list would not see the changes. Refused. `name`:
+    the list's (None: the first name that holds it)."""
     import os
     import sys
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -178,37 +164,44 @@ def _refuse_aliases(target, name):
         frame = frame.f_back
     if frame is None:
         return
-    holders = [k for k, v in frame.f_locals.items() if v is target]
-    holders += [k for k, v in frame.f_locals.items() if v is not target and
-                isinstance(v, (list, tuple, dict)) and
-                any(e is target for e in (v.values() if isinstance(v, dict) else v))]
-    holders += [k for k, v in frame.f_locals.items()
-                if any(e is target for e in getattr(v, "__dict__", {}).values())]
+    holders = _holders(frame, target)
+
     def function_of(f):   # the converted function a frame (perhaps a loop body) is part of
         return (f.f_code.co_filename, f.f_code.co_qualname.split(".<locals>")[0])
 
     outer, own = frame.f_back, function_of(frame)
     while outer is not None:   # a list passed in: the caller holds it too (frames of this
-        # function's enclosing loop bodies and of autograph pass it along)
-        if not (outer.f_code.co_filename.startswith(package) or function_of(outer) == own):
+        # function's enclosing loop bodies and branches pass it along under its own name,
+        # and so do autograph's)
+        if function_of(outer) == own:
+            holders += [k for k in _holders(outer, target) if k not in holders]
+        elif not outer.f_code.co_filename.startswith(package):
             holders += [f"{k} in {outer.f_code.co_name}" for k, v in outer.f_locals.items()
                         if v is target]
         outer = outer.f_back
     if len(holders) > 1:
         from autograph.operators.location import where
+        name = name or holders[0]
         raise errors.StagingError(
-            f"{name!r} is appended to in a loop{where()} whose condition is a tensor, and the "
+            f"{name!r} is changed in a loop or `if`{where()} whose condition is a tensor, and the "
             f"same Python list is also {', '.join(repr(h) for h in holders if h != name)}: "
-            f"the graph carries the list as a new value, which those would not see. Append "
-            f"to one name only (bind the others after the loop).")
+            f"the graph carries the list as a new value, which those would not see. Change "
+            f"it through one name only (bind the others after the loop).")
 
 
-def _element(tlist):
-    return np.zeros((), tlist.array.dtype)
+def _holders(frame, target):
+    """The names of `frame` bound to `target`, or to a container or object holding it."""
+    names = [k for k, v in frame.f_locals.items() if v is target]
+    names += [k for k, v in frame.f_locals.items() if v is not target and
+              isinstance(v, (list, tuple, dict)) and
+              any(e is target for e in (v.values() if isinstance(v, dict) else v))]
+    names += [k for k, v in frame.f_locals.items()
+              if any(e is target for e in getattr(v, "__dict__", {}).values())]
+    return names
 
 
 def np_stack(tlist, axis=0):
-    out = tlist.array.stack()
+    out = tlist.stacked()
     return out if axis == 0 else np.moveaxis(out, 0, axis)
 
 
@@ -219,12 +212,12 @@ def call(f, args, kwargs):
 
 
 def _asarray(tlist, dtype=None):
-    out = tlist.array.stack()
+    out = tlist.stacked(check=False)
     return out if dtype is None else out.astype(dtype)
 
 
 def _concatenate(tlist):
-    return tlist.array.concat()
+    return tlist.nonempty("concatenate")[0].concat()
 
 
 _CALLS = {np.stack: np_stack, np.array: _asarray, np.asarray: _asarray,

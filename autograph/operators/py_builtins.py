@@ -142,7 +142,14 @@ def len_(x):
     return builtins.len(x)
 
 
+def _lists_as_arrays(args, what):
+    """`args` with each list a staged loop changed (operators/tensor_list.py) as its
+    elements stacked: iterating that array gives the elements."""
+    return tuple(a.iterable(what) if type(a).__name__ == "TensorList" else a for a in args)
+
+
 def enumerate_(iterable, start=0):
+    iterable, = _lists_as_arrays((iterable,), "enumerate")
     if is_tensor(iterable) or isinstance(iterable, StagedIterable):
         return StagedEnumerate(iterable, start)
     if type(iterable).__name__ == "Dataset" and hasattr(iterable, "enumerate"):
@@ -151,6 +158,7 @@ def enumerate_(iterable, start=0):
 
 
 def zip_(*iterables, **kwargs):
+    iterables = _lists_as_arrays(iterables, "zip")
     if _any_tensor(iterables):
         return StagedZip(*iterables)
     return builtins.zip(*iterables, **kwargs)
@@ -179,6 +187,8 @@ def bool_(x=False):
 
 
 def _reduce(builtin_fn, elementwise, whole, args, kwargs):
+    if len(args) == 1 and type(args[0]).__name__ == "TensorList" and not kwargs:
+        return whole(args[0].iterable(builtin_fn.__name__, scalars=True))
     if len(args) == 1 and is_tensor(args[0]) and not kwargs:
         return whole(args[0])
     if _any_tensor(args) and not kwargs:

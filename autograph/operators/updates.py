@@ -76,6 +76,8 @@ def _copy_if_shared(target):
 def setitem(target, key, value, op=None):
     """`target[key] = value` (or `target[key] op= value` with `op` such as "+=") and the
     updated target: the same object when it is a Python value, a new tensor otherwise."""
+    if type(target).__name__ == "TensorList":   # a list a staged loop or `if` changes
+        return target.assigned(key, value, op)    # (operators/tensor_list.py)
     if _functional(target, key, value):
         from autograph.runtime.numpy import indexing, updates
         _warn_aliases(target, sys._getframe(1))

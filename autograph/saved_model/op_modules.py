@@ -25,6 +25,7 @@ _BY_MODULE = {
     "autograph.autodiff.custom_jvp": "custom_jvp",
     "autograph.autodiff.jvp_rules_state": "jvp_zero_handle",
     "autograph.batching.nested": "vmap_call",
+    "autograph.autodiff.list_edits": "ad_gl_shift",
     "autograph.autodiff.gradlists": "ad_gl_copy ad_gl_gather ad_gl_get ad_gl_set ad_gl_set_rows",
     "autograph.autodiff.stacks":
         "ad_gl_add ad_gl_from_rows ad_gl_new ad_gl_pop ad_gl_pop_rows ad_gl_put ad_gl_scatter "
@@ -35,6 +36,7 @@ _BY_MODULE = {
     "autograph.operators.asserts": "assert",
     "autograph.operators.variables": "check_bound",
     "autograph.runtime.control_flow": "Cast cond while_loop",
+    "autograph.runtime.list_edits": "ta_insert ta_nonempty ta_pop",
     "autograph.runtime.progress": "progress",
     "autograph.runtime.ir.primitives": "Const Identity Placeholder",
     "autograph.runtime.numpy.array_ops":

@@ -174,7 +174,7 @@ NO_ATTRS = (
     "square subtract svdvals tan tanh trunc where ta_write ta_unstack stop_gradient "
     "ad_stack_new ad_stack_push ad_ckpt_offer ad_gl_new ad_gl_add ad_gl_put ad_gl_from_rows "
     "ad_gl_scatter ad_gl_copy ad_gl_set ad_gl_set_rows eig gcd lcm nextafter spacing "
-    "data_iter_close data_shuffle_iteration jvp_zero_handle").split()
+    "data_iter_close data_shuffle_iteration jvp_zero_handle ta_insert ad_gl_shift").split()
 
 
 def never(why):
@@ -264,6 +264,8 @@ def _table():
         "ta_read": TA, "ta_gather": TA, "ta_concat": TA,
         "ta_stack": {**TA, "size": opt(INT)},
         "ta_size": {"dtype": DTYPE},
+        "ta_pop": {**TA, "end": BOOL},
+        "ta_nonempty": {"message": STR},
         # the reverse-mode transform's own (a saved train step holds its backward pass)
         "sum_to_shape": {"shape": tup(DIM)},
         "add_along_axis": {"axis": INT, "shape": tup(DIM)},
@@ -325,6 +327,7 @@ def __getattr__(name):
 PRIMITIVE_PACKAGES = ("autograph.runtime.numpy", "autograph.autodiff", "autograph.data",
                       "autograph.batching")
 PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor_array",
+                     "autograph.runtime.list_edits",
                      "autograph.runtime.variables", "autograph.runtime.ops",
                      "autograph.operators.asserts", "autograph.operators.variables",
                      "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize",

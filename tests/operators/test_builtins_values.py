@@ -313,9 +313,9 @@ def _del_dict_in_if(n):
     return len(d)
 
 
-MUTATIONS = [_del_list, _del_slice, _del_dict_in_if, _pop_for, _pop_while, _insert, _remove, _clear, _sort,
+MUTATIONS = [_del_list, _del_slice, _del_dict_in_if, _remove, _clear, _sort,
              _dict_update, _set_add, _deque_popleft, _nested_list, _through_a_helper,
-             _attribute_list, _pop_in_if, _append_in_else]
+             _attribute_list]
 
 _LINES = {_del_list: "del out[0]", _del_slice: "del out[1:2]",
           _del_dict_in_if: 'del d["a"]', _pop_for: "s += stack.pop()", _pop_while: "s += stack.pop(0)",
@@ -363,8 +363,9 @@ def test_changing_a_global_is_a_side_effect_of_tracing_like_print():
 
 def test_append_and_extend_in_a_staged_loop_make_a_list_of_tensors():
     # no longer refused (autograph.operators.lists): `if out` and np.stack(out) run in the
-    # graph and give Python's answer, an empty list included
-    for fn in (_append, _extend):
+    # graph and give Python's answer, an empty list included; so do insert, pop (in an
+    # expression too), and pop and append in a branch
+    for fn in (_append, _extend, _insert, _pop_for, _pop_while, _pop_in_if, _append_in_else):
         f = ag.function(fn)
         for n in (0, 1, 3):
             _same(f(np.int64(n)), fn(n))

@@ -255,6 +255,11 @@ class GradLowering:
         elif op == "ta_stack":
             out = self.out(node, env)
             emit(depth, f"{out} = {self.call('ta_stack')}({ins[0]})")
+        elif op == "ta_nonempty":   # (runtime/list_edits.py: np.stack of a list)
+            out = self.out(node, env)
+            emit(depth, f"if {ins[0]}[2] == 0:")
+            emit(depth + 1, f"raise ValueError({node.attrs['message']!r})")
+            emit(depth, f"{out} = {ins[0]}")
         elif op == "ta_size":
             out = self.out(node, env)
             emit(depth, f"{out} = {native_ops.scalar_of(node.outputs[0], f'{ins[0]}[2]')}")

@@ -41,7 +41,7 @@ _KIND_OF_OP = {
     "ad_gl_gather": GRADLIST, "ad_gl_set_rows": GRADLIST,
     "ta_new": TENSORARRAY, "ta_write": TENSORARRAY, "ta_unstack": TENSORARRAY,
     "ta_read": TENSORARRAY, "ta_stack": TENSORARRAY, "ta_size": TENSORARRAY,
-    "ta_gather": TENSORARRAY,
+    "ta_gather": TENSORARRAY, "ta_nonempty": TENSORARRAY,
 }
 OPS = frozenset(_KIND_OF_OP) | {"ad_gl_new"}
 
@@ -218,6 +218,8 @@ class Handles:
             self._element(main, None, _rows(like), like.dtype)
         elif op == "ta_new":
             main.dynamic = main.dynamic or bool(node.attrs.get("dynamic_size"))
+        elif op == "ta_nonempty":
+            self._same(ins[0], outs[0])
         elif op == "ta_unstack":
             self._same(ins[0], outs[0])
             self._element(main, None, _rows(ins[1]), ins[1].dtype)
