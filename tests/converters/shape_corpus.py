@@ -645,7 +645,7 @@ def g_mask_assign(x, n):
 def g_mask_assign_scalar(x, n):
     y = x * 1.0
     for i in range(n):
-        y[y > i * 0.7] = 0.0
+        y[y > 1.0 + i * 0.7] = 0.0
     return np.sum(y ** 3)
 
 

@@ -285,10 +285,13 @@ class Tensor:
             # array API code (SciPy, array-api-extra's `at`) writes into arrays it made
             array_api_writes.setitem(self, key, value)
             return
+        tape = (" An eager GradientTape runs your code unconverted: differentiate it with "
+                "ag.grad, or record it inside an ag.function, whose converted code turns "
+                "x[i] = v into a new value." if self.node.graph.live else "")
         raise TypeError(
             f"Cannot assign to an element of the symbolic tensor {self!r}: tensors are "
             "immutable while tracing. Build the new value instead, e.g. with np.where(mask, "
-            "new, x), np.concatenate, or collect elements in an ag.TensorArray")
+            f"new, x), np.concatenate, or collect elements in an ag.TensorArray.{tape}")
 
     def __len__(self):
         if self.shape is None or (self.shape and self.shape[0] is None):
