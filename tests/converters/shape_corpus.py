@@ -12,6 +12,18 @@ result is differentiable in `x`; they are checked against central differences in
 
 import numpy as np
 
+import autograph as ag
+
+_TRACED = {}
+
+
+def traced(program):
+    """One ag.function per program for every test file (a trace is the costly part)."""
+    if program not in _TRACED:
+        _TRACED[program] = ag.function(program)
+    return _TRACED[program]
+
+
 # -- growing: a matrix gains rows, a vector gains elements ---------------------------------
 
 

@@ -39,7 +39,7 @@ def _assert_same(out, ref, where):
 @pytest.mark.parametrize("program", corpus.PROGRAMS, ids=lambda f: f.__name__)
 def test_python_eager_and_traced_agree(program):
     converted = ag.to_graph(program)
-    traced = ag.function(program)
+    traced = corpus.traced(program)
     for n in corpus.NS:
         ref = _run(program, corpus.X.copy(), n)
         _assert_same(_run(converted, corpus.X.copy(), np.int64(n)), ref, ("eager", n))
