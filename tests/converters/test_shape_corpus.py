@@ -108,3 +108,31 @@ def test_second_gradient_of_a_persistent_tape(program):
     np.testing.assert_allclose(np.asarray(dy), fd(program, corpus.X, n), rtol=1e-6, atol=1e-7)
     expected = fd(lambda z: np.sum(fd(program, z, n, h=1e-4)), corpus.X, h=1e-4)
     np.testing.assert_allclose(d2, expected, rtol=1e-3, atol=1e-3)
+
+
+def shrink_by_static_shape(x, n):
+    v = x
+    while v.shape[0] > n:      # x.shape holds None for the length the loop changes
+        v = v[1:]
+    return v
+
+
+def test_a_length_from_shape_that_the_loop_changes_is_a_clear_error():
+    with pytest.raises(TypeError, match=r"len\(x\) or np.size\(x, axis\).*test_shape_corpus"):
+        ag.function(shrink_by_static_shape)(corpus.X, np.int64(2))
+
+
+def changes_dtype(x, n):
+    v = x
+    i = 0
+    while i < n:
+        v = v.astype(np.int32)
+        i += 1
+    return v
+
+
+def test_a_dtype_change_names_the_variable_and_line():
+    from autograph.errors import StagingError
+    with pytest.raises(StagingError,
+                       match=r"(?s)'v' changes dtype inside the loop.*test_shape_corpus.py:\d+"):
+        ag.function(changes_dtype)(corpus.X, np.int64(2))
