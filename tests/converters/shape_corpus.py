@@ -218,6 +218,42 @@ def grow_rank_expand(x, n):
     return v
 
 
+def created_nested(x, n):
+    i = 0
+    while i < n:
+        v = {"a": np.zeros((1, i + 1)) + x[0], "b": np.ones((i + 1, 2))}
+        i += 1
+    return v["a"], v["b"]
+
+
+def grow_in_one_branch(x, n):
+    v = np.array([0.0, 0.0])
+    i = 0
+    if n > 1:
+        while i < n:
+            v = np.concatenate([v, x[i % 5:i % 5 + 1]])
+            i += 1
+    else:
+        v = np.array([1.0, 2.0, 3.0])
+    return v
+
+
+def grow_pad_counter(x, n):
+    m = np.outer(x[:2], x[:2])
+    i = 0
+    while i < n:
+        m = np.pad(m, 1, constant_values=i)
+        i += 1
+    return m
+
+
+def grow_until_sum(x, n):
+    v = x[:1]
+    while np.sum(v) < 5.0 * (n + 1):
+        v = np.append(v, v[-1] + x[1])
+    return v
+
+
 # -- shrinking ---------------------------------------------------------------------------------
 
 def shrink_front(x, n):
@@ -555,7 +591,8 @@ PROGRAMS = [
     grow_conditionally, grow_two_vectors, grow_then_reduce, grow_reading_length,
     grow_stack_rows, grow_nested_loops, grow_in_while_condition_on_size, grow_prepend,
     grow_matrix_and_count, grow_created_in_loop, grow_created_range, created_dynamic_rank,
-    grow_rank, grow_rank_expand,
+    grow_rank, grow_rank_expand, created_nested, grow_in_one_branch, grow_pad_counter,
+    grow_until_sum,
     shrink_front, shrink_by_sum, shrink_both_ends, shrink_with_break, shrink_matrix_rows,
     shrink_then_grow, halve_until_small, shrink_with_return,
     double_vector, double_tile, double_matrix, double_kron,

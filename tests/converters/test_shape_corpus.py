@@ -48,7 +48,7 @@ def test_python_eager_and_traced_agree(program):
     assert traced.experimental_get_tracing_count() == 1
     if program not in NOT_LOOPS:
         conc = traced.get_concrete_function(corpus.X, np.int64(1))
-        assert "while_loop" in {node.op for node in conc.graph.as_graph_def().node}
+        assert "while_loop" in {node.op for node in conc.graph.walk()}
 
 
 def test_corpus_is_large_and_distinct():

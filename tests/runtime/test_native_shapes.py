@@ -65,9 +65,11 @@ def test_a_gradient_through_a_growing_loop_is_refused_natively():
 
 
 # the corpus programs Numba cannot run: a rank that changes, tile, kron's reshape to
-# lengths multiplied at run time, unique with counts
+# lengths multiplied at run time, unique with counts, a pad whose fill is a tensor
+# (broadcast_to lengths known at run time)
 NATIVE_REFUSED = {corpus.created_dynamic_rank, corpus.grow_rank, corpus.grow_rank_expand,
-                  corpus.double_tile, corpus.double_kron, corpus.unique_counts_loop}
+                  corpus.double_tile, corpus.double_kron, corpus.unique_counts_loop,
+                  corpus.grow_pad_counter}
 
 
 @pytest.mark.parametrize("program", corpus.PROGRAMS, ids=lambda f: f.__name__)
