@@ -84,6 +84,20 @@ def _searchsorted(b, node, ins):
     return b.emit("ReduceSum", [counted, _i64(b, [-1])], keepdims=0)
 
 
+@rule("repeat_index")
+def _repeat_index(b, node, ins):
+    """Output element j comes from the first i with cumsum(counts)[i] > j (ONNX has no
+    repeat with counts, and no error: negative counts are not checked here)."""
+    counts = b.cast(ins[0], node.inputs[0].dtype, np.int64)
+    ends = b.emit("CumSum", [counts, _i64(b, 0)])
+    total = b.emit("ReduceSum", [counts], keepdims=0)
+    positions = b.emit("Range", [b.const(np.array(0, np.int64)), total,
+                                 b.const(np.array(1, np.int64))])
+    before = b.emit("LessOrEqual", [ends, b.emit("Unsqueeze", [positions, _i64(b, [-1])])])
+    counted = b.emit("Cast", [before], to=onnx_dtype(np.int64))
+    return b.emit("ReduceSum", [counted, _i64(b, [-1])], keepdims=0)
+
+
 @rule("full_of_shape")
 def _full_of_shape(b, node, ins):
     from onnx import numpy_helper

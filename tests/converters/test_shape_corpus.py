@@ -136,3 +136,13 @@ def test_a_dtype_change_names_the_variable_and_line():
     with pytest.raises(StagingError,
                        match=r"(?s)'v' changes dtype inside the loop.*test_shape_corpus.py:\d+"):
         ag.function(changes_dtype)(corpus.X, np.int64(2))
+
+
+def test_negative_repeat_counts_raise_as_numpy_does():
+    traced = ag.function(lambda x, c: np.repeat(x, c))
+    with pytest.raises(ValueError):
+        np.repeat(corpus.X[:3], np.array([1, -1, 2]))
+    with pytest.raises(ValueError, match="negative"):
+        traced(corpus.X[:3], np.array([1, -1, 2]))
+    np.testing.assert_array_equal(traced(corpus.X[:3], np.array([1, 0, 2])),
+                                  np.repeat(corpus.X[:3], [1, 0, 2]))

@@ -3,10 +3,9 @@
 one argument, and `np.zeros`/`np.ones`/`np.full` given the whole shape as a 1-D tensor (a
 rank known only when the graph runs: TensorFlow's `tf.zeros(tf.range(k))`).
 
-A counted repeat is composed of primitives that already have kernels and gradient rules: the
-source index of each output element is `searchsorted(cumsum(counts), arange(total),
-side="right")` and the output gathers those elements (`take`), so `np.repeat(x, counts)` is
-differentiable in `x` (the gradient sums the copies back). The fills from a shape tensor are
+A counted repeat gathers (`take`, which has a gradient rule: the copies are summed back) at
+the source index of each output element, which the primitive `repeat_index` counts from the
+counts with NumPy's own repeat (negative counts raise its ValueError). The fills from a shape tensor are
 one primitive, `full_of_shape`, whose output rank is unknown (None) while tracing unless the
 shape vector's length is known.
 """
@@ -15,7 +14,6 @@ import numpy as np
 
 from autograph.runtime.ir import shapes
 from autograph.runtime.ir.primitives import bind1, nondifferentiable, register
-from autograph.runtime.numpy.array_ops import arange
 from autograph.runtime.numpy.elementwise import as_tensor, cast
 from autograph.runtime.numpy.indexing import take
 from autograph.runtime.numpy.shape_ops import broadcast_to, dim, need_rank, ravel
@@ -24,10 +22,25 @@ from autograph.runtime.numpy.sorting import nonzero
 
 # -- np.repeat with tensor counts ----------------------------------------------------------
 
+def _repeat_index_infer(counts):
+    return [(np.dtype(np.int64), (None,), False)]
+
+
+def _repeat_index_kernel(xp, counts):
+    # NumPy's own repeat: negative counts raise its ValueError, as np.repeat(x, counts) does
+    return xp.repeat(xp.arange(counts.shape[0], dtype=xp.int64), counts)
+
+
+register("repeat_index", _repeat_index_infer, _repeat_index_kernel,
+         doc="the source index of each element of np.repeat(x, counts) along its axis")
+nondifferentiable("repeat_index")
+
+
 def counted_repeat(x, repeats, axis=None):
     """np.repeat(x, repeats, axis) where `repeats` is a tensor (a scalar, or one count per
     element along `axis`) or a NumPy array of counts: the output length along `axis` is
-    their sum, known when the graph runs."""
+    their sum, known when the graph runs. The elements are gathered (`take`) at the source
+    indices `repeat_index` counts, so the gradient sums the copies back."""
     x = as_tensor(x)
     if axis is None:
         x, axis = ravel(x), 0
@@ -35,14 +48,10 @@ def counted_repeat(x, repeats, axis=None):
     counts = as_tensor(repeats)
     if counts.dtype.kind not in "iub":
         raise TypeError(f"numpy.repeat: the counts must be integers, got {counts!r}")
-    counts = cast(counts, np.dtype(np.int64))
     if counts.shape is not None and len(counts.shape) > 1:
         raise ValueError(f"numpy.repeat: the counts must be a scalar or 1-D, got {counts!r}")
-    counts = broadcast_to(counts, (dim(x, axis),))
-    ends = np.cumsum(counts)
-    total = np.sum(counts)
-    source = np.searchsorted(ends, arange(total), side="right")
-    return take(x, source, axis=axis)
+    counts = broadcast_to(cast(counts, np.dtype(np.int64)), (dim(x, axis),))
+    return take(x, bind1("repeat_index", (counts,)), axis=axis)
 
 
 # -- np.where(condition): the indices where it holds -----------------------------------------

@@ -1,6 +1,6 @@
 """Native forms of the selections whose length is counted when the graph runs: `x[mask]`,
-`np.nonzero`, `np.unique`, and what a counted `np.repeat` is made of (`cumsum`,
-`searchsorted`, `take`), for ops.py's table.
+`np.nonzero`, `np.unique`, `cumsum`, `searchsorted`, and what a counted `np.repeat` is made
+of (`repeat_index`, `take`), for ops.py's table.
 
 Each rule answers a Numba expression, or None where Numba's subset of NumPy cannot compute
 the primitive exactly (then `jit_compile=True` raises `NativeLoweringError` naming the
@@ -56,6 +56,11 @@ def _take(node, ins, attrs):
     return f"{ins[0]}[{ins[1]}]"
 
 
+def _repeat_index(node, ins, attrs):
+    # Numba's repeat raises ValueError for a negative count, as NumPy's does
+    return f"np.repeat(np.arange({ins[0]}.shape[0]), {ins[0]}).astype(np.int64)"
+
+
 def _repeat(node, ins, attrs):
     if attrs.get("axis") is not None or not isinstance(attrs["repeats"], (int, np.integer)):
         return None
@@ -64,4 +69,4 @@ def _repeat(node, ins, attrs):
 
 RULES = {"boolean_mask": _boolean_mask, "nonzero": _nonzero, "unique": _unique,
          "cumulative_sum": _cumulative_sum, "searchsorted": _searchsorted, "take": _take,
-         "repeat": _repeat}
+         "repeat": _repeat, "repeat_index": _repeat_index}
