@@ -16,6 +16,7 @@ sizes) next to a list appended to and stacked once (issue 31 item 1: O(n) copies
 """
 
 import argparse
+import re
 import sys
 import time
 
@@ -74,7 +75,8 @@ def _targets(programs, x):
                          for n, e in cases)
                 row.append("ok" if ok else "WRONG")
             except ExportError as exc:
-                row.append("refused: " + str(exc).split("primitive ")[1].split(",")[0])
+                found = re.search(r"primitive '(\w+)'", str(exc))
+                row.append("refused: " + (found.group(1) if found else str(exc)[:60]))
             except Exception as exc:
                 row.append(f"FAILED {type(exc).__name__}")
         rows.append(row)
