@@ -5,9 +5,9 @@ rank known only when the graph runs: TensorFlow's `tf.zeros(tf.range(k))`).
 
 A counted repeat gathers (`take`, which has a gradient rule: the copies are summed back) at
 the source index of each output element, which the primitive `repeat_index` counts from the
-counts with NumPy's own repeat (negative counts raise its ValueError). The fills from a shape tensor are
-one primitive, `full_of_shape`, whose output rank is unknown (None) while tracing unless the
-shape vector's length is known.
+counts with NumPy's own repeat (negative counts raise its ValueError). The fills from a shape
+tensor are one primitive, `full_of_shape`, whose output rank is unknown (None) while tracing
+unless the shape vector's length is known.
 """
 
 import numpy as np
