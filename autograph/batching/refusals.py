@@ -2,8 +2,9 @@
 that fit no family (a tensor's shape, print).
 
 Refused, because the batch would be ragged (each lane a different output shape, which one
-array cannot hold): `nonzero`, `unique`, `bincount` and the constructors whose shape is an
-input (`zeros`, `ones`, `full`, `arange`, `range`, a TensorArray's size, `ta_concat`).
+array cannot hold): `nonzero`, `unique`, `bincount`, `repeat`'s indices and the constructors
+whose shape is an input (`zeros`, `ones`, `full`, `arange`, `range`, a TensorArray's size,
+`ta_concat`).
 Refused, because a batched value has no single meaning there: a Variable assignment (a
 Variable holds one value, vmap would assign one per lane), a random generator's seed or
 construction (one generator state), a dataset's iterator (one stream). Refused, because
@@ -17,10 +18,10 @@ import numpy as np
 from autograph.runtime.numpy import shape_ops
 from autograph.batching.transform import defbatch, rebind, refuse
 
-refuse(("nonzero", "unique", "bincount"),
+refuse(("nonzero", "unique", "bincount", "repeat_index"),
        "its output's length depends on the values, so each element would give a different "
        "shape (a ragged batch)")
-refuse(("zeros", "ones", "full", "arange", "range"),
+refuse(("zeros", "ones", "full", "full_of_shape", "arange", "range"),
        "its shape is a per-element value, so each element would give a different shape (a "
        "ragged batch)")
 refuse(("assign_variable", "update_variable"),

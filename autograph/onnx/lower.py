@@ -23,6 +23,7 @@ import itertools
 import numpy as np
 
 from autograph.onnx import ops
+from autograph.onnx import selections  # noqa: F401  (registers its rules in ops.RULES)
 from autograph.onnx.values import Unsupported, onnx_dtype, value_info
 
 
@@ -186,6 +187,17 @@ def _const(t):
     return t.node.attrs["value"] if t.node.op == "Const" else None
 
 
+def _is_scalar_const(t, value):
+    """Whether `t` is a constant scalar equal to `value` (a constant array never is: a loop
+    variable may start as one, e.g. a growing `np.zeros(0)`)."""
+    c = _const(t)
+    return c is not None and np.ndim(c) == 0 and c == value
+
+
+def _is_one(c):
+    return c is not None and np.ndim(c) == 0 and c == 1
+
+
 def _fills(node):
     """{loop var index: its ta_write node} for the TensorArrays the loop fills in order:
     a fresh array written once per iteration at a counter that starts at 0 and steps by 1,
@@ -202,11 +214,11 @@ def _fills(node):
     counters = []
     for c in range(k):
         step = body_g.outputs[c].node
-        if _const(node.inputs[c]) is None or _const(node.inputs[c]) != 0 or step.op != "add":
+        if not _is_scalar_const(node.inputs[c], 0) or step.op != "add":
             continue
         a, b = step.inputs
-        if (a is body_g.inputs[c] and body_const(b) == 1) or \
-                (b is body_g.inputs[c] and body_const(a) == 1):
+        if (a is body_g.inputs[c] and _is_one(body_const(b))) or \
+                (b is body_g.inputs[c] and _is_one(body_const(a))):
             counters.append(body_g.inputs[c])
     fills = {}
     for j in range(k):

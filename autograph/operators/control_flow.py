@@ -528,23 +528,49 @@ def _staged_while_guarded(test, body, state, names, what):
         return _staged_while_first(test, body, state, names, what, first)
     n = len(names)
 
-    def body_fn(*vs):
+    def body_fn(*vs, learning=False):
         out = _as_tuple(body(*vs), n)
         _check_loop_exit(out, names, what)
         _check_structures(vs, out, names, what)
+        if not learning:
+            _check_returns_learned(vs, out)
         return out
 
     if any(_is_return_placeholder(v) for v in state):
         # loop variables enter the loop as tensors: Python scalars become weak constants
-        tmpl = _scratch_trace(lambda: body_fn(*[_as_loop_value(v) for v in state]))
+        tmpl = _scratch_trace(lambda: body_fn(*[_as_loop_value(v) for v in state],
+                                              learning=True))
         state = _fill_placeholders(state, [None if _is_return_placeholder(v) else v for v in tmpl])
-    try:
-        out = _runtime().while_loop(test, body_fn, state, names=_leaf_names(state, names))
-    except errors.StagingError as exc:
-        raise _locate(exc, what.strip("`").split("`")[0] if "`" in what else what) from None
-    except NameError as exc:
-        raise _name_in_graph(exc, what.strip("`").split("`")[0]) from exc
-    return tuple(out)
+    while True:
+        try:
+            out = _runtime().while_loop(test, body_fn, state, names=_leaf_names(state, names))
+        except _ReturnLearned as learned:
+            # a trace with relaxed shapes reached a `return` that the first trace's shapes
+            # ruled out in Python (`if len(v) == 2: return v` once v's length is unknown):
+            # the return value enters the loop as a placeholder of the type learned
+            state = _fill_placeholders(state, learned.templates)
+            continue
+        except errors.StagingError as exc:
+            raise _locate(exc, what.strip("`").split("`")[0] if "`" in what else what) from None
+        except NameError as exc:
+            raise _name_in_graph(exc, what.strip("`").split("`")[0]) from exc
+        return tuple(out)
+
+
+class _ReturnLearned(Exception):
+    """A loop body's trace gave a value to a return placeholder that entered the loop
+    undefined; `templates` holds it (None for the other loop variables)."""
+
+    def __init__(self, templates):
+        super().__init__("a return value's type was learned")
+        self.templates = templates
+
+
+def _check_returns_learned(before, after):
+    if any(_is_return_placeholder(b) and not _is_return_placeholder(a)
+           for b, a in zip(before, after)):
+        raise _ReturnLearned([a if _is_return_placeholder(b) and not _is_return_placeholder(a)
+                              else None for b, a in zip(before, after)])
 
 
 def _lists_as_loop_values(body, state, names):

@@ -43,7 +43,8 @@ that does not exist yet (a key not in the dict, an attribute not set) reads as
 invents keys or attributes the program did not make.
 """
 
-from autograph.runtime.ir import primitives
+from autograph.runtime.ir import nest, primitives
+from autograph.runtime.ir.graph import get_default_graph
 from autograph.runtime.ir.tensor import is_tensor
 
 
@@ -69,18 +70,30 @@ def _table(graph):
     return table
 
 
-def mark(tensor, flag, message):
-    """`tensor` has a value only where `flag` is true at run time."""
-    if is_tensor(tensor):
+def _tensors_of(value):
+    """The tensors of a value: itself, or the leaves of a structure (a dict or tuple that a
+    loop gives its first value carries the flag on each of its tensors)."""
+    if is_tensor(value):
+        return (value,)
+    if isinstance(value, (tuple, list, dict)):
+        return tuple(v for v in nest.flatten(value) if is_tensor(v))
+    return ()
+
+
+def mark(value, flag, message):
+    """`value` (a tensor or a structure of them) has a value only where `flag` is true at
+    run time."""
+    for tensor in _tensors_of(value):
         _table(tensor.node.graph)[id(tensor)] = (tensor, flag, message)
 
 
 def lookup(value):
-    """(flag, message) when `value` is a marked tensor, else None."""
-    if not is_tensor(value):
-        return None
-    entry = getattr(value.node.graph, "_ag_unbound", {}).get(id(value))
-    return None if entry is None or entry[0] is not value else entry[1:]
+    """(flag, message) when `value` is a marked tensor (or holds one), else None."""
+    for tensor in _tensors_of(value):
+        entry = getattr(tensor.node.graph, "_ag_unbound", {}).get(id(tensor))
+        if entry is not None and entry[0] is tensor:
+            return entry[1:]
+    return None
 
 
 def check(value):
@@ -220,6 +233,8 @@ def ld(value):
         raise _unbound_here(value.symbol_name)
     if is_tensor(value):  # perhaps a staged loop's first value: checked by the graph
         return check(value)
+    if isinstance(value, (tuple, list, dict)) and get_default_graph() is not None:
+        return check(value)   # a structure a staged loop made first (only while tracing)
     return value
 
 

@@ -43,6 +43,7 @@ _BY_MODULE = {
         "arange argsort clip full full_like imag matmul ones ones_like real round_decimals sort "
         "tensordot where zeros zeros_like",
     "autograph.runtime.numpy.composed_ufuncs": "gcd lcm nextafter spacing",
+    "autograph.runtime.numpy.counted_shapes": "full_of_shape repeat_index",
     "autograph.runtime.numpy.composites": "polymul",
     "autograph.runtime.numpy.elementwise":
         "abs acos acosh add asin asinh astype atan atan2 atanh bitwise_and bitwise_invert "

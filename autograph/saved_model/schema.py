@@ -221,6 +221,7 @@ def _table():
         "reshape": {"shape": tup(DIM)},
         "broadcast_to": {"shape": tup(DIM)},
         "full": FILL, "zeros": FILL, "ones": FILL,
+        "full_of_shape": {"dtype": DTYPE, "fill_value": SCALAR}, "repeat_index": {},
         "full_like": LIKE, "zeros_like": LIKE, "ones_like": LIKE,
         "check_bound": {"message": STR},
         "assert": {"message": STR},

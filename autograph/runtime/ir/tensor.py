@@ -44,9 +44,23 @@ _ew = _Lazy("_ew", "autograph.runtime.numpy.elementwise")
 _OPERANDS = (int, float, complex, bool, np.ndarray, np.generic, list, tuple)
 
 
+_ORDERING = ("lt", "gt", "le", "ge")
+
+
+def _unknown_length(self):
+    """`x.shape[0] > n` where the length is unknown while tracing (None): say so."""
+    raise TypeError(
+        f"Cannot compare None with the tensor {self!r}: None is probably a length "
+        f"from x.shape that is unknown while tracing (a dimension that changes in a loop, or "
+        f"a None in a TensorSpec). Use len(x) or np.size(x, axis), which give the length "
+        f"when the graph runs.{where(' At ')}")
+
+
 def _binary(ufunc, name):
     def op(self, other):
         if not isinstance(other, _ACCEPTED):
+            if other is None and name in _ORDERING:
+                _unknown_length(self)
             return NotImplemented
         return _ew.ufunc(ufunc, self, other)
 
@@ -285,10 +299,13 @@ class Tensor:
             # array API code (SciPy, array-api-extra's `at`) writes into arrays it made
             array_api_writes.setitem(self, key, value)
             return
+        tape = (" An eager GradientTape runs your code unconverted: differentiate it with "
+                "ag.grad, or record it inside an ag.function, whose converted code turns "
+                "x[i] = v into a new value." if self.node.graph.live else "")
         raise TypeError(
             f"Cannot assign to an element of the symbolic tensor {self!r}: tensors are "
             "immutable while tracing. Build the new value instead, e.g. with np.where(mask, "
-            "new, x), np.concatenate, or collect elements in an ag.TensorArray")
+            f"new, x), np.concatenate, or collect elements in an ag.TensorArray.{tape}")
 
     def __len__(self):
         if self.shape is None or (self.shape and self.shape[0] is None):

@@ -116,7 +116,7 @@ def block(arrays):
     def build(a, level):
         if not isinstance(a, list):
             t = _t(a)
-            return np.reshape(t, (1,) * (ndim - len(t.shape)) + tuple(t.shape))
+            return t[(None,) * (ndim - len(t.shape))]   # (no reshape: lengths may be unknown)
         return np.concatenate([build(item, level + 1) for item in a], axis=level - d)
     return build(arrays, 0)
 

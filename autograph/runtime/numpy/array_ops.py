@@ -43,13 +43,27 @@ def _fill_scalar(value, dtype):
     return np.asarray(value).astype(dtype).item()
 
 
+def _shape_vector(shape):
+    """counted_shapes when `shape` is one 1-D integer tensor (a rank known only when the
+    graph runs), else None. (counted_shapes builds on this module: a lazy import.)"""
+    if isinstance(shape, Tensor) and shape.shape is not None and len(shape.shape) == 1:
+        from autograph.runtime.numpy import counted_shapes
+        return counted_shapes
+    return None
+
+
 def zeros(shape, dtype=float):
-    """np.zeros; lengths may be integer scalar tensors (then unknown while tracing)."""
+    """np.zeros; lengths may be integer scalar tensors (then unknown while tracing), or the
+    whole shape one 1-D integer tensor (then the rank may be unknown too)."""
+    if _shape_vector(shape):
+        return _shape_vector(shape).full_of_shape(shape, 0, dtype)
     shape, dims = shape_arg(shape, "the shape of zeros")
     return bind1("zeros", dims, {"shape": shape, "dtype": np.dtype(dtype)})
 
 
 def ones(shape, dtype=float):
+    if _shape_vector(shape):
+        return _shape_vector(shape).full_of_shape(shape, 1, dtype)
     shape, dims = shape_arg(shape, "the shape of ones")
     return bind1("ones", dims, {"shape": shape, "dtype": np.dtype(dtype)})
 
@@ -59,6 +73,8 @@ def full(shape, fill_value, dtype=None):
         dtype = fill_value.dtype if dtype is None else np.dtype(dtype)
         return broadcast_to(cast(fill_value, dtype), shape)
     dtype = np.asarray(fill_value).dtype if dtype is None else np.dtype(dtype)
+    if _shape_vector(shape):
+        return _shape_vector(shape).full_of_shape(shape, fill_value, dtype)
     shape, dims = shape_arg(shape, "the shape of full")
     return bind1("full", dims, {"shape": shape, "dtype": dtype,
                                 "fill_value": _fill_scalar(fill_value, dtype)})
@@ -206,10 +222,13 @@ register("where", _where_infer, "where", doc="numpy.where")
 
 
 def where(condition, x=None, y=None):
+    if x is None and y is None:
+        # np.nonzero(condition): its length is counted when the graph runs (sorting sits
+        # above this module in the family: a lazy import inside runtime.numpy)
+        from autograph.runtime.numpy.counted_shapes import where_indices
+        return where_indices(condition)
     if x is None or y is None:
-        raise NotImplementedError(
-            "numpy.where(condition) with one argument (the indices where it is true) has a "
-            "data-dependent shape and cannot be traced; use numpy.where(condition, x, y)")
+        raise ValueError("either both or neither of x and y should be given")
     (x, y), _, _ = common((x, y))
     return bind1("where", (as_tensor(condition, BOOL), x, y))
 

@@ -177,10 +177,12 @@ register("tile", _tile_infer, _tile_kernel, doc="numpy.tile")
 
 
 def repeat(a, repeats, axis=None):
-    x = as_tensor(a)
     if not isinstance(repeats, (int, np.integer)):
-        raise NotImplementedError("numpy.repeat with per-element counts is not supported "
-                                  "while tracing; pass one int")
+        # counts known when the graph runs: composed of take and searchsorted, which sit
+        # above this module in the family (a lazy import inside runtime.numpy)
+        from autograph.runtime.numpy.counted_shapes import counted_repeat
+        return counted_repeat(a, repeats, axis)
+    x = as_tensor(a)
     if axis is not None:
         axis = shapes.normalize_axis(axis, need_rank(x, "repeat"))
     return bind1("repeat", (x,), {"repeats": int(repeats), "axis": axis})

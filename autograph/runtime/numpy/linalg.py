@@ -15,7 +15,7 @@ from autograph.runtime.numpy.indexing import getitem
 from autograph.runtime.numpy.joins import concatenate, stack
 from autograph.runtime.numpy.reductions import reduction
 from autograph.runtime.numpy.shape_ops import (
-    expand_dims, need_rank, ravel, reshape, squeeze, transpose)
+    dim, expand_dims, need_rank, ravel, reshape, squeeze, transpose)
 
 
 def _float_of(dtype):
@@ -478,14 +478,12 @@ def kron(a, b):
     x, y = as_tensor(a), as_tensor(b)
     nx, ny = need_rank(x, "numpy.kron"), need_rank(y, "numpy.kron")
     nd = max(nx, ny)
-    x = reshape(x, (1,) * (nd - nx) + tuple(x.shape)) if nx < nd else x
-    y = reshape(y, (1,) * (nd - ny) + tuple(y.shape)) if ny < nd else y
-    if None in x.shape or None in y.shape:
-        raise NotImplementedError("numpy.kron needs known shapes while tracing")
-    xe = reshape(x, tuple(d for s in x.shape for d in (s, 1)))
-    ye = reshape(y, tuple(d for s in y.shape for d in (1, s)))
+    # new axes by indexing with None, lengths read at run time where unknown while tracing
+    x, y = getitem(x, (None,) * (nd - nx)), getitem(y, (None,) * (nd - ny))
+    xe = getitem(x, tuple(d for _ in range(nd) for d in (slice(None), None)))
+    ye = getitem(y, tuple(d for _ in range(nd) for d in (None, slice(None))))
     prod = ufunc(np.multiply, xe, ye, strong=True)
-    return reshape(prod, tuple(p * q for p, q in zip(x.shape, y.shape)))
+    return reshape(prod, tuple(dim(x, k) * dim(y, k) for k in range(nd)))
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):

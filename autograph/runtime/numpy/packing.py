@@ -91,6 +91,9 @@ _ARRAY = {f for f in map(_fn, ("array", "asarray", "asanyarray", "ascontiguousar
 _SEQUENCE_OF_ARRAYS = {f for f in map(_fn, ("concatenate", "concat", "stack", "hstack",
                                             "vstack", "dstack", "column_stack", "row_stack"))
                        if f is not None}
+# argument 0 is a nested list of arrays whose nesting is the layout (np.block): kept as it
+# is (packing [[a, b], [c, d]] into one tensor would make np.block return that tensor)
+_NESTED_ARRAYS = {f for f in map(_fn, ("block",)) if f is not None}
 # every positional argument is array-like (besides the ufuncs)
 _ALL_ARRAYS = {f for f in map(_fn, ("where", "dot", "vdot", "matmul", "outer", "inner",
                                     "clip", "isclose", "allclose", "array_equal", "tensordot",
@@ -163,7 +166,9 @@ def call(f, args, kwargs):
     if ours is not None:   # NumPy would not hand the call to a tensor: ours runs it
         return ours(*[_packed(a) for a in args], **kwargs)
     args = list(args)
-    if f in _SEQUENCE_OF_ARRAYS and args and isinstance(args[0], _SEQUENCES):
+    if f in _NESTED_ARRAYS:
+        pass
+    elif f in _SEQUENCE_OF_ARRAYS and args and isinstance(args[0], _SEQUENCES):
         args[0] = [_packed(item) for item in args[0]]
     elif type(f) is np.ufunc or f in _ALL_ARRAYS:
         args = [_packed(a) for a in args]

@@ -129,8 +129,26 @@ register("expand_dims", _expand_infer, _expand_kernel, doc="numpy.expand_dims")
 def expand_dims(x, axis):
     x = as_tensor(x)
     axes = static_ints(axis, "axis")
+    if x.shape is None:
+        return _expand_unknown_rank(x, axes)
     ndim = need_rank(x, "expand_dims") + len(axes)
     return bind1("expand_dims", (x,), {"axis": shapes.normalize_axes(axes, ndim)})
+
+
+def _expand_unknown_rank(x, axes):
+    """expand_dims of a tensor whose rank is unknown while tracing (a loop variable whose
+    rank changes): each new axis counted from the front (axis >= 0) or the back (< 0) is an
+    index with None, which needs no rank. Mixed signs need the rank."""
+    from autograph.runtime.numpy.indexing import getitem   # indexing imports this module
+    if all(a >= 0 for a in axes):
+        for a in sorted(axes):
+            x = getitem(x, (slice(None),) * a + (None,))
+        return x
+    if all(a < 0 for a in axes):
+        for a in sorted(axes, reverse=True):
+            x = getitem(x, (Ellipsis, None) + (slice(None),) * (-a - 1))
+        return x
+    need_rank(x, "expand_dims with axes counted from both ends")
 
 
 def _squeeze_infer(x, *, axis):

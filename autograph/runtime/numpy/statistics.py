@@ -15,7 +15,7 @@ from autograph.runtime.ir import dtypes
 from autograph.runtime.numpy.indexing import getitem, take
 from autograph.runtime.numpy.joins import concatenate
 from autograph.runtime.numpy.reductions import reduction
-from autograph.runtime.numpy.shape_ops import need_rank, ravel, reshape, transpose
+from autograph.runtime.numpy.shape_ops import dim, need_rank, ravel, reshape, transpose
 from autograph.runtime.numpy.sorting import searchsorted
 
 
@@ -252,27 +252,35 @@ def polyval(p, x):
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
-    """np.pad in constant and edge modes, with static widths: pieces joined per axis."""
+    """np.pad in constant and edge modes, with static widths: pieces joined per axis (the
+    pieces' other lengths are read at run time where they are unknown while tracing)."""
     if mode not in ("constant", "edge"):
         raise NotImplementedError(f"numpy.pad(mode={mode!r}) is not supported while tracing; "
                                   "use 'constant' or 'edge'")
     x = as_tensor(array)
     ndim = need_rank(x, "numpy.pad")
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
-    values = np.broadcast_to(np.asarray(kwargs.get("constant_values", 0)), (ndim, 2))
+    fill = kwargs.get("constant_values", 0)
+    if isinstance(fill, Tensor):     # one value known when the graph runs (a loop counter)
+        if fill.shape != ():
+            raise NotImplementedError("numpy.pad: constant_values given as a tensor must be "
+                                      "one scalar while tracing")
+        values = [[fill, fill]] * ndim
+    else:
+        values = np.broadcast_to(np.asarray(fill), (ndim, 2))
     for ax in range(ndim):
         before, after = int(widths[ax, 0]), int(widths[ax, 1])
         if not before and not after:
             continue
-        if x.shape is None or None in x.shape:
-            raise NotImplementedError("numpy.pad needs known shapes while tracing")
         lead = (slice(None),) * ax
         parts = []
-        for width, side, value in ((before, 0, values[ax, 0]), (after, -1, values[ax, 1])):
-            shape = tuple(width if k == ax else d for k, d in enumerate(x.shape))
+        for width, side, value in ((before, 0, values[ax][0]), (after, -1, values[ax][1])):
+            # a length unknown while tracing (a growing loop variable) is read at run time
+            shape = tuple(width if k == ax else dim(x, k) for k in range(ndim))
             if mode == "constant":
                 from autograph.runtime.numpy.array_ops import full
-                piece = full(shape, np.asarray(value).astype(x.dtype)[()], x.dtype)
+                piece = full(shape, value if isinstance(value, Tensor) else
+                             np.asarray(value).astype(x.dtype)[()], x.dtype)
             else:
                 from autograph.runtime.numpy.shape_ops import broadcast_to
                 piece = broadcast_to(getitem(x, lead + (slice(side, None if side == -1

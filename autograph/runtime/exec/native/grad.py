@@ -280,7 +280,8 @@ class GradLowering:
                                          "minimum") or tensor and node.op == "ufunc_at" \
                 and not self._rows_fit(x, v, node):
             self.low.fail(node, "this index or ufunc has no native form (basic indices, or "
-                                "one 1-D integer array indexing the first axis, are lowered)")
+                                "one 1-D integer array or mask indexing the first axis, are "
+                                "lowered)")
         emit = self.low.emit
         if id(node) in self.inplace:
             out = env[id(out_t)] = ins[0]
@@ -315,15 +316,18 @@ class GradLowering:
 
 def _key(index, dyn, dyn_tensors):
     """(the index as Numba source, the name of its integer index array or None); (None,
-    None) when Numba cannot apply it (several arrays, bool masks, arrays not first)."""
+    None) when Numba cannot apply it (several arrays, masks over several axes, arrays not
+    first)."""
     key, tensor = [], None
     for pos, item in enumerate(index):
         text = native_ops.basic_index_item(item, dyn)
         if text is None and item[0] == "t" and pos == 0 and len(index) == 1:
             t = dyn_tensors[item[1]]
-            if t.shape is None or len(t.shape) != 1 or t.dtype.kind not in "iu":
+            if t.shape is None or len(t.shape) != 1 or t.dtype.kind not in "iub":
                 return None, None
-            tensor = text = dyn[item[1]]
+            text = dyn[item[1]]
+            if t.dtype.kind != "b":   # a 1-D mask is one Numba index; no repeats to add up
+                tensor = text
         if text is None:
             return None, None
         key.append(text)

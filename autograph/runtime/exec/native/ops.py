@@ -17,6 +17,8 @@ tracing), so no rule here promotes.
 
 import numpy as np
 
+from autograph.runtime.exec.native.selections import RULES as _SELECTIONS
+
 # ufunc-like primitives: primitive -> the NumPy function Numba implements
 _UFUNCS = {
     "abs": "abs", "acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
@@ -205,8 +207,14 @@ def _static_shape(t):
 def _reshaped(node, ins, attrs):
     """reshape / squeeze / expand_dims to a shape known when compiling."""
     out = node.outputs[0]
-    if len(node.inputs) != 1 or not _static_shape(out):
+    if len(node.inputs) != 1:
         return None
+    if not _static_shape(out):
+        # reshape(x, (-1,)) and the like: one length counted when the graph runs
+        shape = attrs.get("shape") if node.op == "reshape" else None
+        if shape is None or not shape or not all(isinstance(d, int) for d in shape):
+            return None
+        return f"np.ascontiguousarray({ins[0]}).reshape({tuple(shape)!r})"
     if not out.shape:
         return f"{ins[0]}.ravel()[0]" if node.inputs[0].shape else ins[0]
     if not node.inputs[0].shape:
@@ -214,9 +222,18 @@ def _reshaped(node, ins, attrs):
     return f"np.ascontiguousarray({ins[0]}).reshape({out.shape!r})"
 
 
+def _run_shape(spec, ins):
+    """A shape spec (ints and ("d", j): the j-th input's value) as a Numba tuple."""
+    items = [str(d) if isinstance(d, int) else f"int({ins[d[1]]})" for d in spec]
+    return "(" + "".join(f"{item}, " for item in items) + ")"
+
+
 def _fill(value):
     def rule(node, ins, attrs):
         out = node.outputs[0]
+        if ins and out.shape and value(attrs) is not None:   # lengths known at run time
+            return (f"np.full({_run_shape(attrs['shape'], ins)}, {value(attrs)}, "
+                    f"{dtype_name(out.dtype)})")
         if ins or not _static_shape(out) or not out.shape:
             return None if ins or not _static_shape(out) else f"{value(attrs)}"
         return f"np.full({out.shape!r}, {value(attrs)}, {dtype_name(out.dtype)})"
@@ -369,4 +386,5 @@ _RULES = {
     "concat": _join("concatenate"), "stack": _join("stack"), "permute_dims": _permute,
     "clip": _clip, "broadcast_to": _broadcast_to, "shape_of": _shape_of, "size_of": _size_of, "sum_to_shape": _sum_to_shape,
     **{name: _reduction for name in _FULL_REDUCTIONS},
+    **_SELECTIONS,
 }
