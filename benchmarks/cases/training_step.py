@@ -218,6 +218,8 @@ def build_for(dtype):
         contenders = [
             Contender("numpy_hand", lambda: make_hand(params, x, y), result=_result),
             Contender("autograph", lambda: make_autograph(ag, params, x, y), result=_result),
+            Unavailable("autograph_jit", "quick mode: Numba compiles this step for a minute")
+            if quick else
             _jit_contender(lambda: make_autograph(ag, params, x, y, jit_compile=True)),
             _with_result(jax_contender(functools.partial(make_jax, params, x, y))),
             _torch_contender("torch", params, x, y, compiled=False),
