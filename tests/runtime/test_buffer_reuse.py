@@ -279,3 +279,23 @@ def test_adam_steps_reuse_buffers_and_match_numpy(dtype):
     # per parameter: 5 of the update's 11 array ops and the final subtraction write into
     # a dead buffer; the moments (assigned to their slots) are never written again
     assert src.count("out=") >= 5 and src.count("into=True") == 1
+
+
+def test_a_delta_two_updates_read_is_not_written_by_the_first():
+    v = ag.Variable(np.ones(N), name="v2")
+    w = ag.Variable(np.ones(N), name="w2")
+
+    @ag.function
+    def step(x):
+        d = x * 0.5
+        v.assign_sub(d)            # d is read again below: not written here
+        w.assign_add(d)            # (an earlier effectful reader: the proof refuses it too)
+        return v.read_value() + w.read_value()
+
+    out = step(X)
+    np.testing.assert_allclose(v.numpy(), 1.0 - X * 0.5)
+    np.testing.assert_allclose(w.numpy(), 1.0 + X * 0.5)
+    np.testing.assert_allclose(out, 2.0)
+    src = codegen.source_of(step.get_concrete_function(X)._graph_to_run())
+    lines = [ln for ln in src.splitlines() if "k_update_variable" in ln]
+    assert "into=True" not in lines[0], lines
