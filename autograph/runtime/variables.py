@@ -108,18 +108,23 @@ def _assign_kernel(xp, value, *, variable, name, function, **_):
         var._value = value
 
 
-def _update_kernel(xp, delta, *, variable, name, function, op, operand_dtype, dtype, **_):
+def _update_kernel(xp, delta, *, variable, name, function, op, operand_dtype, dtype,
+                   into=False, **_):
     """assign_add / assign_sub: the Variable's value `op` delta, as one step under its lock.
     The value is computed in `operand_dtype` (NumPy's loop dtype, which the staged delta
     already has) and stored in the Variable's `dtype`, as a read, an add and an assign
-    would compute it."""
+    would compute it. `into`: generated code proved `delta`'s memory dead (see
+    runtime/exec/buffer_reuse.py), so a delta of the value's shape and dtype receives it."""
     var = _on_device(xp, variable, name, function)
     fn = getattr(xp, op)
     with var._lock:
         old = var._value
         if old.dtype != operand_dtype:
             old = xp.astype(old, operand_dtype)
-        new = fn(old, delta)
+        if into and delta.ndim and delta.shape == old.shape and delta.dtype == old.dtype:
+            new = fn(old, delta, out=delta)
+        else:
+            new = fn(old, delta)
         if new.dtype != dtype:
             new = xp.astype(new, dtype)
         var._value = new

@@ -182,6 +182,7 @@ class _Compiler:
         self.loop_depths = []      # ... and the depth of its body's lines
         self.loop = -1             # the index of the loop whose lines are being written
         self.in_loop = []          # per line: the innermost loop it lies in, or -1
+        self.into = {}             # id(node) -> the input whose dead memory takes its result
 
     # -- names -------------------------------------------------------------------------------
 
@@ -277,6 +278,11 @@ class _Compiler:
             releases = loop_inplace.Releases(graph, [env[id(t)] for t in graph.inputs],
                                           self.namespace)
         loop_inplace.emit_graph(self, graph)      # updates of new arrays: in place
+        # dead buffers reused (see buffer_reuse); not under check_numerics, whose check
+        # of a result reads the operation's inputs after it (is the NaN new, or passed on?)
+        if self.numpy and self.numerics is None and _has_arrays(graph):
+            from autograph.runtime.exec import buffer_reuse
+            self.into.update(buffer_reuse.plan(graph, self.device.kernels))
         for p, node in enumerate(graph.nodes):
             op = node.op
             if releases is not None and p:
@@ -343,9 +349,14 @@ class _Compiler:
         return names
 
     def call(self, node, ins, env, depth):
-        expr = self.operator(node, ins)
-        if expr is None:
-            expr = self.kernel_call(node, ins)
+        into = self.into.pop(id(node), None)
+        if into is not None and ins[into].isidentifier():
+            # the result goes into a dead input's memory (buffer_reuse proved it unread)
+            expr = self.kernel_call(node, ins, into=ins[into])
+        else:
+            expr = self.operator(node, ins)
+            if expr is None:
+                expr = self.kernel_call(node, ins)
         outs = self.outputs(node, env)
         if not outs:
             self.emit(depth, expr)
@@ -412,9 +423,11 @@ class _Compiler:
             return None
         return ", ".join(key)
 
-    def kernel_call(self, node, ins):
+    def kernel_call(self, node, ins, into=None):
         fn, takes_xp = self.kernel(node.op)
         args = (["xp"] if takes_xp else []) + ins
+        if into is not None:   # a ufunc's `out=`; a Variable update's `into=True`
+            args.append("into=True" if node.op == "update_variable" else f"out={into}")
         for key, value in node.attrs.items():
             if isinstance(value, np.dtype):
                 value = self.device.dtype(value)
@@ -969,6 +982,12 @@ def _constant_of(node, cg, tensor, consts):
     j = next((j for j, t in enumerate(cg.inputs) if t is tensor), None)
     n = len(node.outputs)
     return consts.get(id(node.inputs[j])) if j is not None and j >= n else None
+
+
+def _has_arrays(graph):
+    """Whether some node of `graph` makes an array of known rank >= 1 (else no buffer is
+    worth planning, and scalar programs import nothing more)."""
+    return any(t.shape for nd in graph.nodes for t in nd.outputs)
 
 
 def _uses(graph, tensor):

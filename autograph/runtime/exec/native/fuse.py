@@ -145,6 +145,7 @@ class Kernel:
         self.kind = {}      # id(tensor) -> FULL / ROW / FLAT
         self.phase = {}     # id(tensor) -> int
         self.outputs = []   # member outputs read after the kernel
+        self.deferred = []  # assign_variable nodes met inside the run: emitted after it
 
     def row_shapes(self):
         return {self.shape[:-1] + (1,): ROW, self.shape[:-1]: FLAT}
@@ -179,16 +180,38 @@ class Kernel:
         self.phase[id(node.outputs[0])] = phase
 
 
+def _variable(node):
+    ref = node.attrs.get("variable")
+    return id(ref()) if callable(ref) else None
+
+
 def plan(graph):
-    """{id(last member): Kernel} and the ids of all members, for `graph`'s own nodes."""
+    """{id(last member): Kernel} and the ids of all members, for `graph`'s own nodes.
+
+    A Variable's read (a local's value in native code) does not end a run, nor does its
+    assign: an assign met inside a run is emitted after the kernel (`Kernel.deferred`),
+    which is the same program as long as no read of that Variable follows it inside the
+    run (such a read ends the run). So an optimizer's update of one parameter, which reads
+    its slots, assigns them and computes the step, is one kernel."""
     kernels, current = [], None
+    assigned = set()     # Variables assigned inside the current run
     for node in graph.nodes:
         if node.op == "Const":
+            continue
+        if node.op == "read_variable" and current is not None:
+            if _variable(node) in assigned:
+                current = None
+            continue
+        if node.op == "assign_variable" and current is not None and \
+                _variable(node) is not None:
+            assigned.add(_variable(node))
+            current.deferred.append(node)
             continue
         if not fusible(node):
             current = None
             continue
         if current is None or not current.accepts(node):
+            assigned = set()
             x = node.inputs[0] if node.op in _REDUCTIONS else node.outputs[0]
             current = Kernel(tuple(x.shape))
             kernels.append(current)
@@ -206,10 +229,14 @@ def plan(graph):
         if id(t.node) in member_of:
             outside[id(t)] = t
     found, members = {}, set()
+    order = {id(n): p for p, n in enumerate(graph.nodes)}
     for k in kernels:
         k.outputs = [n.outputs[0] for n in k.members if id(n.outputs[0]) in outside]
+        last = order[id(k.members[-1])]
+        k.deferred = [n for n in k.deferred if order[id(n)] < last]   # (after: in place)
         if not k.outputs or all(n.op == "Identity" for n in k.members):
             continue
         found[id(k.members[-1])] = k
         members.update(id(n) for n in k.members)
+        members.update(id(n) for n in k.deferred)
     return found, members

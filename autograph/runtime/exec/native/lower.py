@@ -152,6 +152,9 @@ class Lowering:
             if id(node) in members:
                 if id(node) in kernels:        # a fused run, emitted at its last member
                     native_kernel.emit(self, kernels[id(node)], env, depth)
+                    for assign in kernels[id(node)].deferred:   # (native_fuse.plan)
+                        self.node = (assign.name, assign.op, assign.origin)
+                        self.variable(assign, env, depth)
             elif op == "Const":
                 self.const(node, env)
             elif op == "Identity":
@@ -192,6 +195,8 @@ class Lowering:
 
     def call(self, node, env, depth):
         ins = [env[id(t)] for t in node.inputs]
+        if node.op == "matmul":
+            ins = [self.blas_operand(t, e, env) for t, e in zip(node.inputs, ins)]
         for t in node.outputs:
             self.check_tensor(node, t)
         expr = native_ops.lower(node, ins) if node.op not in _HINTS else None
@@ -202,6 +207,16 @@ class Lowering:
             expr = native_ops.scalar_of(out, expr)
         name = env[id(out)] = self.fresh(node.name)
         self.emit(depth, f"{name} = {expr}")
+
+    def blas_operand(self, t, expr, env):
+        """A matmul operand that is the transpose of a 2-D array as `contiguous(x).T`: an
+        F-ordered view BLAS reads as it is (np.dot's ascontiguousarray would copy it)."""
+        producer = t.node
+        if producer.op == "permute_dims" and len(t.shape) == 2 and \
+                tuple(producer.attrs.get("axes", ())) == (1, 0) and \
+                id(producer.inputs[0]) in env:
+            return f"np.ascontiguousarray({env[id(producer.inputs[0])]}).T"
+        return f"np.ascontiguousarray({expr})"
 
     def assign(self, depth, targets, values):
         pairs = [(t, v) for t, v in zip(targets, values) if t != v]
@@ -323,8 +338,16 @@ class Lowering:
             if fn is None:
                 self.fail(node)
             operand = native_ops.dtype_name(attrs["operand_dtype"])
-            old = f"{operand}({local})" if scalar else f"{local}.astype({operand})"
+            same = np.dtype(attrs["operand_dtype"]) == np.dtype(dtype)
+            old = f"{operand}({local})" if scalar else local if same else \
+                f"{local}.astype({operand})"
             value = f"{fn}({old}, {value})"
+            # (an array result of the Variable's dtype needs no cast: astype would copy)
+            if not scalar and same and node.inputs[0].dtype == np.dtype(dtype):
+                self.emit(depth, f"{local} = {value}")
+                if id(var) not in self.assigned:
+                    self.assigned.append(id(var))
+                return
         if scalar:
             value = native_ops.scalar_of(_Spec(np.dtype(dtype)), value)
         elif node.op == "update_variable" or node.inputs[0].dtype != np.dtype(dtype):
