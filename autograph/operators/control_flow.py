@@ -111,6 +111,17 @@ def _as_loop_value(value):
     return value
 
 
+def _as_loop_tensors(value):
+    """`value` with each Python or NumPy leaf a constant tensor (structures keep theirs)."""
+    from autograph.runtime.ir import primitives
+
+    def leaf(v):
+        if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray)):
+            return primitives.constant(v)
+        return v
+    return nest.map_structure(leaf, value)
+
+
 def _fill_placeholders(outputs, templates):
     """Replace undefined return values in `outputs` (a loop's initial state) by
     placeholders of exactly the types of `templates`."""
@@ -610,9 +621,12 @@ def _staged_while_first(test, body, state, names, what, first):
     state = tuple(_placeholder_like(tmpl[i]) if i in first else v for i, v in enumerate(state))
 
     # each such variable has a value only once an iteration assigned it (an inner loop that
-    # ran zero times does not): a flag per variable, carried like the others (Tracker)
+    # ran zero times does not): a flag per variable, carried like the others (Tracker). The
+    # flag rides on the variable's tensors, so every leaf enters as one: a body that makes
+    # a constant (`v = np.zeros(3)`, `v = {'a': 1}`) gives a NumPy or Python placeholder,
+    # which would carry no flag and read as bound after a loop that never ran
     from autograph.runtime.ir import primitives as prims
-    state = tuple(_as_loop_value(v) if i in first else v for i, v in enumerate(state))
+    state = tuple(_as_loop_tensors(v) if i in first else v for i, v in enumerate(state))
     for i in first:
         mark_unbound(state[i], prims.constant(False), _unbound_message(names[i], what))
     track = Tracker(state, names)
