@@ -91,17 +91,19 @@ def _placeholder_like(value, exact=False):
     return nest.map_structure(leaf, value)
 
 
-def _scratch_trace(fn):
+def _scratch_trace(fn, ops=False):
     """Run `fn` in a throwaway graph (child of the current one) to learn the types it
     produces; nothing it stages reaches the program. Its prints are swallowed, so the
-    user's trace-time `print`s still appear once per trace."""
+    user's trace-time `print`s still appear once per trace. `ops`: (what fn gave, the
+    operations it staged, in order)."""
     import contextlib
     import io
 
     from autograph.runtime.ir.graph import Graph, get_default_graph
     scratch = Graph("scratch", parent=get_default_graph())
     with scratch.as_default(), contextlib.redirect_stdout(io.StringIO()):
-        return fn()
+        out = fn()
+    return (out, [node.op for node in scratch.nodes]) if ops else out
 
 
 def _as_loop_value(value):
@@ -213,18 +215,32 @@ def _with_places(fn, places, n, lead=0):
 
 def _loop_places(places, what):
     """The values of the places a staged loop writes, as it starts. One that does not
-    exist yet (an attribute, a key, or a variable closures share, first made inside the
-    loop) is refused: from the second iteration on it would exist, so `"k" in d`,
-    `hasattr` or a closure would see the first iteration differently from the rest."""
-    values = get_all(places)
-    for place, value in zip(places, values):
-        if isinstance(value, Undefined):
-            raise errors.StagingError(
-                f"'{place.name}' is first created inside the {what}{where()}, whose condition "
-                f"is a tensor: the graph runs every iteration alike, but the first would find "
-                f"'{place.name}' missing and the later ones present. Create it before the "
-                f"loop (e.g. {place.name} = 0, or an array of the right shape and dtype).")
-    return values
+    exist yet (an attribute or a key first made inside the loop: `y['a'] = x`) is
+    Undefined, a loop variable that the body gives its first value (_staged_while_first)."""
+    return get_all(places)
+
+
+def _put_loop_places(places, before, after):
+    """Write a staged loop's places back. One the loop created (Undefined before it) exists
+    after it only where the loop ran: the graph cannot add a key or attribute sometimes, so
+    it checks that the loop ran (TensorFlow: "loop must iterate at least once"), raising
+    UnboundLocalError naming the place, not a made-up value, where it did not."""
+    from autograph.operators.variables import check
+    for old, new in zip(before, after):
+        if isinstance(old, Undefined):
+            check(new)
+    put_all(places, after)
+
+
+def _created_in_loop(name, what):
+    """The refusal of an item or attribute first made in a loop whose first iteration (the
+    place missing) stages a different body than the later ones (the place present)."""
+    return errors.StagingError(
+        f"'{name}' is first created inside the {what}{where()}, whose condition is a "
+        f"tensor, and the loop body depends on whether it exists (`in`, `hasattr`, `get`): "
+        f"the graph runs every iteration alike, but the first would find '{name}' missing "
+        f"and the later ones present. Create it before the loop (e.g. {name} = 0, or an "
+        f"array of the right shape and dtype).")
 
 
 def _test_with_places(test, places, n):
@@ -468,10 +484,10 @@ def _staged_while_stmt(test, body, state, names, places, tracked=False):
     n = len(names)
     if not places:
         return _staged_while(test, body, state, names)
+    before = _loop_places(places, "`while` loop")
     out = _staged_while(_test_with_places(test, places, n), _with_places(body, places, n),
-                        state + _loop_places(places, "`while` loop"),
-                        names + tuple(p.name for p in places))
-    put_all(places, out[n:])
+                        state + before, names + tuple(p.name for p in places))
+    _put_loop_places(places, before, out[n:])
     return out[:n]
 
 
@@ -494,6 +510,11 @@ def _first_assigned(state, names):
 
 
 def _unbound_message(name, what):
+    if not name.isidentifier():   # an item or attribute (_put_loop_places)
+        return (f"'{name}' is first created inside the {what}{where(' at ')}, which ran zero "
+                f"times (or no iteration reached the assignment): Python would leave it "
+                f"missing, which a graph cannot do only sometimes. Create '{name}' before "
+                f"the loop (e.g. {name} = 0, or an array of the right shape and dtype).")
     return (f"'{name}' is first assigned inside the {what}{where(' at ')}, which ran zero "
             f"times (or no iteration reached the assignment), so it has no value where it is "
             f"read after the loop. Assign '{name}' before the loop (e.g. {name} = 0, or an "
@@ -617,7 +638,7 @@ def _staged_while_first(test, body, state, names, what, first):
         out = _as_tuple(body(*[_as_loop_value(v) for v in state]), n)
         _check_loop_exit(out, names, what)
         return out
-    tmpl = _scratch_trace(learn)
+    tmpl, absent = _scratch_trace(learn, ops=True)
     state = tuple(_placeholder_like(tmpl[i]) if i in first else v for i, v in enumerate(state))
 
     # each such variable has a value only once an iteration assigned it (an inner loop that
@@ -627,6 +648,13 @@ def _staged_while_first(test, body, state, names, what, first):
     # which would carry no flag and read as bound after a loop that never ran
     from autograph.runtime.ir import primitives as prims
     state = tuple(_as_loop_tensors(v) if i in first else v for i, v in enumerate(state))
+    made = [i for i in first if not names[i].isidentifier()]
+    if made:
+        # an item or attribute the body creates (`y['a'] = x`): the first iteration runs with
+        # it missing, the graph's body with it present; they must stage the same operations
+        present = _scratch_trace(lambda: body(*[_as_loop_value(v) for v in state]), ops=True)[1]
+        if present != absent:
+            raise _created_in_loop(names[made[0]], what)
     for i in first:
         mark_unbound(state[i], prims.constant(False), _unbound_message(names[i], what))
     track = Tracker(state, names)
@@ -668,9 +696,10 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
             body = _with_places(body, places, n, lead=1)
             if extra_test is not None:
                 extra_test = _test_with_places(extra_test, places, n)
-            out = _staged_for(iterable, body, tuple(state) + _loop_places(places, "`for` loop"),
+            before = _loop_places(places, "`for` loop")
+            out = _staged_for(iterable, body, tuple(state) + before,
                               tuple(names) + tuple(p.name for p in places), extra_test)
-            put_all(places, out[n:n + k])
+            _put_loop_places(places, before, out[n:n + k])
             return _result(out[:n], n)
         return _result(_staged_for(iterable, body, tuple(state), tuple(names), extra_test), n)
     return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test, places), n)
