@@ -103,7 +103,35 @@ def _scratch_trace(fn, ops=False):
     scratch = Graph("scratch", parent=get_default_graph())
     with scratch.as_default(), contextlib.redirect_stdout(io.StringIO()):
         out = fn()
-    return (out, [node.op for node in scratch.nodes]) if ops else out
+    return (out, _staged_signature(scratch, out)) if ops else out
+
+
+def _staged_signature(graph, out):
+    """What a trace staged, comparable between two traces: each node's operation, its
+    constant attributes and where its inputs come from (a node of this trace, by position,
+    or a tensor from outside it), and the same for the leaves `out` gave."""
+    captured = {id(inner): outer_id for outer_id, (_, inner) in graph.captures.items()}
+    staged = [node for node in graph.nodes if not any(id(t) in captured for t in node.outputs)]
+    position = {id(node): k for k, node in enumerate(staged)}
+
+    def ref(value):
+        if is_tensor(value):
+            if id(value) in captured:   # a placeholder for a tensor from outside
+                return ("outside", captured[id(value)])
+            k = position.get(id(value.node))
+            return ("node", k, value.index) if k is not None else ("outside", id(value))
+        if isinstance(value, (np.ndarray, np.generic)):
+            return ("array", value.dtype.str, value.shape, value.tobytes())
+        if isinstance(value, (bool, int, float, complex, str, type(None))):
+            return ("python", type(value).__name__, value)
+        if isinstance(value, (tuple, list)):
+            return tuple(ref(v) for v in value)
+        return ("other", type(value).__name__)   # (a subgraph: its inputs are compared)
+
+    nodes = [(node.op, tuple(ref(t) for t in node.inputs),
+              tuple((k, ref(v)) for k, v in sorted((node.attrs or {}).items())))
+             for node in staged]
+    return nodes, [ref(v) for v in nest.flatten(out)]
 
 
 def _as_loop_value(value):

@@ -264,6 +264,46 @@ def item_counted_with_in(n):
     return d
 
 
+def item_scaled_by_presence(n, x):
+    y = {}
+    for _ in range(n):
+        y["a"] = x * (2 if "a" in y else 3)   # the same operations, another constant
+    return y
+
+
+def item_from_itself_or_x(n, x):
+    y = {}
+    for _ in range(n):
+        y["a"] = (y["a"] if "a" in y else x) + 1   # the same operations, another input
+    return y
+
+
+def item_got_or_x(n, x):
+    y = {}
+    for _ in range(n):
+        y["a"] = y.get("a", x)   # no operation at all, another value
+    return y
+
+
+def two_items_made(n, x):
+    y = {}
+    for i in range(n):
+        y["a"] = x + i
+        y["b"] = y["a"] * 2
+    return y
+
+
+@pytest.mark.parametrize("fn", [item_scaled_by_presence, item_from_itself_or_x, item_got_or_x])
+def test_a_body_whose_values_depend_on_whether_the_item_exists_is_refused(fn):
+    with pytest.raises(StagingError, match=r"'y\['a'\]' is first created inside the `for` loop"):
+        ag.function(fn)(np.int64(3), np.float64(1.5))
+
+
+@pytest.mark.parametrize("n", (1, 3))
+def test_two_items_made_in_a_loop(n):
+    same(ag.function(two_items_made)(np.int64(n), np.float64(1.5)), two_items_made(n, 1.5))
+
+
 def test_an_attribute_made_in_a_loop():
     fn = ag.function(attribute_made_in_loop)
     assert fn(np.int64(3)) == attribute_made_in_loop(3)
