@@ -91,11 +91,11 @@ def _placeholder_like(value, exact=False):
     return nest.map_structure(leaf, value)
 
 
-def _scratch_trace(fn, ops=False):
+def _scratch_trace(fn, sign=None):
     """Run `fn` in a throwaway graph (child of the current one) to learn the types it
     produces; nothing it stages reaches the program. Its prints are swallowed, so the
-    user's trace-time `print`s still appear once per trace. `ops`: (what fn gave, the
-    operations it staged, in order)."""
+    user's trace-time `print`s still appear once per trace. `sign(graph, out)`, when
+    given: (what fn gave, what sign says of what it staged)."""
     import contextlib
     import io
 
@@ -103,35 +103,7 @@ def _scratch_trace(fn, ops=False):
     scratch = Graph("scratch", parent=get_default_graph())
     with scratch.as_default(), contextlib.redirect_stdout(io.StringIO()):
         out = fn()
-    return (out, _staged_signature(scratch, out)) if ops else out
-
-
-def _staged_signature(graph, out):
-    """What a trace staged, comparable between two traces: each node's operation, its
-    constant attributes and where its inputs come from (a node of this trace, by position,
-    or a tensor from outside it), and the same for the leaves `out` gave."""
-    captured = {id(inner): outer_id for outer_id, (_, inner) in graph.captures.items()}
-    staged = [node for node in graph.nodes if not any(id(t) in captured for t in node.outputs)]
-    position = {id(node): k for k, node in enumerate(staged)}
-
-    def ref(value):
-        if is_tensor(value):
-            if id(value) in captured:   # a placeholder for a tensor from outside
-                return ("outside", captured[id(value)])
-            k = position.get(id(value.node))
-            return ("node", k, value.index) if k is not None else ("outside", id(value))
-        if isinstance(value, (np.ndarray, np.generic)):
-            return ("array", value.dtype.str, value.shape, value.tobytes())
-        if isinstance(value, (bool, int, float, complex, str, type(None))):
-            return ("python", type(value).__name__, value)
-        if isinstance(value, (tuple, list)):
-            return tuple(ref(v) for v in value)
-        return ("other", type(value).__name__)   # (a subgraph: its inputs are compared)
-
-    nodes = [(node.op, tuple(ref(t) for t in node.inputs),
-              tuple((k, ref(v)) for k, v in sorted((node.attrs or {}).items())))
-             for node in staged]
-    return nodes, [ref(v) for v in nest.flatten(out)]
+    return (out, sign(scratch, out)) if sign else out
 
 
 def _as_loop_value(value):
@@ -258,17 +230,6 @@ def _put_loop_places(places, before, after):
         if isinstance(old, Undefined):
             check(new)
     put_all(places, after)
-
-
-def _created_in_loop(name, what):
-    """The refusal of an item or attribute first made in a loop whose first iteration (the
-    place missing) stages a different body than the later ones (the place present)."""
-    return errors.StagingError(
-        f"'{name}' is first created inside the {what}{where()}, whose condition is a "
-        f"tensor, and the loop body depends on whether it exists (`in`, `hasattr`, `get`): "
-        f"the graph runs every iteration alike, but the first would find '{name}' missing "
-        f"and the later ones present. Create it before the loop (e.g. {name} = 0, or an "
-        f"array of the right shape and dtype).")
 
 
 def _test_with_places(test, places, n):
@@ -666,7 +627,13 @@ def _staged_while_first(test, body, state, names, what, first):
         out = _as_tuple(body(*[_as_loop_value(v) for v in state]), n)
         _check_loop_exit(out, names, what)
         return out
-    tmpl, absent = _scratch_trace(learn, ops=True)
+    made = [i for i in first if not names[i].isidentifier()]   # items, attributes
+    if made:
+        from autograph.operators import loop_created_places as created
+    if made:
+        tmpl, absent = _scratch_trace(learn, created.signature)
+    else:
+        tmpl = _scratch_trace(learn)
     state = tuple(_placeholder_like(tmpl[i]) if i in first else v for i, v in enumerate(state))
 
     # each such variable has a value only once an iteration assigned it (an inner loop that
@@ -676,13 +643,10 @@ def _staged_while_first(test, body, state, names, what, first):
     # which would carry no flag and read as bound after a loop that never ran
     from autograph.runtime.ir import primitives as prims
     state = tuple(_as_loop_tensors(v) if i in first else v for i, v in enumerate(state))
-    made = [i for i in first if not names[i].isidentifier()]
-    if made:
-        # an item or attribute the body creates (`y['a'] = x`): the first iteration runs with
-        # it missing, the graph's body with it present; they must stage the same operations
-        present = _scratch_trace(lambda: body(*[_as_loop_value(v) for v in state]), ops=True)[1]
-        if present != absent:
-            raise _created_in_loop(names[made[0]], what)
+    if made:   # the first iteration ran with them missing, the graph's body has them
+        present = _scratch_trace(lambda: body(*[_as_loop_value(v) for v in state]),
+                                 created.signature)[1]
+        created.check_alike(absent, present, names[made[0]], what)
     for i in first:
         mark_unbound(state[i], prims.constant(False), _unbound_message(names[i], what))
     track = Tracker(state, names)
