@@ -3,8 +3,8 @@
 Basic `while` and `for` loops over counts, lists, arrays, datasets and dataset iterators:
 no loop variables (an ag.Variable), one, two, loops that create a variable, successive and
 nested loops (collecting into an ag.TensorArray). Each case is checked against the same
-function run as plain Python on Python values (TF's eager reference), and traced by
-ag.function with NumPy arguments (its loops staged).
+function run as plain Python on Python values (TF's eager reference): converted and run
+eagerly, and traced by ag.function with NumPy arguments (its loops staged).
 
 Where TF refuses: `for`/`else` and `while`/`else` (TF: NotImplementedError) give Python's
 answer here, break or no break. A loop that creates a variable and runs zero times raises
@@ -15,11 +15,13 @@ covered by tests/running, and NumPy has no ragged arrays (a Python list of lists
 """
 
 import itertools
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 import autograph as ag
+from autograph import api
 from tests.converters.test_list_corpus import same
 
 
@@ -168,7 +170,13 @@ ARRAYS = {"list": list, "array": _array, "dataset": _dataset, "iterator": _itera
 
 
 def _agree(fn, python_args, traced_args):
-    same(ag.function(fn)(*traced_args), fn(*python_args))
+    """Python's answer, from the converted code run eagerly (on Python values, and on the
+    NumPy ones unless an iterator would be used up) and traced by ag.function."""
+    want = fn(*python_args)
+    same(api.to_graph(fn)(*python_args), want)
+    if not any(isinstance(a, Iterator) for a in traced_args):
+        same(api.to_graph(fn)(*traced_args), want)
+    same(ag.function(fn)(*traced_args), want)
 
 
 @pytest.mark.parametrize("n,kind", list(itertools.product(COUNTS, (int, np.int32))))

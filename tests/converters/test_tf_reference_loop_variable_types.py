@@ -182,6 +182,7 @@ def for_with_composite_tensor_shape_invariant(l):
 def _check(fn, python_arg, traced_arg):
     want = fn(python_arg)
     same(api.to_graph(fn)(python_arg), want)
+    same(api.to_graph(fn)(traced_arg), want)   # eager, on the NumPy values
     same(ag.function(fn)(traced_arg), want)
 
 
