@@ -214,10 +214,21 @@ def _with_places(fn, places, n, lead=0):
 
 
 def _loop_places(places, what):
-    """The values of the places a staged loop writes, as it starts. One that does not
-    exist yet (an attribute or a key first made inside the loop: `y['a'] = x`) is
-    Undefined, a loop variable that the body gives its first value (_staged_while_first)."""
-    return get_all(places)
+    """The values of the places a staged loop writes, as it starts. An attribute or a key
+    that does not exist yet (first made inside the loop: `y['a'] = x`) is Undefined, a loop
+    variable that the body gives its first value (_staged_while_first, loop_created_places).
+    A variable that closures share, first bound inside the loop, is refused: a closure would
+    see the first iteration differently from the rest."""
+    values = get_all(places)
+    for place, value in zip(places, values):
+        if isinstance(value, Undefined) and place.name.isidentifier():
+            raise errors.StagingError(
+                f"'{place.name}' is first created inside the {what}{where()}, whose condition "
+                f"is a tensor, and a function defined in it reads it: the graph runs every "
+                f"iteration alike, but the first would find '{place.name}' missing and the "
+                f"later ones present. Create it before the loop (e.g. {place.name} = 0, or an "
+                f"array of the right shape and dtype).")
+    return values
 
 
 def _put_loop_places(places, before, after):
