@@ -321,3 +321,19 @@ def test_a_body_that_asks_whether_the_item_exists_is_refused():
     assert item_counted_with_in(3) == {"c": 3}
     with pytest.raises(StagingError, match=r"'d\['c'\]' is first created inside the `for` loop"):
         ag.function(item_counted_with_in)(np.int64(3))
+
+
+def item_made_squared(x, n):
+    y = {}
+    for i in range(n):
+        y["a"] = x * x + i
+    return y["a"]
+
+
+def test_the_gradient_flows_through_an_item_made_in_a_loop():
+    x, eps = 1.5, 1e-6
+    want = (item_made_squared(x + eps, 3) - item_made_squared(x - eps, 3)) / (2 * eps)
+    np.testing.assert_allclose(ag.grad(item_made_squared)(np.float64(x), np.int64(3)), want,
+                               rtol=1e-6)
+    with pytest.raises(UnboundLocalError, match=r"'y\['a'\]' is first created inside the `for`"):
+        ag.grad(item_made_squared)(np.float64(x), np.int64(0))
