@@ -5,6 +5,8 @@
     not a            ->  ag__.not_(a)
     0 <= i < n       ->  ag__.and_(0 <= i, lambda: i < n)
     0 < x + 1 <= 8   ->  ag__.and_(0 < (chain := x + 1), lambda: chain <= 8)
+    c in l           ->  ag__.in_(c, l)            (an array `l`: NumPy's any(l == c))
+    c not in l       ->  ag__.not_(ag__.in_(c, l))
     if a % 2 or b:   ->  ag__.if_stmt(ag__.or_(a % 2, lambda: b, truth=True), ...)
 
 The first operand is evaluated as written; the others stay behind lambdas so they run only
@@ -92,7 +94,7 @@ class LogicalConverter(Transformer):
     def visit_Compare(self, node):
         node = self.generic_visit(node)
         if len(node.ops) < 2:
-            return node
+            return _membership(node)
         operands = [node.left] + node.comparators
         for i in range(1, len(operands) - 1):
             if not isinstance(operands[i], (gast.Name, gast.Constant)):
@@ -112,7 +114,7 @@ class LogicalConverter(Transformer):
         def right(i):
             o = operands[i]
             return o[0] if isinstance(o, tuple) else o
-        parts = [gast.Compare(left=left(i), ops=[op], comparators=[right(i + 1)])
+        parts = [_membership(gast.Compare(left=left(i), ops=[op], comparators=[right(i + 1)]))
                  for i, op in enumerate(node.ops)]
         # nested, so a later part's lambda sees the names an earlier part's `:=` bound
         call = parts[-1]
@@ -121,6 +123,20 @@ class LogicalConverter(Transformer):
                                                    first=templates.moved(p),
                                                    later=_lambda(call, node))
         return call
+
+
+def _membership(node):
+    """`a in b` (a one-operator comparison) -> ag__.in_(a, b): Python's `in` calls bool() on
+    its answer, which a tensor cannot give while tracing."""
+    op = node.ops[0].__class__
+    if op is not gast.In and op is not gast.NotIn:
+        return node
+    call = templates.replace_as_expression("ag__.in_(x, container)", origin=node,
+                                           x=templates.moved(node.left),
+                                           container=templates.moved(node.comparators[0]))
+    if op is gast.NotIn:
+        call = templates.replace_as_expression("ag__.not_(x)", origin=node, x=call)
+    return call
 
 
 def transform(node, ctx):

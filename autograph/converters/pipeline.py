@@ -30,7 +30,8 @@ def _rewrites_expression(node):
     cls = node.__class__
     return (cls is gast.IfExp or cls is gast.BoolOp or
             (cls is gast.UnaryOp and node.op.__class__ is gast.Not) or
-            (cls is gast.Compare and len(node.ops) > 1))
+            (cls is gast.Compare and (len(node.ops) > 1 or
+                                      node.ops[0].__class__ in (gast.In, gast.NotIn))))
 
 
 PIPELINE = (

@@ -11,7 +11,7 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
         (each takes in_try=True when the statement sits in a `try` block: it then refuses
         to stage, since Python's except cannot catch errors raised when the graph runs)
     if_exp(cond, if_true, if_false)                      a if cond else b
-    and_(a, *fns), or_(a, *fns), not_(a)                 logical operators
+    and_(a, *fns), or_(a, *fns), not_(a), in_(x, c)     logical operators
     python_operand(a, op)                                an operand Python's own and/or keeps
     assert_stmt(cond, message_fn)                        assert
     converted_call(f, *args, **kwargs)                   calls of user code
@@ -66,6 +66,7 @@ _FROM = {
     "any_format": ("formatting", "any_format"), "py_print": ("formatting", "py_print"),
     "str_format": ("formatting", "str_format"), "str_mod": ("formatting", "str_mod"),
     "and_": ("logical", "and_"), "not_": ("logical", "not_"), "or_": ("logical", "or_"),
+    "in_": ("logical", "in_"),
     "python_operand": ("logical", "python_operand"),
     "abs": ("py_builtins", "abs_"), "bool": ("py_builtins", "bool_"),
     "enumerate": ("py_builtins", "enumerate_"), "float": ("py_builtins", "float_"),
@@ -100,7 +101,7 @@ def __dir__():
 
 
 __all__ = [
-    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "python_operand",
+    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "in_", "python_operand",
     "assert_stmt",
     "converted_call", "del_item", "Undefined", "UndefinedReturnValue", "ld", "ldu",
     "is_undefined", "retval", "user_locals", "attr", "item", "variable", "setitem", "ufunc_at",

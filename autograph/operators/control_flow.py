@@ -91,17 +91,19 @@ def _placeholder_like(value, exact=False):
     return nest.map_structure(leaf, value)
 
 
-def _scratch_trace(fn):
+def _scratch_trace(fn, sign=None):
     """Run `fn` in a throwaway graph (child of the current one) to learn the types it
     produces; nothing it stages reaches the program. Its prints are swallowed, so the
-    user's trace-time `print`s still appear once per trace."""
+    user's trace-time `print`s still appear once per trace. `sign(graph, out)`, when
+    given: (what fn gave, what sign says of what it staged)."""
     import contextlib
     import io
 
     from autograph.runtime.ir.graph import Graph, get_default_graph
     scratch = Graph("scratch", parent=get_default_graph())
     with scratch.as_default(), contextlib.redirect_stdout(io.StringIO()):
-        return fn()
+        out = fn()
+    return (out, sign(scratch, out)) if sign else out
 
 
 def _as_loop_value(value):
@@ -109,6 +111,17 @@ def _as_loop_value(value):
         from autograph.runtime.ir import primitives
         return primitives.constant(value)
     return value
+
+
+def _as_loop_tensors(value):
+    """`value` with each Python or NumPy leaf a constant tensor (structures keep theirs)."""
+    from autograph.runtime.ir import primitives
+
+    def leaf(v):
+        if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray)):
+            return primitives.constant(v)
+        return v
+    return nest.map_structure(leaf, value)
 
 
 def _fill_placeholders(outputs, templates):
@@ -201,19 +214,33 @@ def _with_places(fn, places, n, lead=0):
 
 
 def _loop_places(places, what):
-    """The values of the places a staged loop writes, as it starts. One that does not
-    exist yet (an attribute, a key, or a variable closures share, first made inside the
-    loop) is refused: from the second iteration on it would exist, so `"k" in d`,
-    `hasattr` or a closure would see the first iteration differently from the rest."""
+    """The values of the places a staged loop writes, as it starts. An attribute or a key
+    that does not exist yet (first made inside the loop: `y['a'] = x`) is Undefined, a loop
+    variable that the body gives its first value (_staged_while_first, loop_created_places).
+    A variable that closures share, first bound inside the loop, is refused: a closure would
+    see the first iteration differently from the rest."""
     values = get_all(places)
     for place, value in zip(places, values):
-        if isinstance(value, Undefined):
+        if isinstance(value, Undefined) and place.name.isidentifier():
             raise errors.StagingError(
                 f"'{place.name}' is first created inside the {what}{where()}, whose condition "
-                f"is a tensor: the graph runs every iteration alike, but the first would find "
-                f"'{place.name}' missing and the later ones present. Create it before the "
-                f"loop (e.g. {place.name} = 0, or an array of the right shape and dtype).")
+                f"is a tensor, and a function defined in it reads it: the graph runs every "
+                f"iteration alike, but the first would find '{place.name}' missing and the "
+                f"later ones present. Create it before the loop (e.g. {place.name} = 0, or an "
+                f"array of the right shape and dtype).")
     return values
+
+
+def _put_loop_places(places, before, after):
+    """Write a staged loop's places back. One the loop created (Undefined before it) exists
+    after it only where the loop ran: the graph cannot add a key or attribute sometimes, so
+    it checks that the loop ran (TensorFlow: "loop must iterate at least once"), raising
+    UnboundLocalError naming the place, not a made-up value, where it did not."""
+    from autograph.operators.variables import check
+    for old, new in zip(before, after):
+        if isinstance(old, Undefined):
+            check(new)
+    put_all(places, after)
 
 
 def _test_with_places(test, places, n):
@@ -457,10 +484,10 @@ def _staged_while_stmt(test, body, state, names, places, tracked=False):
     n = len(names)
     if not places:
         return _staged_while(test, body, state, names)
+    before = _loop_places(places, "`while` loop")
     out = _staged_while(_test_with_places(test, places, n), _with_places(body, places, n),
-                        state + _loop_places(places, "`while` loop"),
-                        names + tuple(p.name for p in places))
-    put_all(places, out[n:])
+                        state + before, names + tuple(p.name for p in places))
+    _put_loop_places(places, before, out[n:])
     return out[:n]
 
 
@@ -483,6 +510,11 @@ def _first_assigned(state, names):
 
 
 def _unbound_message(name, what):
+    if not name.isidentifier():   # an item or attribute (_put_loop_places)
+        return (f"'{name}' is first created inside the {what}{where(' at ')}, which ran zero "
+                f"times (or no iteration reached the assignment): Python would leave it "
+                f"missing, which a graph cannot do only sometimes. Create '{name}' before "
+                f"the loop (e.g. {name} = 0, or an array of the right shape and dtype).")
     return (f"'{name}' is first assigned inside the {what}{where(' at ')}, which ran zero "
             f"times (or no iteration reached the assignment), so it has no value where it is "
             f"read after the loop. Assign '{name}' before the loop (e.g. {name} = 0, or an "
@@ -606,13 +638,26 @@ def _staged_while_first(test, body, state, names, what, first):
         out = _as_tuple(body(*[_as_loop_value(v) for v in state]), n)
         _check_loop_exit(out, names, what)
         return out
-    tmpl = _scratch_trace(learn)
+    made = [i for i in first if not names[i].isidentifier()]   # items, attributes
+    if made:
+        from autograph.operators import loop_created_places as created
+    if made:
+        tmpl, absent = _scratch_trace(learn, created.signature)
+    else:
+        tmpl = _scratch_trace(learn)
     state = tuple(_placeholder_like(tmpl[i]) if i in first else v for i, v in enumerate(state))
 
     # each such variable has a value only once an iteration assigned it (an inner loop that
-    # ran zero times does not): a flag per variable, carried like the others (Tracker)
+    # ran zero times does not): a flag per variable, carried like the others (Tracker). The
+    # flag rides on the variable's tensors, so every leaf enters as one: a body that makes
+    # a constant (`v = np.zeros(3)`, `v = {'a': 1}`) gives a NumPy or Python placeholder,
+    # which would carry no flag and read as bound after a loop that never ran
     from autograph.runtime.ir import primitives as prims
-    state = tuple(_as_loop_value(v) if i in first else v for i, v in enumerate(state))
+    state = tuple(_as_loop_tensors(v) if i in first else v for i, v in enumerate(state))
+    if made:   # the first iteration ran with them missing, the graph's body has them
+        present = _scratch_trace(lambda: body(*[_as_loop_value(v) for v in state]),
+                                 created.signature)[1]
+        created.check_alike(absent, present, names[made[0]], what)
     for i in first:
         mark_unbound(state[i], prims.constant(False), _unbound_message(names[i], what))
     track = Tracker(state, names)
@@ -654,9 +699,10 @@ def for_stmt(iterable, body, state=(), names=(), extra_test=None, places=(), in_
             body = _with_places(body, places, n, lead=1)
             if extra_test is not None:
                 extra_test = _test_with_places(extra_test, places, n)
-            out = _staged_for(iterable, body, tuple(state) + _loop_places(places, "`for` loop"),
+            before = _loop_places(places, "`for` loop")
+            out = _staged_for(iterable, body, tuple(state) + before,
                               tuple(names) + tuple(p.name for p in places), extra_test)
-            put_all(places, out[n:n + k])
+            _put_loop_places(places, before, out[n:n + k])
             return _result(out[:n], n)
         return _result(_staged_for(iterable, body, tuple(state), tuple(names), extra_test), n)
     return _result(_py_for(iterable, body, tuple(state), n, tuple(names), extra_test, places), n)

@@ -85,6 +85,23 @@ def not_(x):
     return not x
 
 
+def in_(x, container):
+    """`x in container`. An array container (a tensor while tracing) means what NumPy's
+    `in` means, any element equal to `x`, staged as np.any(container == x) since Python's
+    `in` would call bool() on it; anything else is Python's own `in`."""
+    if is_tensor(container):
+        return np.any(container == x)
+    if (is_tensor(x) and x.shape == () and isinstance(container, (list, tuple))
+            and all(isinstance(e, (bool, int, float, np.generic)) or is_tensor(e)
+                    for e in container)):
+        # a scalar tensor in a list of numbers: Python compares it with each element
+        found = np.bool_(False)
+        for e in container:
+            found = np.logical_or(found, x == e)
+        return found
+    return x in container
+
+
 def python_operand(value, op):
     """An operand of an `and`/`or`/conditional expression that stays Python's own, since a
     later part assigns a name (`a and (x := f())`): it must be a Python value."""

@@ -202,8 +202,15 @@ def attr_made_once_in_loop(n, x):
     return getattr(s, "w", 0)
 
 
+def test_place_first_made_in_tensor_loop_that_does_not_ask_for_it():
+    """Made by every iteration, never asked for (`in`, hasattr): Python's answer where the
+    loop runs (as TensorFlow); where it runs zero times, UnboundLocalError naming it."""
+    same_traced(attr_created_in_loop, (1,), (3,))
+    with pytest.raises(UnboundLocalError, match=r"'s\.v' is first created inside the `while`"):
+        ag.function(attr_created_in_loop)(np.int64(0))
+
+
 @pytest.mark.parametrize("fn,args,label", [
-    (attr_created_in_loop, (3,), "s.v"),
     (key_made_in_loop, (2, 11), "d['m']"),
     (attr_made_once_in_loop, (1, 3), "s.w"),
 ])
