@@ -28,7 +28,7 @@ import numpy as np
 from autograph.autodiff import loops, revolve
 from autograph.autodiff.accumulate import accumulate
 from autograph.autodiff.jvp_table import deftransposed
-from autograph.autodiff.transform import Context, active_tensors, add_cts, backprop, HANDLE
+from autograph.autodiff.transform import add_cts, HANDLE
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, Node, get_default_graph
 
@@ -291,15 +291,7 @@ def while_vjp(cts, node, capacity):
         def resolve(t):
             return outer_resolve(t) if t.node.graph is not bg else tape(t)
 
-        sub = Context()
-        sub.variables, sub.stopped = ctx.variables, ctx.stopped
-        sub.checkpoints = ctx.checkpoints
-        body_cts = {}
-        for k, ph in zip(lv, ct_phs):   # (a body may give one tensor for several outputs)
-            t = bg.outputs[k]
-            body_cts[id(t)] = add_cts(body_cts.get(id(t)), ph)
-        sources = [id(bg.inputs[k]) for k in lv] + [id(bg.inputs[c]) for c in cap_active]
-        backprop(bg.nodes, body_cts, active_tensors(bg.nodes, sources, ctx), sub, resolve)
+        body_cts, sub = loops.body_backprop(bg, lv, ct_phs, cap_active, ctx, resolve)
         outs = [i]
         for k, ph in zip(lv, ct_phs):
             outs.append(loops._fit(body_cts.get(id(bg.inputs[k])), ph))

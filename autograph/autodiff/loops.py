@@ -345,16 +345,7 @@ def while_vjp(cts, node):
             cache[id(t)] = out
             return out
 
-        sub = Context()
-        sub.variables, sub.stopped = ctx.variables, ctx.stopped
-        sub.checkpoints = ctx.checkpoints
-        body_cts = {}
-        for k, ph in zip(lv, ct_phs):   # (a body may give one tensor for several outputs)
-            t = bg.outputs[k]
-            body_cts[id(t)] = add_cts(body_cts.get(id(t)), ph)
-        sources = [id(bg.inputs[k]) for k in lv] + [id(bg.inputs[c]) for c in cap_active]
-        act = active_tensors(bg.nodes, sources, ctx)
-        backprop(bg.nodes, body_cts, act, sub, resolve)
+        body_cts, sub = body_backprop(bg, lv, ct_phs, cap_active, ctx, resolve)
         outs = [jm1]
         for k, ph in zip(lv, ct_phs):
             outs.append(_fit(body_cts.get(id(bg.inputs[k])), ph))
@@ -440,3 +431,21 @@ def _fit(ct, like):
 
 
 primitives.defvjp("while_loop", while_vjp)
+
+
+def body_backprop(bg, lv, ct_phs, cap_active, ctx, resolve):
+    """Run the VJP rules of loop body `bg` backwards, seeded with the cotangent placeholders
+    `ct_phs` of its loop variables `lv`, through the variables and active captures
+    `cap_active`; `resolve` maps a forward tensor to its value in the backward body. The
+    cotangents by id(tensor), and the sub-context (its `var_cts`: the Variables'); shared
+    by the store-all and the checkpointed rules."""
+    sub = Context()
+    sub.variables, sub.stopped = ctx.variables, ctx.stopped
+    sub.checkpoints = ctx.checkpoints
+    body_cts = {}
+    for k, ph in zip(lv, ct_phs):   # (a body may give one tensor for several outputs)
+        t = bg.outputs[k]
+        body_cts[id(t)] = add_cts(body_cts.get(id(t)), ph)
+    sources = [id(bg.inputs[k]) for k in lv] + [id(bg.inputs[c]) for c in cap_active]
+    backprop(bg.nodes, body_cts, active_tensors(bg.nodes, sources, ctx), sub, resolve)
+    return body_cts, sub
