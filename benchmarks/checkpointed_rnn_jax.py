@@ -99,10 +99,16 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.variant:
         return _run(a.variant, a.T, a.H, a.B)
+    run_variants("benchmarks.checkpointed_rnn_jax", "JAX", a)
+
+
+def run_variants(module, label, a):
+    """Run each of `a.variants` in a fresh process of `module` and print its line (the
+    TensorFlow script's driver too)."""
     state_kib = a.B * a.H * 8 / 1024
-    print(f"JAX {a.T:,} steps, H={a.H} B={a.B}, float64; one state = {state_kib:.0f} KiB")
+    print(f"{label} {a.T:,} steps, H={a.H} B={a.B}, float64; one state = {state_kib:.0f} KiB")
     for v in a.variants.split(","):
-        r = subprocess.run([sys.executable, "-m", "benchmarks.checkpointed_rnn_jax",
+        r = subprocess.run([sys.executable, "-m", module,
                             "--variant", v, "--T", str(a.T), "--H", str(a.H), "--B", str(a.B)],
                            capture_output=True, text=True)
         if r.returncode:

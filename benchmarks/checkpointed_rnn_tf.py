@@ -19,8 +19,6 @@ import argparse
 import json
 import os
 import resource
-import subprocess
-import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -86,19 +84,8 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.variant:
         return _run(a.variant, a.T, a.H, a.B)
-    state_kib = a.B * a.H * 8 / 1024
-    print(f"TensorFlow {a.T:,} steps, H={a.H} B={a.B}, float64; one state = {state_kib:.0f} KiB")
-    for v in a.variants.split(","):
-        r = subprocess.run([sys.executable, "-m", "benchmarks.checkpointed_rnn_tf",
-                            "--variant", v, "--T", str(a.T), "--H", str(a.H), "--B", str(a.B)],
-                           capture_output=True, text=True)
-        if r.returncode:
-            print(f"  {v}: failed: {r.stderr.strip().splitlines()[-1:]}")
-            continue
-        d = json.loads(r.stdout.strip().splitlines()[-1])
-        print(f"  {v:14s} {d['cpu']:8.1f} s CPU   peak RSS growth {d['peak_kib'] / 1024:9.1f} MiB"
-              f" = {d['peak_kib'] / state_kib:9.1f} states   dL/dW[0,0] = {d['gW0']:.12g}",
-              flush=True)
+    from benchmarks.checkpointed_rnn_jax import run_variants
+    run_variants("benchmarks.checkpointed_rnn_tf", "TensorFlow", a)
 
 
 if __name__ == "__main__":
