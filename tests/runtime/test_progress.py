@@ -1,5 +1,5 @@
 """`for i in ag.range(n, progress=True)`: a bar that moves while the staged loop runs (tqdm's
-when importable, here a stand-in module; else a line on stderr), at most ~100 redraws a
+when importable: a stand-in module and the real one; else a line on stderr), at most ~100 redraws a
 run, a new bar each run, the same values as plain Python, and no trace of it in the
 generated code of a loop that did not ask for one."""
 
@@ -12,6 +12,13 @@ import pytest
 import autograph as ag
 from autograph.runtime import progress
 from autograph.runtime.exec import codegen
+
+
+@pytest.fixture(autouse=True)
+def plain_line(monkeypatch):
+    """The plain line on stderr unless a test asks for tqdm (installed with the test extra):
+    `import tqdm` fails while sys.modules holds None for it."""
+    monkeypatch.setitem(sys.modules, "tqdm", None)
 
 
 def weighted(x, n):
@@ -114,6 +121,17 @@ def test_tqdm_drives_the_bar_when_importable(monkeypatch):
     f(np.float64(1.0), np.int64(40))
     assert [(b.total, b.desc, b.n, b.closed) for b in bars] == [
         (300, "steps", 300, True), (40, "steps", 40, True)]
+
+
+def test_the_real_tqdm_bar_reaches_its_total(capsys, monkeypatch):
+    """With tqdm installed (the `progress` extra; the test extra installs it), the staged
+    loop's bar is tqdm's: its final line shows the whole count."""
+    monkeypatch.delitem(sys.modules, "tqdm")
+    pytest.importorskip("tqdm")
+    f = ag.function(weighted)
+    assert f(np.float64(1.0), np.int64(250)) == sum(range(250))
+    err = capsys.readouterr().err
+    assert "steps" in err and "250/250" in err, err
 
 
 def test_a_saved_loop_keeps_its_bar(tmp_path, capsys):
