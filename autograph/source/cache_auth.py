@@ -298,16 +298,10 @@ def temp_name(path):
     return f"{path}.{os.urandom(6).hex()}.tmp"
 
 
-def read_entry(path):
-    """The bytes of the file at `path`, not following a symlink at its name; None when
-    there is none (or it is no regular file)."""
-    got = _read_entry(path)
-    return None if got is None else got[0]
-
-
 def _read_entry(path, count=True):
-    """(bytes, fstat result) of the file at `path`, as `read_entry` reads it, or None.
-    `count`: a refused file is counted and logged as an entry."""
+    """(bytes, fstat result) of the file at `path`, not following a symlink at its name;
+    None when there is none (or it is no regular file). `count`: a refused file is counted
+    and logged as an entry."""
     try:
         fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY)
     except FileNotFoundError:
@@ -408,8 +402,7 @@ def _written_path():
 
 
 def _unsafe_list(st):
-    return (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid()
-            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+    return not stat.S_ISREG(st.st_mode) or _foreign(st) is not None
 
 
 def _read_written():
