@@ -26,7 +26,6 @@ Run it pinned to one core as well: `taskset -c 0 python -m benchmarks.vmap_bench
 """
 
 import argparse
-import contextlib
 import json
 import os
 import subprocess
@@ -40,30 +39,9 @@ import numpy as np  # noqa: E402
 
 import autograph as ag  # noqa: E402
 from autograph.runtime.exec import interpreter  # noqa: E402
-from autograph.runtime.ir import primitives  # noqa: E402
+from benchmarks.kernel_counts import collatz, counting  # noqa: E402
 
 
-def collatz(n):
-    steps = 0
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
-
-
-@contextlib.contextmanager
-def counting(name):
-    seen = []
-    old = primitives.PRIMITIVES[name]
-
-    def counted(xp, *arrays, **attrs):
-        seen.append(max(np.size(a) for a in arrays))
-        return getattr(xp, old.kernel)(*arrays, **attrs)
-    primitives.PRIMITIVES[name] = primitives.replace(old, kernel=counted)
-    try:
-        yield seen
-    finally:
-        primitives.PRIMITIVES[name] = old
 
 
 def best(fn, *args, rounds=3):

@@ -3,40 +3,13 @@ seen keeps them, frozen, until the running ones fall below KEEP_ABOVE of those c
 Results equal the elements; the body's executions are counted: at most 1/KEEP_ABOVE of
 the sum of trip counts."""
 
-import contextlib
 
 import numpy as np
 
 import autograph as ag
 from autograph.batching import amortised
 from autograph.runtime.exec import interpreter
-from autograph.runtime.ir import primitives
-
-
-def collatz(n):
-    steps = 0
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
-
-
-@contextlib.contextmanager
-def counting(name):
-    seen = []
-    old = primitives.PRIMITIVES[name]
-    kernel = old.kernel
-
-    def counted(xp, *arrays, **attrs):
-        seen.append(max(np.size(a) for a in arrays))
-        if isinstance(kernel, str):
-            return getattr(xp, kernel)(*arrays, **attrs)
-        return kernel(xp, *arrays, **attrs)
-    primitives.PRIMITIVES[name] = primitives.replace(old, kernel=counted)
-    try:
-        yield seen
-    finally:
-        primitives.PRIMITIVES[name] = old
+from benchmarks.kernel_counts import collatz, counting
 
 
 def batched_graph(fn, *args, amortised_loops, **kw):

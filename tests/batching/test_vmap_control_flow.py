@@ -12,34 +12,8 @@ import pytest
 import autograph as ag
 from autograph.batching import amortised, loops
 from autograph.runtime.exec import interpreter
-from autograph.runtime.ir import primitives
+from benchmarks.kernel_counts import collatz, counting
 
-
-def collatz(n):
-    steps = 0
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
-
-
-@contextlib.contextmanager
-def counting(name):
-    """Count the elements every run of primitive `name`'s kernel sees."""
-    seen = []
-    old = primitives.PRIMITIVES[name]
-    kernel = old.kernel
-
-    def counted(xp, *arrays, **attrs):
-        seen.append(max(np.size(a) for a in arrays))
-        if isinstance(kernel, str):
-            return getattr(xp, kernel)(*arrays, **attrs)
-        return kernel(xp, *arrays, **attrs)
-    primitives.PRIMITIVES[name] = primitives.replace(old, kernel=counted)
-    try:
-        yield seen
-    finally:
-        primitives.PRIMITIVES[name] = old
 
 
 @contextlib.contextmanager

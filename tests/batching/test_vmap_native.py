@@ -5,7 +5,6 @@ The form is checked where it is cheap: traced as a jit_compile trace traces it
 (`tracing_for_native()`), run by the interpreter and codegen, against the per-element
 results, with the body's executions counted. One test compiles it with Numba."""
 
-import contextlib
 
 import numpy as np
 import pytest
@@ -13,16 +12,8 @@ import pytest
 import autograph as ag
 from autograph.operators import jit_ranges
 from autograph.runtime.exec import interpreter
-from autograph.runtime.ir import primitives
 from benchmarks.differential import vmaprun
-
-
-def collatz(n):
-    steps = 0
-    while n != 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
+from benchmarks.kernel_counts import collatz, counting
 
 
 def native_form(fn, *args, **vmap_kwargs):
@@ -34,25 +25,6 @@ def native_form(fn, *args, **vmap_kwargs):
 
 def ops_of(graph):
     return {node.op for node in graph.walk()}
-
-
-@contextlib.contextmanager
-def counting(name):
-    """Count the elements every run of primitive `name`'s kernel sees."""
-    seen = []
-    old = primitives.PRIMITIVES[name]
-    kernel = old.kernel
-
-    def counted(xp, *arrays, **attrs):
-        seen.append(max(np.size(a) for a in arrays))
-        if isinstance(kernel, str):
-            return getattr(xp, kernel)(*arrays, **attrs)
-        return kernel(xp, *arrays, **attrs)
-    primitives.PRIMITIVES[name] = primitives.replace(old, kernel=counted)
-    try:
-        yield seen
-    finally:
-        primitives.PRIMITIVES[name] = old
 
 
 def test_collatz_lane_loop_equals_the_elements_and_runs_exactly_their_trip_counts():
