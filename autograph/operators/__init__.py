@@ -52,8 +52,19 @@ def _context_note(_prefix=""):
     return module.note() if module is not None else ""
 
 
+def _inplace_check(target, frame, symbol):
+    """autograph.operators.aliases.check_augmented, imported when user code first runs
+    `x op= y` on a tensor with axes: warns when another name would see NumPy's in-place
+    write (a 0-d tensor stands for an immutable scalar: `steps += 1` loads nothing)."""
+    if target.shape == ():
+        return
+    from autograph.operators.aliases import check_augmented
+    check_augmented(target, frame, symbol)
+
+
 _tensor.set_locator(_where)   # errors the runtime raises about tensors name the user's line too
 _tensor.set_context_note(_context_note)   # and say when that code could not be converted
+_tensor.set_user_inplace_check(_inplace_check)   # `y = x; y += 1`: x would change in NumPy
 
 # name -> (module, attribute): imported on first use, so a trace loads only the operators
 # its generated code calls (collatz needs control_flow; asserts, f-strings, item updates

@@ -548,6 +548,11 @@ def _staged_while(test, body, state, names, what="`while` loop"):
     a placeholder of the type the body gives it, learned from a trace of the body; the
     loop carries a flag that it ran, and the graph checks it after the loop."""
     with _LoopJumps(None):   # the body's jumps are this loop's, not a Python loop's around
+        if any(is_tensor(v) and v.shape != () for v in state):
+            from autograph.operators import aliases
+            # `y = x` before the loop and `y += 1` in it would change x in NumPy
+            with aliases.loop_entry(state, names):
+                return _staged_while_guarded(test, body, state, names, what)
         return _staged_while_guarded(test, body, state, names, what)
 
 

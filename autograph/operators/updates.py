@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-from autograph.operators import calls
+from autograph.operators import aliases, calls
+from autograph.operators.aliases import AliasWarning  # noqa: F401 (its old home)
 from autograph.runtime.ir.tensor import Tensor
 
 # the in-place operator each augmented assignment calls, as Python's `x[i] += v` does
@@ -80,7 +81,7 @@ def setitem(target, key, value, op=None):
         return target.assigned(key, value, op)    # (operators/tensor_list.py)
     if _functional(target, key, value):
         from autograph.runtime.numpy import indexing, updates
-        _warn_aliases(target, sys._getframe(1))
+        aliases.warn_if_shared(target, sys._getframe(1), "an item update")
         if op is not None:
             old = indexing.getitem(target, key)
             _check_inplace_cast(old, value, target, op)
@@ -90,7 +91,9 @@ def setitem(target, key, value, op=None):
     if op is None:
         target[key] = value
     else:
-        target[key] = _INPLACE[op](target[key], value)
+        item = target[key]   # `l[0] += v` on a list of tensors: `l[1]` may hold it too
+        aliases.warn_if_shared(item, sys._getframe(1), f"`{op}` on an item")
+        target[key] = _INPLACE[op](item, value)
     return target
 
 
@@ -168,30 +171,3 @@ def setitem_attr(owner, attr, key, value, op=None):
         target[key] = _INPLACE[op](target[key], value)
 
 
-# -- aliases --------------------------------------------------------------------------------------
-
-class AliasWarning(UserWarning):
-    """An in-place update inside a traced function that another name would see in NumPy."""
-
-
-_warned_aliases = set()
-
-
-def _warn_aliases(target, frame):
-    """Warn, once per user line, when several local variables of the converted function
-    name the array an item update changes: NumPy's write changes the array they share;
-    traced, the updated name gets a new tensor and the others keep the old value."""
-    if not isinstance(target, (Tensor, np.ndarray)):
-        return
-    names = sorted(k for k, v in frame.f_locals.items()
-                   if v is target and not k.startswith("ag__"))
-    if len(names) < 2:
-        return
-    from autograph.operators.location import warn_once
-    listed = " and ".join(f"`{n}`" for n in names)
-    message = (f"an item update of an array that {listed} all name: in NumPy every one "
-               "of them sees the write; inside a traced function the update makes a new "
-               "tensor for the name it assigns, and the other names keep the old value. "
-               "Copy first (`y = x.copy()`) to say that they differ, or read the updated "
-               "value through the name that was assigned.")
-    warn_once(message, AliasWarning, _warned_aliases, tuple(names))

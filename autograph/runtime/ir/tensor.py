@@ -263,6 +263,33 @@ class Tensor:
     def __itruediv__(self, other):
         return _inplace(self, other, "__truediv__", "/")
 
+    def __ifloordiv__(self, other):
+        return _inplace(self, other, "__floordiv__", "//")
+
+    def __imod__(self, other):
+        return _inplace(self, other, "__mod__", "%")
+
+    def __ipow__(self, other):
+        return _inplace(self, other, "__pow__", "**")
+
+    def __imatmul__(self, other):
+        return _inplace(self, other, "__matmul__", "@")
+
+    def __iand__(self, other):
+        return _inplace(self, other, "__and__", "&")
+
+    def __ior__(self, other):
+        return _inplace(self, other, "__or__", "|")
+
+    def __ixor__(self, other):
+        return _inplace(self, other, "__xor__", "^")
+
+    def __ilshift__(self, other):
+        return _inplace(self, other, "__lshift__", "<<")
+
+    def __irshift__(self, other):
+        return _inplace(self, other, "__rshift__", ">>")
+
     def __round__(self, ndigits=None):
         return _ops.round_(self, ndigits or 0)
 
@@ -513,6 +540,8 @@ def _inplace(x, other, method, symbol):
     if from_library(2):   # (_inplace <- Tensor.__iadd__ <- the library's `x += y`)
         from autograph.runtime.numpy import array_api_writes
         array_api_writes.check_inplace(x, symbol)
+    elif user_inplace_check is not None:
+        user_inplace_check(x, sys._getframe(2), symbol)
     return getattr(x, method)(other)   # what Python's fallback `x = x + other` runs
 
 
@@ -555,6 +584,17 @@ where = _no_location
 def set_locator(fn):
     global where
     where = fn
+
+
+# user_inplace_check(x, frame, symbol): what `x op= y` in code that is not a library's also
+# runs, with that code's frame; the compiler (autograph.operators) installs a check that
+# warns where another name would see NumPy's in-place write (the runtime knows no names)
+user_inplace_check = None
+
+
+def set_user_inplace_check(fn):
+    global user_inplace_check
+    user_inplace_check = fn
 
 
 # context_note() -> why the code running now is not converted, with its line, or "": the
