@@ -1,0 +1,148 @@
+"""Which results `ag.config.check_numerics(True)` tests, when a run that fails is run again.
+
+Testing every operation's result (numerics.py, "full" mode) reads each result once more:
+on a memory-bound loop (one add per step) that is a third of the time. Most tests are not
+needed to *notice* a NaN or an infinity, only to *name* the operation that made it. So a
+graph whose run can be repeated runs in "watch" mode: it tests only enough results that a
+non-finite value anywhere is seen, and when one is seen (or anything raises), the same call
+runs again in full mode, which stops at the first operation that made it, with its line
+and iteration, exactly as before (numerics.Recheck). The saving is paid for only by a run
+that fails.
+
+A result need not be tested when it is *covered*: if it holds a NaN or an infinity, some
+tested value later in the same run does too. `plan` proves that from the graph:
+
+- `t` is covered when an operation that propagates non-finite values (PROPAGATES) reads it
+  at a position where each of its values reaches the result (the same static shape: no
+  broadcast away, no empty result) and that result is covered. Only IEEE facts that hold
+  for every input are used: `nan + y`, `inf + y` (inf - inf = nan), `nan * y`, `inf * y`
+  (inf * 0 = nan) and `inf / y` (inf / inf = nan) are never finite. `x / inf = 0`,
+  `exp(-inf) = 0`, `tanh(inf) = 1`, `maximum`, comparisons, `where`, `x ** 0`, `matmul`
+  (an empty contraction) can hide one, so they cover nothing;
+- a branch's result is covered when the cond's result is (it is that value);
+- in a loop that always ends (a counter loop, or one with a limit), the value a step
+  carries to the next is covered when the loop's result is covered and the next step's
+  copy is (by induction on the steps left: the last step's value is the loop's result).
+  The loop's results are tested once after the loop when nothing covers them. A loop
+  that may not end tests what it carries at every step: a NaN in its condition must not
+  make it spin for ever;
+- anything else that an operation made (not a move, numerics.MOVES) is tested where it is
+  made, as in full mode.
+
+Replaying is sound only when running the graph twice gives what running it once does: no
+print, progress bar, random draw, assignment, dataset, or anything else with an effect
+outside the run (`replayable`); TensorArrays and the gradient's tapes live inside the run.
+Other graphs are compiled in full mode.
+"""
+
+from autograph.runtime.control_flow import is_effectful
+
+ALL = None
+# op -> the input positions whose non-finite values always make the result non-finite
+PROPAGATES = {"Identity": ALL, "add": ALL, "subtract": ALL, "multiply": ALL, "divide": (0,),
+              "true_divide": (0,), "negative": ALL, "positive": ALL, "abs": ALL}
+
+# effectful ops whose effects stay inside one run (their lists are made by it)
+_RUN_LOCAL = frozenset({
+    "ta_new", "ta_write", "ta_unstack", "ta_pop", "ta_insert", "ta_nonempty",
+    "read_variable", "assert", "check_bound", "jvp_zero_handle"})
+_RUN_LOCAL_PREFIXES = ("ad_stack_", "ad_gl_", "ad_ckpt_")
+
+
+def replayable(graph):
+    """True when running `graph` again from the same arguments is sound (see above)."""
+    if any(t.dtype.kind not in "biufc" for t in graph.inputs):
+        return False    # (a list handle passed in would be written again)
+    return _replayable_nodes(graph)
+
+
+def _replayable_nodes(graph):
+    for node in graph.nodes:
+        op = node.op
+        if op in ("cond", "while_loop"):
+            if not all(_replayable_nodes(g) for g in _subgraphs(node)):
+                return False
+        elif is_effectful(node) and op not in _RUN_LOCAL \
+                and not op.startswith(_RUN_LOCAL_PREFIXES):
+            return False
+    return True
+
+
+def _subgraphs(node):
+    from autograph.runtime.ir.graph import Graph
+    return [v for v in node.attrs.values() if isinstance(v, Graph)]
+
+
+class Plan:
+    """`untested`: ids of results made by operations that need no test (covered);
+    `after`: id(while_loop node) -> the positions of its results tested after it."""
+
+    def __init__(self, graph, moves, terminates):
+        self.moves, self.terminates = moves, terminates
+        self.untested, self.after = set(), {}
+        self.consts = {}      # id(tensor) -> its constant value (terminates reads them)
+        self.graph(graph, [False] * len(graph.outputs))
+
+    def graph(self, g, outputs_covered):
+        """Plan `g` whose k-th output is covered from outside when outputs_covered[k];
+        returns the ids of the covered tensors of `g`."""
+        covered = {id(t) for t, c in zip(g.outputs, outputs_covered) if c}
+        for node in g.nodes:
+            if node.op == "Const":
+                self.consts[id(node.outputs[0])] = node.attrs["value"]
+            for sub in _subgraphs(node):     # a subgraph's inputs: the node's, in order
+                for t, o in zip(sub.inputs, node.inputs):
+                    if id(o) in self.consts:
+                        self.consts[id(t)] = self.consts[id(o)]
+        for node in reversed(g.nodes):
+            op = node.op
+            if op == "cond":
+                flags = [id(o) in covered for o in node.outputs]
+                for branch in _subgraphs(node):
+                    self.graph(branch, flags)
+            elif op == "while_loop":
+                self.loop(node, covered)
+            elif op not in self.moves:
+                for t in node.outputs:
+                    if t.dtype.kind in "fc":
+                        if id(t) in covered:
+                            self.untested.add(id(t))
+                        else:
+                            covered.add(id(t))      # tested where it is made
+            if len(node.outputs) == 1 and id(node.outputs[0]) in covered:
+                self.propagate(node, covered)
+        return covered
+
+    def propagate(self, node, covered):
+        positions = PROPAGATES.get(node.op, ())
+        if positions == () or node.attrs:
+            return
+        out = node.outputs[0]
+        if out.dtype.kind not in "fc" or not _static(out.shape):
+            return
+        for p, t in enumerate(node.inputs):
+            if (positions is ALL or p in positions) and t.dtype.kind in "fc" \
+                    and t.shape == out.shape:
+                covered.add(id(t))
+
+    def loop(self, node, covered):
+        n = len(node.outputs)
+        cond_graph, body = node.attrs["cond_graph"], node.attrs["body_graph"]
+        self.graph(cond_graph, [False])
+        floats = [t.dtype.kind in "fc" for t in node.outputs]
+        carried = list(floats) if self.terminates(node, self.consts) else [False] * n
+        while True:     # the carried values whose next copy is covered too (shrinks)
+            saved = set(self.untested)
+            inner = self.graph(body, carried + [False] * (len(body.outputs) - n))
+            kept = [c and id(body.inputs[k]) in inner for k, c in enumerate(carried)]
+            if kept == carried:
+                break
+            self.untested, carried = saved, kept
+        after = [k for k in range(n) if carried[k] and id(node.outputs[k]) not in covered]
+        if after:
+            self.after[id(node)] = after
+        covered.update(id(node.outputs[k]) for k in range(n) if carried[k])
+
+
+def _static(shape):
+    return shape is not None and all(isinstance(d, int) for d in shape)
