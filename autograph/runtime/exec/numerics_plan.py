@@ -77,21 +77,28 @@ class Plan:
     """`untested`: ids of results made by operations that need no test (covered);
     `after`: id(while_loop node) -> the positions of its results tested after it."""
 
-    def __init__(self, graph, moves, terminates):
-        self.moves, self.terminates = moves, terminates
+    def __init__(self, graph, untested_ops, terminates):
+        self.untested_ops, self.terminates = untested_ops, terminates
         self.untested, self.after = set(), {}
         self.consts = {}      # id(tensor) -> its constant value (terminates reads them)
         self.graph(graph, [False] * len(graph.outputs))
 
     def graph(self, g, outputs_covered):
-        """Plan `g` whose k-th output is covered from outside when outputs_covered[k];
-        returns the ids of the covered tensors of `g`."""
+        """Plan `g` whose k-th output is covered from outside when outputs_covered[k].
+        Returns (covered, settled): the ids of the tensors of `g` that are covered, and of
+        those that must be seen finite before a loop reads them (below)."""
         covered = {id(t) for t, c in zip(g.outputs, outputs_covered) if c}
+        # A loop reads its inputs at every step: one made non-finite and covered only by a
+        # test after the loop could make the loop spin for ever (`while y < x` with x =
+        # inf), or count to a garbage limit. So the values a loop reads are *settled*: the
+        # operations that made them are tested where they run, back through the moves
+        # and the integer or boolean results that carry them.
+        settled = set()
         for node in g.nodes:
             if node.op == "Const":
                 self.consts[id(node.outputs[0])] = node.attrs["value"]
             for sub in _subgraphs(node):     # a subgraph's inputs: the node's, in order
-                for t, o in zip(sub.inputs, node.inputs):
+                for t, o in zip(sub.inputs, _operands(node)):
                     if id(o) in self.consts:
                         self.consts[id(t)] = self.consts[id(o)]
         for node in reversed(g.nodes):
@@ -99,19 +106,27 @@ class Plan:
             if op == "cond":
                 flags = [id(o) in covered for o in node.outputs]
                 for branch in _subgraphs(node):
-                    self.graph(branch, flags)
+                    _, inner = self.graph(branch, flags)
+                    settled.update(id(o) for t, o in zip(branch.inputs, _operands(node))
+                                   if id(t) in inner)
             elif op == "while_loop":
                 self.loop(node, covered)
-            elif op not in self.moves:
+                settled.update(id(t) for t in node.inputs)
+                continue
+            elif op not in self.untested_ops:
                 for t in node.outputs:
                     if t.dtype.kind in "fc":
-                        if id(t) in covered:
+                        if id(t) in covered and id(t) not in settled:
                             self.untested.add(id(t))
                         else:
                             covered.add(id(t))      # tested where it is made
+                if any(id(t) in settled and t.dtype.kind not in "fc" for t in node.outputs):
+                    settled.update(id(t) for t in node.inputs)   # (an index from a NaN)
+            elif any(id(t) in settled for t in node.outputs):
+                settled.update(id(t) for t in node.inputs)       # a move: its inputs
             if len(node.outputs) == 1 and id(node.outputs[0]) in covered:
                 self.propagate(node, covered)
-        return covered
+        return covered, settled
 
     def propagate(self, node, covered):
         positions = PROPAGATES.get(node.op, ())
@@ -132,16 +147,22 @@ class Plan:
         floats = [t.dtype.kind in "fc" for t in node.outputs]
         carried = list(floats) if self.terminates(node, self.consts) else [False] * n
         while True:     # the carried values whose next copy is covered too (shrinks)
-            saved = set(self.untested)
-            inner = self.graph(body, carried + [False] * (len(body.outputs) - n))
-            kept = [c and id(body.inputs[k]) in inner for k, c in enumerate(carried)]
+            saved = (set(self.untested), dict(self.after))
+            inner, settled = self.graph(body, carried + [False] * (len(body.outputs) - n))
+            kept = [c and id(body.inputs[k]) in inner and id(body.inputs[k]) not in settled
+                    for k, c in enumerate(carried)]
             if kept == carried:
                 break
-            self.untested, carried = saved, kept
+            (self.untested, self.after), carried = saved, kept
         after = [k for k in range(n) if carried[k] and id(node.outputs[k]) not in covered]
         if after:
             self.after[id(node)] = after
         covered.update(id(node.outputs[k]) for k in range(n) if carried[k])
+
+
+def _operands(node):
+    """The outer tensors a cond's branches or a loop's graphs receive, in order."""
+    return node.inputs[1:] if node.op == "cond" else node.inputs
 
 
 def _static(shape):
