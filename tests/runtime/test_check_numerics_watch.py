@@ -101,6 +101,14 @@ def rounds(x):
     return np.round(x, 10) * 0.0    # np.round(1e300, 10) = inf (x * 1e10 first)
 
 
+def trig(z):
+    return np.sin(z) * 0.5 + np.abs(z) * 0.5    # real: bounded; complex: both can overflow
+
+
+def magnitude(z):
+    return np.abs(z) * 0.5
+
+
 def scalar_newton(a, n):
     x = a
     for _ in ag.range(n):
@@ -143,7 +151,21 @@ CASES += [
     (hidden_by_exp, (np.zeros(0),)),
     (hidden_by_exp, (f64(0.0),)),
     (hidden_by_divide, (np.full(4, 1e-140),)),        # 1e160 each: the sum of squares overflows
+    (trig, (np.array([1e308, -1e308]),)),
+    (trig, (np.array([1.0 + 800j]),)),                # sin: cosh(800) overflows
+    (magnitude, (np.array([1e308 + 1e308j]),)),       # abs overflows (hypot)
+    (magnitude, (np.array([1e308, -1e308]),)),
 ]
+
+
+def test_complex_sin_and_abs_are_tested_real_ones_are_not():
+    for fn, z, op in ((trig, np.array([1.0 + 800j]), "sin"),
+                      (magnitude, np.array([1e308 + 1e308j]), "abs")):
+        with ag.config.check_numerics(True), pytest.raises(ag.errors.NonFiniteError) as info:
+            ag.function(fn)(z)
+        assert str(info.value).startswith(f"check_numerics: {op} made infinity"), info.value
+    real = codegen.source_of(graph_of(trig, (np.ones(2),)), check_numerics="full")
+    assert "'sin'" not in real and "'abs'" not in real, real
 
 
 def run(fn, args, mode):

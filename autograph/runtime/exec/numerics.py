@@ -15,8 +15,8 @@ costs nothing, and codegen does not even import this module. The compiled functi
 two modes are kept apart (codegen.compile_graph's cache, ConcreteFunction's runners).
 
 Operations that only move, select or round values (indexing, reshapes, joins, `where`,
-`maximum`, `abs`, ...) or whose result is finite whenever their inputs are (`tanh`, `sin`,
-`cos`, `arctan`, `arcsinh`) are not tested: their result holds a NaN only if an input did,
+`maximum`, ...) or whose real result is finite whenever their real inputs are (`tanh`,
+`sin`, `cos`, `arctan`, `arcsinh`, `abs`; on complex values they are tested) are not tested: their result holds a NaN only if an input did,
 and that input was tested where it was made. So a NaN passed in as an argument is reported at
 the first operation that computes with it, and the message says that an input held it.
 Like TensorFlow's `enable_check_numerics` and JAX's `debug_nans`, a NaN computed and then
@@ -47,13 +47,21 @@ MOVES = frozenset({
     "reshape", "permute_dims", "expand_dims", "squeeze", "broadcast_to", "stack", "concat",
     "flip", "roll", "repeat", "tile", "take", "take_along_axis", "diagonal", "tril", "triu",
     "setitem", "boolean_mask", "where", "sort", "max", "min", "maximum", "minimum", "fmax",
-    "fmin", "abs", "negative", "positive", "real", "imag", "conj", "clip", "sign", "round",
+    "fmin", "negative", "positive", "real", "imag", "conj", "clip", "sign", "round",
     "floor", "ceil", "trunc", "zeros", "ones", "zeros_like", "ones_like",
     "ta_new", "ta_read", "ta_write", "ta_stack", "ta_gather", "ta_scatter", "ta_size"})
-# ... and operations whose result is finite whenever their inputs are (a NaN in it was in
-# an input, tested where it was made): nothing new to test either
-BOUNDED = frozenset({"tanh", "sin", "cos", "arctan", "arcsinh"})
-UNTESTED = MOVES | BOUNDED
+# ... and operations whose real result is finite whenever their real inputs are (a NaN in
+# it was in an input, tested where it was made): nothing new to test either. Not on complex
+# values: sin(x + 800j) overflows (cosh), tanh has poles, abs(1e308 + 1e308j) = inf
+BOUNDED = frozenset({"tanh", "sin", "cos", "arctan", "arcsinh", "abs"})
+
+
+def untested(node):
+    """True when no result of `node` needs a test of its own (see MOVES and BOUNDED)."""
+    op = node.op
+    if op in MOVES:
+        return True
+    return op in BOUNDED and all(t.dtype.kind != "c" for t in (*node.inputs, *node.outputs))
 
 
 def emit_checks(compiler, node, ins, env, depth):
@@ -63,7 +71,7 @@ def emit_checks(compiler, node, ins, env, depth):
         outputs = [t for t in node.outputs if id(t) not in plan.untested]
         if node.op == "while_loop":
             outputs = [node.outputs[k] for k in plan.after.get(id(node), ())]
-        elif node.op in UNTESTED:
+        elif untested(node):
             return
         for t in outputs:
             name = env.get(id(t))
@@ -72,7 +80,7 @@ def emit_checks(compiler, node, ins, env, depth):
                 compiler.emit(depth, f"if not {test}({name}): ag_nonfinite_seen({node.op!r}, {name})")
         compiler.namespace.setdefault("ag_nonfinite_seen", _raise_seen)
         return
-    if node.op in UNTESTED:
+    if untested(node):
         return
     for t in node.outputs:
         kind = t.dtype.kind
@@ -97,7 +105,7 @@ def watch_plan(graph):
     def terminates(node, consts):     # (a counter loop runs as a `for` over a range)
         return node.attrs.get("maximum_iterations") is not None or \
             _counter_loop(node, consts, 0) is not None
-    plan = numerics_plan.Plan(graph, UNTESTED, terminates)
+    plan = numerics_plan.Plan(graph, untested, terminates)
     plan.recheck = Recheck
     return plan
 

@@ -26,7 +26,7 @@ tested value later in the same run does too. `plan` proves that from the graph:
   The loop's results are tested once after the loop when nothing covers them. A loop
   that may not end tests what it carries at every step: a NaN in its condition must not
   make it spin for ever;
-- anything else that an operation made (not a move, numerics.MOVES) is tested where it is
+- anything else that an operation made (not a move, numerics.untested) is tested where it is
   made, as in full mode.
 
 Replaying is sound only when running the graph twice gives what running it once does: no
@@ -77,8 +77,8 @@ class Plan:
     """`untested`: ids of results made by operations that need no test (covered);
     `after`: id(while_loop node) -> the positions of its results tested after it."""
 
-    def __init__(self, graph, untested_ops, terminates):
-        self.untested_ops, self.terminates = untested_ops, terminates
+    def __init__(self, graph, needs_no_test, terminates):
+        self.needs_no_test, self.terminates = needs_no_test, terminates
         self.untested, self.after = set(), {}
         self.consts = {}      # id(tensor) -> its constant value (terminates reads them)
         self.graph(graph, [False] * len(graph.outputs))
@@ -113,7 +113,7 @@ class Plan:
                 self.loop(node, covered)
                 settled.update(id(t) for t in node.inputs)
                 continue
-            elif op not in self.untested_ops:
+            elif not self.needs_no_test(node):
                 for t in node.outputs:
                     if t.dtype.kind in "fc":
                         if id(t) in covered and id(t) not in settled:
