@@ -52,7 +52,7 @@ MOVES = frozenset({
     "ta_new", "ta_read", "ta_write", "ta_stack", "ta_gather", "ta_scatter", "ta_size"})
 # ... and operations whose real result is finite whenever their real inputs are (a NaN in
 # it was in an input, tested where it was made): nothing new to test either. Not on complex
-# values: sin(x + 800j) overflows (cosh), tanh has poles, abs(1e308 + 1e308j) = inf
+# values: sin(x + 800j) overflows (cosh), tanh has poles, abs(1.5e308 + 1.5e308j) = inf
 BOUNDED = frozenset({"tanh", "sin", "cos", "arctan", "arcsinh", "abs"})
 
 
