@@ -330,3 +330,11 @@ def test_the_exact_test_runs_only_when_the_sum_of_squares_is_not_finite(dtype):
         before = numerics.EXACT_TESTS[0]
         assert test(a) == bool(np.isfinite(a).all())
         assert numerics.EXACT_TESTS[0] - before == exact, (values, dtype)
+
+
+def test_random_programs_raise_the_same_in_both_modes():
+    """A sample of benchmarks/check_numerics_fuzz.py (2,000 programs there): expression
+    trees of arithmetic, exp/log/sqrt/tanh, where, maximum, conds, counted loops and loops
+    until a bound, on arguments near 0 and near overflow."""
+    from benchmarks import check_numerics_fuzz as fuzz
+    assert fuzz.run(25, seed=1) >= 8      # (and every run agreed: fuzz.check asserts)
