@@ -16,6 +16,8 @@ off: what a user sees.
   TensorArray write per step): one memory-bound add per step, which the check reads again;
 - rnn_tanh: a tanh RNN step (`h = tanh(x[t] @ W + h @ U)`, batch 32, 128 units, 100 steps):
   the check's pass is small beside the matmuls;
+- rnn_grad: the gradient of rnn_tanh's sum of squares with respect to W and U (ag.grad in
+  ag.function: the forward loop, its tape, the backward loop);
 - collatz: case 3's scalar loop (NumPy integers: nothing to check, no float results);
 - newton: a float scalar loop (`x = x - f(x)/f'(x)`): one math.isfinite per operation.
 """
@@ -41,6 +43,10 @@ def rnn_tanh(xs, W, U, h):
     for t in ag.range(xs.shape[0]):
         h = np.tanh(xs[t] @ W + h @ U)
     return h
+
+
+def rnn_loss(W, U, xs, h):
+    return np.sum(rnn_tanh(xs, W, U, h) ** 2)
 
 
 def collatz(n):
@@ -70,6 +76,8 @@ def programs(quick):
         ("dynamic_rnn", functools.partial(ag.function(make_dynamic_rnn(ag)), rnn_step),
          (data, h0)),
         ("rnn_tanh", ag.function(rnn_tanh), (xs, W, U, np.zeros((32, units)))),
+        ("rnn_grad", ag.function(ag.grad(rnn_loss, argnums=(0, 1))),
+         (W, U, xs, np.zeros((32, units)))),
         ("collatz", ag.function(collatz), (np.int64(27),)),
         ("newton", ag.function(newton), (np.float64(2.0), np.int64(100))),
     ]

@@ -338,3 +338,32 @@ def test_random_programs_raise_the_same_in_both_modes():
     until a bound, on arguments near 0 and near overflow."""
     from benchmarks import check_numerics_fuzz as fuzz
     assert fuzz.run(25, seed=1) >= 8      # (and every run agreed: fuzz.check asserts)
+
+
+def sqrt_steps(x, n):
+    s = np.float64(0.0)
+    for i in ag.range(n):
+        s = s + np.sum(np.sqrt(x * (i - 1.0) ** 2))   # sqrt(0) at i = 1
+    return s
+
+
+def test_a_gradients_backward_loop_is_watched_and_reports_like_full_mode():
+    grad = ag.grad(sqrt_steps)
+    args = (np.ones(2), np.int64(3))
+    graph = ag.function(grad).get_concrete_function(*args).graph
+    watch = codegen.source_of(graph, check_numerics=True)
+    full = codegen.source_of(graph, check_numerics="full")
+    assert count_tests(watch) < count_tests(full), watch
+    # the backward loop counts down (`while j > 0`, j = j - 1): it ends, so what it
+    # carries is tested once after it
+    assert "_grad" in watch and "('while_loop'" in watch, watch
+    compiled = {mode: codegen.compile_graph(graph, None, mode) for mode in (True, "full")}
+    messages = []
+    for mode, fn in compiled.items():
+        with pytest.raises(ag.errors.NonFiniteError) as info:
+            fn(*args)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1], messages
+    assert "divide made infinity" in messages[0] and "np.sqrt(x * (" in messages[0], messages
+    ok = (np.array([2.0, 3.0]), np.int64(1))
+    np.testing.assert_array_equal(compiled[True](*ok)[0], compiled["full"](*ok)[0])

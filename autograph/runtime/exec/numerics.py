@@ -49,7 +49,8 @@ MOVES = frozenset({
     "setitem", "boolean_mask", "where", "sort", "max", "min", "maximum", "minimum", "fmax",
     "fmin", "negative", "positive", "real", "imag", "conj", "clip", "sign", "round",
     "floor", "ceil", "trunc", "zeros", "ones", "zeros_like", "ones_like",
-    "ta_new", "ta_read", "ta_write", "ta_stack", "ta_gather", "ta_scatter", "ta_size"})
+    "ta_new", "ta_read", "ta_write", "ta_stack", "ta_gather", "ta_scatter", "ta_size",
+    "ad_stack_get"})
 # ... and operations whose real result is finite whenever their real inputs are (a NaN in
 # it was in an input, tested where it was made): nothing new to test either. Not on complex
 # values: sin(x + 800j) overflows (cosh), tanh has poles, abs(1.5e308 + 1.5e308j) = inf
@@ -104,7 +105,7 @@ def watch_plan(graph):
 
     def terminates(node, consts):     # (a counter loop runs as a `for` over a range)
         return node.attrs.get("maximum_iterations") is not None or \
-            _counter_loop(node, consts, 0) is not None
+            _counter_loop(node, consts, 0) is not None or numerics_plan.counts_down(node, consts)
     plan = numerics_plan.Plan(graph, untested, terminates)
     plan.recheck = Recheck
     return plan

@@ -160,6 +160,34 @@ class Plan:
         covered.update(id(node.outputs[k]) for k in range(n) if carried[k])
 
 
+def counts_down(node, consts):
+    """True for a while_loop `j > c` (or `>=`) whose body's next j is `j - k`, k > 0 a
+    constant and c loop-invariant: a gradient's backward loop. It ends (codegen's
+    _counter_loop recognises the loops counting up)."""
+    n = len(node.outputs)
+    cond_graph, body = node.attrs["cond_graph"], node.attrs["body_graph"]
+    test = cond_graph.outputs[0].node
+    if test.op not in ("greater", "greater_equal") or test.attrs or len(test.inputs) != 2:
+        return False
+    counter, limit = test.inputs
+    k = next((j for j, t in enumerate(cond_graph.inputs[:n]) if t is counter), None)
+    if k is None or counter.dtype.kind not in "iu" or limit is counter:
+        return False
+    if limit.node.op != "Const":      # else a captured value or a variable left unchanged
+        j = next((j for j, t in enumerate(cond_graph.inputs) if t is limit), None)
+        if j is None or (j < n and body.outputs[j] is not body.inputs[j]):
+            return False
+    step = body.outputs[k].node
+    if step.op != "subtract" or step.attrs or step.inputs[0] is not body.inputs[k]:
+        return False
+    by = step.inputs[1]
+    value = by.node.attrs["value"] if by.node.op == "Const" else None
+    if value is None:
+        j = next((j for j, t in enumerate(body.inputs) if t is by), None)
+        value = consts.get(id(node.inputs[j])) if j is not None and j >= n else None
+    return value is not None and getattr(value, "ndim", 0) == 0 and value > 0
+
+
 def _operands(node):
     """The outer tensors a cond's branches or a loop's graphs receive, in order."""
     return node.inputs[1:] if node.op == "cond" else node.inputs
