@@ -20,14 +20,16 @@ tested value later in the same run does too. `plan` proves that from the graph:
   `exp(-inf) = 0`, `tanh(inf) = 1`, `maximum`, comparisons, `where`, `x ** 0`, `matmul`
   (an empty contraction) can hide one, so they cover nothing;
 - a branch's result is covered when the cond's result is (it is that value);
-- in a loop that always ends (a counter loop, or one with a limit), the value a step
-  carries to the next is covered when the loop's result is covered and the next step's
-  copy is (by induction on the steps left: the last step's value is the loop's result).
-  The loop's results are tested once after the loop when nothing covers them. A loop
-  that may not end tests what it carries at every step: a NaN in its condition must not
-  make it spin for ever;
-- anything else that an operation made (not a move, numerics.untested) is tested where it is
-  made, as in full mode.
+- in a loop that always ends (a counter loop, one counting down as a gradient's backward
+  loop does, or one with a limit), the value a step carries to the next is covered when
+  the loop's result is covered and the next step's copy is (by induction on the steps
+  left: the last step's value is the loop's result). The loop's results are tested once
+  after the loop when nothing covers them. A loop that may not end tests what it carries
+  at every step: a NaN in its condition must not make it spin for ever;
+- a value a loop reads (its initial state, a captured value, its limit) is tested before
+  the loop, back through moves and integer results (`settled` below);
+- anything else that an operation made (not a move, numerics.untested) is tested where it
+  is made, as in full mode.
 
 Replaying is sound only when running the graph twice gives what running it once does: no
 print, progress bar, random draw, assignment, dataset, or anything else with an effect
