@@ -26,8 +26,9 @@ tested value later in the same run does too. `plan` proves that from the graph:
   left: the last step's value is the loop's result). The loop's results are tested once
   after the loop when nothing covers them. A loop that may not end tests what it carries
   at every step: a NaN in its condition must not make it spin for ever;
-- a value a loop reads (its initial state, a captured value, its limit) is tested before
-  the loop, back through moves and integer results (`settled` below);
+- a value that decides how long a loop runs (any value a loop that may not end reads; the
+  counter, limit and what the test reads of one that ends) is tested before the loop,
+  back through moves and integer results (`settled` below);
 - anything else that an operation made (not a move, numerics.untested) is tested where it
   is made, as in full mode.
 
@@ -112,8 +113,8 @@ class Plan:
                     settled.update(id(o) for t, o in zip(branch.inputs, _operands(node))
                                    if id(t) in inner)
             elif op == "while_loop":
-                self.loop(node, covered)
-                settled.update(id(t) for t in node.inputs)
+                ends = self.loop(node, covered)
+                settled.update(id(t) for t in (_control_inputs(node) if ends else node.inputs))
                 continue
             elif not self.needs_no_test(node):
                 for t in node.outputs:
@@ -147,7 +148,8 @@ class Plan:
         cond_graph, body = node.attrs["cond_graph"], node.attrs["body_graph"]
         self.graph(cond_graph, [False])
         floats = [t.dtype.kind in "fc" for t in node.outputs]
-        carried = list(floats) if self.terminates(node, self.consts) else [False] * n
+        ends = self.terminates(node, self.consts)
+        carried = list(floats) if ends else [False] * n
         while True:     # the carried values whose next copy is covered too (shrinks)
             saved = (set(self.untested), dict(self.after))
             inner, settled = self.graph(body, carried + [False] * (len(body.outputs) - n))
@@ -160,6 +162,18 @@ class Plan:
         if after:
             self.after[id(node)] = after
         covered.update(id(node.outputs[k]) for k in range(n) if carried[k])
+        return ends
+
+
+def _control_inputs(node):
+    """The inputs of a while_loop node that ends (Plan.loop) which decide how many times it
+    runs: those its test reads (the counter, the limit, what the limit is computed from)
+    and a limit input. Its other inputs cannot make it spin."""
+    cond_graph = node.attrs["cond_graph"]
+    read = {id(t) for nd in cond_graph.nodes for t in nd.inputs}
+    read.add(id(cond_graph.outputs[0]))
+    return [o for t, o in zip(cond_graph.inputs, node.inputs) if id(t) in read] + \
+        list(node.inputs[len(cond_graph.inputs):])
 
 
 def counts_down(node, consts):
