@@ -367,3 +367,37 @@ def test_a_gradients_backward_loop_is_watched_and_reports_like_full_mode():
     assert "divide made infinity" in messages[0] and "np.sqrt(x * (" in messages[0], messages
     ok = (np.array([2.0, 3.0]), np.int64(1))
     np.testing.assert_array_equal(compiled[True](*ok)[0], compiled["full"](*ok)[0])
+
+
+def nan_index(x, xs):
+    a = x * 2.0                                 # NaN from x: tested only by the last add...
+    k = np.minimum(a, 2.0).astype(np.int64)     # ... but first a garbage index from it
+    return xs[k] + a
+
+
+def test_another_error_a_nan_caused_first_is_replaced_by_full_modes():
+    args = (np.float64(np.nan), np.arange(3.0))
+    graph = graph_of(nan_index, args)
+    assert "ag_nonfinite_seen('multiply'" not in codegen.source_of(graph, None, True)
+    with pytest.raises(IndexError):             # what watch mode's code runs into
+        codegen.compile_graph(graph, None, False)(*args)
+    calls = numerics.Recheck.calls
+    full, watch = run(nan_index, args, "full"), run(nan_index, args, True)
+    assert watch == full and full[1] is ag.errors.NonFiniteError, (watch, full)
+    assert "multiply made NaN, an input held NaN or infinity already" in full[2], full
+    assert numerics.Recheck.calls == calls + 1
+
+
+def test_when_the_run_again_raises_nothing_the_first_error_stands(monkeypatch):
+    xs = np.full((6, 3), 2.0)
+    graph = graph_of(carried_then_hidden, (xs, np.int64(6)))
+    compiled = codegen.compile_graph(graph, None, True)
+    real = codegen.compile_graph
+    monkeypatch.setattr(codegen, "compile_graph", lambda g, device=None, check_numerics=None:
+                        (lambda *a: None) if check_numerics == "full" else real(g, device,
+                                                                                 check_numerics))
+    with pytest.raises(ag.errors.NonFiniteError) as info:
+        compiled(xs, np.int64(6))
+    message = str(info.value)
+    assert message.startswith("check_numerics: the result of while_loop holds 3 values of 3 "
+                              "that are not finite (the call run again"), message
