@@ -16,9 +16,10 @@ two modes are kept apart (codegen.compile_graph's cache, ConcreteFunction's runn
 
 Operations that only move, select or round values (indexing, reshapes, joins, `where`,
 `maximum`, ...) or whose real result is finite whenever their real inputs are (`tanh`,
-`sin`, `cos`, `arctan`, `arcsinh`, `abs`; on complex values they are tested) are not tested: their result holds a NaN only if an input did,
-and that input was tested where it was made. So a NaN passed in as an argument is reported at
-the first operation that computes with it, and the message says that an input held it.
+`sin`, `cos`, `arctan`, `arcsinh`, `abs`; on complex values they are tested) are not
+tested: their result holds a NaN only if an input did, and that input was tested where it
+was made. So a NaN passed in as an argument is reported at the first operation that
+computes with it (that can make one), and the message says that an input held it.
 Like TensorFlow's `enable_check_numerics` and JAX's `debug_nans`, a NaN computed and then
 masked (`np.where(x > 0, np.log(x), 0.0)`) is reported: the `log` made it.
 
@@ -78,7 +79,8 @@ def emit_checks(compiler, node, ins, env, depth):
             name = env.get(id(t))
             if t.dtype.kind in "fc" and name is not None and name.isidentifier():
                 test = _test_name(compiler, t, t.dtype.kind)
-                compiler.emit(depth, f"if not {test}({name}): ag_nonfinite_seen({node.op!r}, {name})")
+                compiler.emit(depth, f"if not {test}({name}): "
+                                     f"ag_nonfinite_seen({node.op!r}, {name})")
         compiler.namespace.setdefault("ag_nonfinite_seen", _raise_seen)
         return
     if untested(node):
@@ -185,10 +187,13 @@ def _count(value):
 
 def _raise_seen(op, value):
     """Watch mode's error (replaced by full mode's when the run again raises)."""
-    nans, infs, bad, size = _count(value)
+    try:
+        what = "{2} values of {3} that are not finite".format(*_count(value))
+    except Exception:   # a device array the host cannot count
+        what = "values that are not finite"
     raise errors.NonFiniteError(
-        f"check_numerics: the result of {op} holds {bad} values of {size} that are not "
-        f"finite (the call run again with every operation checked raised nothing)")
+        f"check_numerics: the result of {op} holds {what} (the call run again with every "
+        f"operation checked raised nothing)")
 
 
 def _raise_nonfinite(op, value, inputs):
