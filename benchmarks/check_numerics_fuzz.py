@@ -71,11 +71,13 @@ def evaluate(prog, env):
         _, acc = ag.while_loop(lambda i, acc: i < env["n"] + trips, step,
                                (0, env.get("acc", env["y"]) + env["x"] * 0.0))
         return acc
-    # "until": runs while its state is below a bound (a NaN there ends it; -inf would not)
+    # "until": runs while its state is below a bound. A finite state reaches it (halved and
+    # raised by >= 1, it tends to >= 2; from -1.8e308 in ~1,030 steps); a NaN ends it; -inf
+    # would make it spin: the check must stop that before the loop
     def grow(acc):
         inner = dict(env, acc=acc)
-        return (acc + np.abs(np.tanh(evaluate(prog[1], inner))) + 1.0,)
-    acc, = ag.while_loop(lambda acc: np.all(acc < 20.0), grow,
+        return (acc * 0.5 + np.abs(np.tanh(evaluate(prog[1], inner))) + 1.0,)
+    acc, = ag.while_loop(lambda acc: np.all(acc < 1.9), grow,
                          (env.get("acc", env["y"]) * 1.0 + env["x"] * 0.0,))
     return acc
 
