@@ -183,6 +183,7 @@ class Function:
         self._traces = {}        # trace key -> ConcreteFunction
         self._dispatch = {}      # call key -> ConcreteFunction of a supertype key
         self._fast = {}          # fast_key(args) -> runner (see __call__)
+        self._fast_checked = {}  # ... and the runners of checked calls (check_numerics: _call)
         self._tracing_count = 0
         self._last_trace = None  # (names, key) of the latest trace, to explain retraces
         self._variables = []     # Variables created by the first trace: kept alive
@@ -304,6 +305,15 @@ class Function:
             return self._python_call(self._traceable(), args, kwargs)
         if config._run_functions_eagerly:
             return self._python_call(self._python_function, args, kwargs)
+        if config._check_numerics and self._fast_checked and not kwargs and \
+                not SCOPES.__dict__.get("stack"):
+            # check_numerics' own fast path (the plain one stays free of the switch's test)
+            try:
+                runner = self._fast_checked.get(fast_key(args))
+            except TypeError:   # an unhashable argument
+                runner = None
+            if runner is not None:
+                return runner(*args)
         names, values = self._bind(args, kwargs)
         if self._input_signature is not None:
             values = self._check_input_signature(names, values)
@@ -319,21 +329,27 @@ class Function:
         on_numpy = all(type(a) is np.ndarray or isinstance(a, np.generic) for a in flat)
         # NumPy arrays on the cpu need no moving; anything else goes through devices.place
         runner = concrete._runner(dev, self._outputs, move=not (on_numpy and dev.name == "cpu"))
-        if FAST_PATH and self._sig.fast_arity >= 0 and not config._check_numerics:
-            # (a checked runner is never remembered: the fast path runs with the check off)
-            self._remember_fast(args, kwargs, names, values, flat, runner, on_numpy)
+        if FAST_PATH and self._sig.fast_arity >= 0:
+            # (a checked runner is remembered apart: the fast path runs with the check off)
+            if not config._check_numerics:
+                self._remember_fast(args, kwargs, names, values, flat, runner, on_numpy)
+            elif not kwargs:
+                self._remember_fast(args, kwargs, names, values, flat, runner, on_numpy,
+                                    checked=True)
         if _bundle.pending:   # the process's first call: keep what it imported (_bundle)
             result = runner(*flat)
             _bundle.first_call_done()
             return result
         return runner(*flat)
 
-    def _remember_fast(self, args, kwargs, names, values, flat, runner, on_numpy):
+    def _remember_fast(self, args, kwargs, names, values, flat, runner, on_numpy,
+                       checked=False):
         """Let later calls with the same argument types, dtypes and shapes (and the same
         Python values) go straight to the compiled graph. Only when every argument is an
         array, a Python primitive or a plain function (parameters left out too), outside
         device scopes, and for NumPy arrays or an explicit device: then the arguments'
-        types pin the device."""
+        types pin the device. `checked`: a runner of check_numerics' code, which only
+        `_call` finds (in `_fast_checked`), while the switch is on."""
         given = args + tuple(kwargs.values())
         where = {name: len(args) + i for i, name in enumerate(kwargs)}
         where.update((name, i) for i, name in enumerate(names[:len(args)]))
@@ -344,6 +360,8 @@ class Function:
             i = where.get(name)
             if i is None or not tt.is_array(given[i]) or given[i] is not value:
                 # an array default, a structure, an object, a converted value
+                if checked:
+                    return
                 return self._remember_nested(args, kwargs, flat, runner, on_numpy)
             positions.append(i)
         if len(positions) != len(flat):
@@ -355,15 +373,16 @@ class Function:
             runner = functools.partial(_select, runner, tuple(positions))
         else:
             runner = direct_runner(runner, given)
-        if len(self._fast) >= _FAST_PATH_ENTRIES:   # many shapes through one [None] trace:
-            self._forget_fast()                      # start over rather than grow forever
+        fast = self._fast_checked if checked else self._fast
+        if len(fast) >= _FAST_PATH_ENTRIES:   # many shapes through one [None] trace:
+            self._forget_fast()               # start over rather than grow forever
         key = fast_key(args) if not kwargs else _kw_key(args, kwargs)
         if any(type(v) in _HELD_WEAKLY for v in given):
             from autograph.function import fast_args
             key = fast_args.weak_parts(key, self)
-        elif direct and not kwargs:
+        elif direct and not kwargs and not checked:
             self._remembered(given, runner)
-        self._fast[key] = runner
+        fast[key] = runner
 
     def _remembered(self, args, runner):
         """The fast path now runs `runner` for calls like this one, all of whose arguments
@@ -372,6 +391,7 @@ class Function:
     def _forget_fast(self):
         """Start the call fast path over (a new trace, a key's object died, too many keys)."""
         self._fast.clear()
+        self._fast_checked.clear()
 
     def _remember_nested(self, args, kwargs, flat, runner, on_numpy):
         """The fast path for a call with structures of NumPy arrays (fast_args)."""

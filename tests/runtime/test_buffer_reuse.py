@@ -71,12 +71,19 @@ def test_a_chain_writes_one_buffer():
     assert _peak_buffers(chain, X) < 1.5
 
 
-def test_check_numerics_code_reuses_no_buffer():
-    """A numerics check of a result reads the op's inputs after it (is a NaN new, or passed
-    on?): writing the result into an input would blame the input."""
+def test_full_check_numerics_code_reuses_no_buffer():
+    """Full check_numerics' test of a result reads the op's inputs after it (is a NaN new,
+    or passed on?): writing the result into an input would blame the input. Watch mode
+    (the switch's default for a graph that can run again) keeps no input and reuses; a
+    failing call runs again in full mode (runtime/exec/numerics_plan.py)."""
     g, _ = trace(chain, X)
     assert codegen.source_of(g, check_numerics=False).count("out=") == 5
-    assert "out=" not in codegen.source_of(g, check_numerics=True)
+    assert "out=" not in codegen.source_of(g, check_numerics="full")
+    assert codegen.source_of(g, check_numerics=True).count("out=") == 5
+    bad = np.full_like(X, 1e308)
+    with np.errstate(all="ignore"), pytest.raises(ag.errors.NonFiniteError) as info:
+        codegen.compile_graph(g, check_numerics=True)(bad)
+    assert str(info.value).startswith("check_numerics: multiply made infinity"), info.value
 
 
 def test_without_the_plan_a_chain_keeps_two_buffers(monkeypatch):

@@ -184,3 +184,26 @@ def test_a_loaded_model_is_checked_too(tmp_path):
     with ag.config.check_numerics(True), pytest.raises(ag.errors.NonFiniteError, match="sqrt"):
         loaded.f(bad)
     assert np.isnan(loaded.f(bad))
+
+
+def test_checked_calls_have_a_fast_path_of_their_own(monkeypatch):
+    """After one checked call, the next with the same argument types skips binding and the
+    trace lookup (counted), runs the checked code, and an unchecked call still runs the
+    unchecked code (and the reverse)."""
+    f = ag.function(log_loop)
+    good, bad, n = np.arange(1.0, 6.0), np.array([1.0, 2.0, 3.0, -1.0, 5.0]), np.int64(5)
+    binds = []
+    real = type(f)._bind
+    monkeypatch.setattr(type(f), "_bind", lambda self, *a: binds.append(1) or real(self, *a))
+    with ag.config.check_numerics(True):
+        f(good, n)
+        first = len(binds)
+        for _ in range(3):
+            f(good, n)
+        assert len(binds) == first, binds          # the checked fast path
+        with pytest.raises(ag.errors.NonFiniteError, match="log made NaN"):
+            f(bad, n)
+        assert len(binds) == first, binds
+    assert np.isnan(f(bad, n))                     # unchecked: the plain code
+    with ag.config.check_numerics(True), pytest.raises(ag.errors.NonFiniteError):
+        f(bad, n)

@@ -91,13 +91,19 @@ _SHORT = 32         # a counter loop known to run fewer times stays a while loop
 
 def compile_graph(graph, device=None, check_numerics=None):
     """`fn(*arrays) -> tuple of arrays` computing `graph` on `device` (made once, cached).
-    `check_numerics`: test every operation's floating-point results (numerics.py); None:
-    as `ag.config.check_numerics` says now."""
+    `check_numerics`: test the floating-point results (numerics.py): True tests enough of
+    them to see a NaN and runs a failing call again with "full" (every result tested) when
+    the graph can be run again (numerics_plan.py); None: as `ag.config.check_numerics`
+    says now."""
     device = get_device(device)
     if check_numerics is None:
         check_numerics = config.numerics_checked()
     per_graph = _cache.setdefault(graph, {})
-    key = device.name + " check_numerics" if check_numerics else device.name
+    if check_numerics:
+        from autograph.runtime.exec import numerics_plan
+        if check_numerics != "full" and not numerics_plan.replayable(graph):
+            check_numerics = "full"
+    key = f"{device.name} check_numerics {check_numerics}" if check_numerics else device.name
     fn = per_graph.get(key)
     if fn is None or fn.__device__ is not device:
         fn = per_graph[key] = _Compiler(graph, device, check_numerics).build()
@@ -155,9 +161,12 @@ class _Compiler:
     def __init__(self, graph, device, check_numerics=False):
         self.graph, self.device = graph, device
         self.numerics = None       # check_numerics: numerics.emit_checks (imported only then)
+        self.numerics_plan = None  # ... and in "watch" mode the results it tests
         if check_numerics:
             from autograph.runtime.exec import numerics
             self.numerics = numerics.emit_checks
+            if check_numerics != "full":
+                self.numerics_plan = numerics.watch_plan(graph)
         self.lines = []
         self.made_by = []          # per line: (node name, op, node origin) of the node it runs
         self.node = None           # ... of the node being emitted
@@ -249,6 +258,9 @@ class _Compiler:
         outs = [self.scalar_out(env[id(t)], t) for t in g.outputs]
         self.emit(2, f"return ({''.join(o + ', ' for o in outs).rstrip()})")
         self.emit(1, "except Exception as ag_error:")
+        if self.numerics_plan is not None:   # run again, every result tested: numerics.py
+            self.namespace["ag_recheck"] = self.numerics_plan.recheck(g, self.device)
+            self.emit(2, f"ag_recheck({''.join(p + ', ' for p in params)})")
         self.emit(2, "ag_error_at(ag_error)")
         self.emit(2, "raise")
         source = "\n".join(self.lines) + "\n"
@@ -278,9 +290,10 @@ class _Compiler:
             releases = loop_inplace.Releases(graph, [env[id(t)] for t in graph.inputs],
                                           self.namespace)
         loop_inplace.emit_graph(self, graph)      # updates of new arrays: in place
-        # dead buffers reused (see buffer_reuse); not under check_numerics, whose check
+        # dead buffers reused (see buffer_reuse); not under full check_numerics, whose check
         # of a result reads the operation's inputs after it (is the NaN new, or passed on?)
-        if self.numpy and self.numerics is None and _has_arrays(graph):
+        if self.numpy and (self.numerics is None or self.numerics_plan is not None) \
+                and _has_arrays(graph):
             from autograph.runtime.exec import buffer_reuse
             self.into.update(buffer_reuse.plan(graph, self.device.kernels))
         for p, node in enumerate(graph.nodes):
