@@ -29,13 +29,15 @@ _VERSION = 2
 
 
 class Iterator:
-    """`iter(dataset)`: yields NumPy elements; `get_state()` / `set_state(state)`."""
+    """`iter(dataset)`: yields NumPy elements; `get_state()` / `set_state(state)`. A
+    pipeline with a progress() stage gets a bar over the elements this iterator gives
+    (`bar=False`: none; a graph loop that iterates on the host shows its own)."""
 
-    def __init__(self, dataset):
+    def __init__(self, dataset, bar=True):
         self._dataset = dataset
         self._lock = threading.Lock()
         self._bar = None
-        desc = dataset._bar()
+        desc = dataset._bar() if bar else None
         if desc is not None:    # ds.progress(): a bar over the elements this iterator gives
             from autograph.runtime import progress
             self._bar = progress.Counter(dataset._bar_total(), desc)

@@ -257,6 +257,8 @@ def test_vmap_follows_the_furthest_lane(bars):
 
 
 def test_native_code_refuses_the_bar_naming_the_loop():
+    """Numba cannot call back into the host: the error names the loop's line."""
+    pytest.importorskip("numba")
     from autograph.runtime.exec.native.lower import NativeLoweringError
     with pytest.raises(NativeLoweringError, match="progress.*without jit_compile") as info:
         ag.function(weighted, jit_compile=True)(np.float64(1.0), np.int64(10))
