@@ -340,10 +340,6 @@ def emit(compiler, node, ins, env, depth):
         compiler.emit(depth, f"{name} = {call} if {test} else {at}")
 
 
-def _register_emitter():
-    from autograph.runtime.exec import codegen
-    codegen.EMITTERS["progress"] = emit
-    codegen.INDEX_INPUTS["progress"] = (0,)   # (the counter: compared with a Python int)
 
-
-_register_emitter()
+_tick_kernel.codegen_emit = emit      # (codegen writes the node's lines with `emit`,
+_tick_kernel.index_inputs = (0,)      # and may pass the counter as a Python int)
