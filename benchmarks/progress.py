@@ -1,7 +1,7 @@
 """What a progress bar costs a staged loop (issue 34: <= 2% at 100 updates).
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m benchmarks.progress [--quick]
-        [--rounds 15] [--bar line|tqdm] [--json FILE]
+        [--rounds 15] [--bar line|tqdm] [--json FILE] [--only rnn_add ...]
 
 The same loop with and without a bar, as `ag.function`: `ag.range(n)` against
 `ag.range(n, progress=True)`, and a dataset loop against the same over `ds.progress()`.
@@ -16,7 +16,10 @@ stream thrown away: the plain line (`--bar line`, the default) or tqdm's bar (`-
 - scalar: a float scalar loop of 10,000 steps (~100 ns of work a step): its difference
   per step is what the bar costs an iteration (the `if i >= bar:` test) plus the ~100
   redraws spread over the steps;
-- dataset: an SGD epoch over `from_tensor_slices((x, y)).batch(64)` (8,192 x 32, 128 steps).
+- dataset: an SGD epoch over `from_tensor_slices((x, y)).batch(64)` (65,536 x 32, 1,024
+  steps: benchmark 8's epoch without the shuffle);
+- and the bar's own work, timed alone: one update (the kernel the generated code calls when
+  one is due) and a bar opened and closed (what every run of a loop pays once).
 
 What it measured (2 shared cores, ~1-2 other jobs running; see benchmarks/results/
 *-progress.txt): with the inline test the bar costs 0.1-0.9% on the RNN and dataset loops,
@@ -91,7 +94,7 @@ def cases(quick):
     rng = np.random.default_rng(0)
     xs = rng.normal(size=(steps, 32, 128)) / np.sqrt(128)
     W, U = rng.normal(size=(2, 128, 128)) / np.sqrt(128)
-    rows = 1024 if quick else 8192
+    rows = 4096 if quick else 65536
     x = rng.normal(size=(rows, 32))
     y = x @ rng.normal(size=32)
     ds = ag.data.Dataset.from_tensor_slices((x, y)).batch(64)
@@ -120,12 +123,41 @@ def sample(fn, args, number):
         gc.enable()
 
 
+def bar_alone(number=20000):
+    """CPU seconds of one update (`_tick_kernel` when one is due) and of a bar's open and
+    close, medians of 5 samples, the line drawn into a stream thrown away."""
+    from autograph.runtime import progress
+    updates, runs = [], []
+    saved = progress.UPDATES
+    with contextlib.redirect_stderr(io.StringIO()):
+        try:
+            progress.UPDATES = 10 ** 12           # (every iteration is an update)
+            for _ in range(5):
+                at = progress._open_kernel(np, 0, 10 ** 9, 1, desc="", token=-1, known=True,
+                                           counted=False)
+                t = time.process_time()
+                for i in range(number):
+                    at = progress._tick_kernel(np, i, at, token=-1, sign=1)
+                updates.append((time.process_time() - t) / number)
+                progress._close_kernel(np, at, -1, token=-1)
+                t = time.process_time()
+                for _ in range(number // 10):
+                    at = progress._open_kernel(np, 0, 1000, 1, desc="", token=-1, known=True,
+                                               counted=False)
+                    progress._close_kernel(np, at, -1, token=-1)
+                runs.append((time.process_time() - t) / (number // 10))
+        finally:
+            progress.UPDATES = saved
+    return statistics.median(updates), statistics.median(runs)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, 3 rounds")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--bar", choices=("line", "tqdm"), default="line")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--only", nargs="*", help="these loops only (by name)")
     options = parser.parse_args(argv)
     rounds = 3 if options.quick else options.rounds
     if options.bar == "line":
@@ -135,6 +167,8 @@ def main(argv=None):
     sink = io.StringIO()
     results = []
     for name, steps, without, with_bar, args, bar_args in cases(options.quick):
+        if options.only and name not in options.only:
+            continue
         bar_args = args if bar_args is None else bar_args
         with contextlib.redirect_stderr(sink):
             np.testing.assert_allclose(with_bar(*bar_args), without(*args))
@@ -156,6 +190,12 @@ def main(argv=None):
                         "calls_per_sample": number, "rounds": rounds})
         print(f"{name:<10} {steps:>7} {1e3 * a:>12.3f} {1e3 * b:>10.3f} "
               f"{100 * (ratio - 1):>8.1f}% {per_step:>14.0f}")
+    per_update, per_run = bar_alone()
+    print(f"one update: {per_update * 1e9:.0f} ns; a bar opened and closed: "
+          f"{per_run * 1e6:.1f} us; so 100 updates a run: "
+          f"{(100 * per_update + per_run) * 1e6:.0f} us")
+    results.append({"loop": "bar alone", "update_ns": per_update * 1e9,
+                    "open_close_us": per_run * 1e6})
     if options.json:
         with open(options.json, "w") as f:
             json.dump({"bar": options.bar, "load": os.getloadavg(), "results": results}, f,

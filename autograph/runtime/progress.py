@@ -67,7 +67,7 @@ def _tqdm_class():
 
 class _Bar:
     """tqdm's bar when tqdm is installed, else a line on stderr. `total` None: unknown.
-    `update(done)` tells it the count; the bar is drawn when made, at most every
+    An update (_Run.reached) tells it the count; the line is drawn when made, at most every
     MININTERVAL seconds after (tqdm's rule; tqdm applies it to its own bar) and at `close`."""
 
     def __init__(self, total, desc):
@@ -77,17 +77,9 @@ class _Bar:
         self.tqdm = None if cls is None else cls(total=total, desc=desc or None, leave=True)
         self.drawn, self.drawn_at = 0, time.monotonic()
         if self.tqdm is None:
-            self._draw(0)
+            self.draw(0)
 
-    def update(self, done):
-        self.updates += 1
-        if self.tqdm is not None:
-            self.tqdm.update(done - self.shown)
-        elif time.monotonic() - self.drawn_at >= MININTERVAL:
-            self._draw(done)
-        self.shown = done
-
-    def _draw(self, done):
+    def draw(self, done):
         count = f"{done}" if self.total is None else \
             f"{done}/{self.total} ({100 * done // self.total if self.total else 100}%)"
         sys.stderr.write(f"\r{self.desc + ' ' if self.desc else ''}{count}")
@@ -102,7 +94,7 @@ class _Bar:
             self.tqdm.close()
         else:
             if self.drawn != self.shown:
-                self._draw(self.shown)
+                self.draw(self.shown)
             sys.stderr.write("\n")
             sys.stderr.flush()
 
@@ -123,8 +115,15 @@ class _Run:
 
     def reached(self, done):
         """`done` iterations have begun and an update is due: update the bar; returns the
-        count of the next update (None: no more)."""
-        self.bar.update(done)
+        count of the next update (None: no more). (The bar's update is written out here:
+        this runs ~100 times a run, and a call less is ~15% of it.)"""
+        bar = self.bar
+        bar.updates += 1
+        if bar.tqdm is not None:
+            bar.tqdm.update(done - bar.shown)
+        elif time.monotonic() - bar.drawn_at >= MININTERVAL:
+            bar.draw(done)
+        bar.shown = done
         if self.total is None:
             now = time.monotonic()
             if now - self.clock < 0.05:
@@ -137,16 +136,6 @@ class _Run:
             due = done + self.stride
             self.due = None if done >= self.total else due if due < self.total else self.total
         return self.due
-
-    def tick(self, xp, i, at):
-        """A staged loop's iteration with counter `i` begins, and the loop variable says
-        the next update is due at counter `at`: the loop variable's next value."""
-        delta = self.delta
-        if (i < at) if delta > 0 else (i > at):
-            return at
-        due = self.reached((i - self.start) // delta + 1)
-        at = (-NEVER if delta < 0 else NEVER) if due is None else self.start + (due - 1) * delta
-        return at if xp is np else xp.asarray(at, dtype=xp.int64)
 
 
 # -- eager loops ------------------------------------------------------------------------------
@@ -183,7 +172,7 @@ class Counter:
         bar = self.run.bar
         if not bar.closed:
             if self.done != bar.shown:
-                bar.update(self.done)
+                self.run.reached(self.done)
             bar.close()
 
 
@@ -211,17 +200,32 @@ def _open_kernel(xp, start, limit, delta, *, desc, token, known, counted):
         start, delta = 0, 1
     run = runs[token] = _Run(total, desc, start, delta)
     at = (-NEVER if delta < 0 else NEVER) if run.due is None else start + (run.due - 1) * delta
-    return at if xp is np else xp.asarray(at, dtype=xp.int64)
+    at = at if xp is np else xp.asarray(at, dtype=xp.int64)
+    return (_int(xp, 0), at) if counted else at
 
 
-def _tick_kernel(xp, i, at, *, token, sign):
-    """An iteration with counter `i` begins; `at` is when the next update is due. Returns
-    the new `at` (codegen calls this only when `i` reached `at`; other executors always)."""
+def _int(xp, value):
+    return value if xp is np else xp.asarray(value, dtype=xp.int64)
+
+
+def _tick_kernel(xp, i, at, *, token, sign, counted=False):
+    """An iteration with counter `i` begins (or, `counted`, the loop's count of iterations
+    before this one); `at` is when the next update is due. Returns the new `at` (and,
+    `counted`, the count with this iteration). Codegen calls it only when `i` reached `at`
+    (and counts inline); other executors always."""
+    if counted:
+        return _int(xp, int(i) + 1), _tick_kernel(xp, i, at, token=token, sign=sign,
+                                                    counted=False)
     try:
         run = _local.runs[token]
     except (AttributeError, KeyError):
         return at                          # (no open bar: not this thread's loop)
-    return run.tick(xp, int(i), int(at))
+    i, delta = int(i), run.delta
+    if (i < at) if delta > 0 else (i > at):
+        return at
+    due = run.reached((i - run.start) // delta + 1)
+    at = (-NEVER if delta < 0 else NEVER) if due is None else run.start + (due - 1) * delta
+    return _int(xp, at)
 
 
 def _close_kernel(xp, at, count, *, token):
@@ -232,7 +236,7 @@ def _close_kernel(xp, at, count, *, token):
     if run is not None:
         count = int(count)
         if count >= 0 and count != run.bar.shown:
-            run.bar.update(count)
+            run.reached(count)
         run.bar.close()
 
 
@@ -243,13 +247,14 @@ def close_open():
         runs.popitem()[1].bar.close()
 
 
-def _scalar_int(*args, **attrs):
-    return [(np.dtype(np.int64), (), False)]
+def _scalar_ints(*args, counted, **attrs):
+    """`at` (the counter of the next update), after the count where the loop counts."""
+    return [(np.dtype(np.int64), (), False)] * (2 if counted else 1)
 
 
-primitives.register("progress_open", _scalar_int, kernel=_open_kernel, effectful=True,
+primitives.register("progress_open", _scalar_ints, kernel=_open_kernel, effectful=True,
                     doc="a loop with a progress bar begins: the counter of its first redraw")
-primitives.register("progress", _scalar_int, kernel=_tick_kernel, effectful=True,
+primitives.register("progress", _scalar_ints, kernel=_tick_kernel, effectful=True,
                     doc="an iteration of a loop with a progress bar: the counter of the next "
                         "redraw (redraws when it is due)")
 primitives.register("progress_close", lambda *a, **k: [], kernel=_close_kernel,
@@ -291,27 +296,25 @@ def with_bar(start, limit, delta, desc, known, loop, body, state, names, extra_t
     n = len(names)
     counted = item is None or extra_test is not None
     start, limit, delta = (primitives.convert(v) for v in (start, limit, delta))
-    first = primitives.bind1("progress_open", [start, limit, delta],
-                             {"desc": desc, "token": token, "known": bool(known),
-                              "counted": counted})
+    first = tuple(primitives.bind("progress_open", [start, limit, delta],
+                                  {"desc": desc, "token": token, "known": bool(known),
+                                   "counted": counted}).outputs)
     sign = 1 if counted else _sign(delta)
     lead = 2 if counted else 1
 
     def bar_body(x, *s):
+        attrs = {"token": token, "sign": sign, "counted": counted}
         if counted:
-            counter, at, s = s[0], s[1], s[2:]
-            ahead = (counter + np.int64(1),)
+            ahead = tuple(primitives.bind("progress", [s[0], s[1]], attrs).outputs)
+            s = s[2:]
         else:
-            counter, at, s, ahead = x, s[0], s[1:], ()
-        at = primitives.bind1("progress", [primitives.convert(counter), at],
-                              {"token": token, "sign": sign})
+            ahead, s = (primitives.bind1("progress", [primitives.convert(x), s[0]], attrs),), s[1:]
         out = body(x if item is None else item(x), *s)
-        full = ahead + (at,) + (() if n == 0 else (out,) if n == 1 else tuple(out))
+        full = ahead + (() if n == 0 else (out,) if n == 1 else tuple(out))
         return full[0] if len(full) == 1 else full
 
-    zero = (primitives.convert(np.int64(0)),) if counted else ()
     test = None if extra_test is None else (lambda *s: extra_test(*s[lead:]))
-    out = loop(bar_body, zero + (first,) + tuple(state),
+    out = loop(bar_body, first + tuple(state),
                (("<progress count>",) if counted else ()) + ("<progress bar>",) + tuple(names),
                test)
     out = tuple(out) if n + lead > 1 else (out,)
@@ -323,22 +326,25 @@ def with_bar(start, limit, delta, desc, known, loop, body, state, names, extra_t
 # -- generated code -----------------------------------------------------------------------------
 
 def emit(compiler, node, ins, env, depth):
-    """codegen's line for a `progress` node: the comparison inline, the kernel only when a
-    redraw is due (a step of unknown sign calls it every iteration)."""
-    sign = node.attrs["sign"]
-    call = compiler.kernel_call(node, ins)
-    name, = compiler.outputs(node, env)
-    if not sign:
-        compiler.emit(depth, f"{name} = {call}")
-        return
+    """codegen's lines for a `progress` node: the comparison inline, the kernel only when
+    an update is due (a step of unknown sign calls it every iteration), and a loop's count
+    as a Python int addition."""
+    attrs = node.attrs
+    names = compiler.outputs(node, env)
+    kernel, _ = compiler.kernel(node.op)
     counter, at = ins
-    test = f"{counter} {'>=' if sign > 0 else '<='} {at}"
-    if name == at:   # (the loop variable itself: an `if`, nothing to do otherwise)
-        compiler.emit(depth, f"if {test}:")
-        compiler.emit(depth + 1, f"{name} = {call}")
+    call = f"{kernel}(xp, {counter}, {at}, token={attrs['token']!r}, sign={attrs['sign']!r})"
+    sign = attrs["sign"]
+    if not sign:
+        compiler.emit(depth, f"{names[-1]} = {call}")
+    elif names[-1] == at:   # (the loop variable itself: an `if`, nothing to do otherwise)
+        compiler.emit(depth, f"if {counter} {'>=' if sign > 0 else '<='} {at}:")
+        compiler.emit(depth + 1, f"{at} = {call}")
     else:
-        compiler.emit(depth, f"{name} = {call} if {test} else {at}")
-
+        compiler.emit(depth, f"{names[-1]} = {call} if {counter} "
+                             f"{'>=' if sign > 0 else '<='} {at} else {at}")
+    if attrs["counted"]:
+        compiler.emit(depth, f"{names[0]} = {counter} + 1")
 
 
 _tick_kernel.codegen_emit = emit      # (codegen writes the node's lines with `emit`,

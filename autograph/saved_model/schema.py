@@ -254,7 +254,7 @@ def _table():
         "range": {"dtype": DTYPE},
         "print": {"template": plain, "sep": STR, "end": STR, "file": NONE},
         "progress_open": {"desc": STR, "token": INT, "known": BOOL, "counted": BOOL},
-        "progress": {"token": INT, "sign": INT},
+        "progress": {"token": INT, "sign": INT, "counted": BOOL},
         "progress_close": {"token": INT},
         "random": {"source": either(NONE, choice("numpy.random")),
                    "method": lazy_choice(_random_methods, "a method of numpy.random"),
