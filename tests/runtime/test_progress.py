@@ -84,6 +84,29 @@ def test_a_long_loop_updates_its_bar_100_times_and_closes_it_once(bars):
     assert f.experimental_get_tracing_count() == 1
 
 
+def test_the_generated_code_calls_the_kernel_only_when_an_update_is_due(bars, monkeypatch):
+    """Work counted: 100 kernel calls for 10,000 iterations (the test is inline); the
+    interpreter, which has no inline test, calls it every iteration with the same bar."""
+    from autograph.runtime.ir import primitives
+    calls = []
+    kernel = progress._tick_kernel
+
+    def counting(*args, **attrs):
+        calls.append(1)
+        return kernel(*args, **attrs)
+    counting.codegen_emit, counting.index_inputs = kernel.codegen_emit, kernel.index_inputs
+    monkeypatch.setitem(primitives.PRIMITIVES, "progress", primitives.replace(
+        primitives.PRIMITIVES["progress"], kernel=counting))
+    f = ag.function(weighted)
+    assert f(np.float64(1.0), np.int64(10_000)) == plain(1.0, 10_000)
+    assert len(calls) == 100
+    graph = f.get_concrete_function(np.float64(1.0), np.int64(10_000)).graph
+    assert interpreter.run(graph, [np.float64(1.0), np.int64(2500)])[0] == plain(1.0, 2500)
+    assert len(calls) == 100 + 2500
+    assert [(described(b), b.updates) for b in bars] == [
+        ((10_000, "steps", 10_000, 1), 100), ((2500, "steps", 2500, 1), 100)]
+
+
 def test_the_interpreter_updates_the_bar_as_the_generated_code_does(bars):
     """Codegen writes the test inline; the interpreter calls the kernel every iteration,
     which makes the same test."""
