@@ -224,7 +224,7 @@ def _tick_kernel(xp, i, at, *, token, sign, counted=False):
         return at
     due = run.reached((i - run.start) // delta + 1)
     at = (-NEVER if delta < 0 else NEVER) if due is None else run.start + (due - 1) * delta
-    return _int(xp, at)
+    return at if xp is np else _int(xp, at)
 
 
 def _close_kernel(xp, at, count, *, token):
