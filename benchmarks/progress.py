@@ -8,24 +8,35 @@ The same loop with and without a bar, as `ag.function`: `ag.range(n)` against
 Each sample is the CPU time (time.process_time) of enough calls to take ~50 ms, BLAS
 threads pinned to 1, the garbage collector off; the two sides alternate (A B B A ...)
 for `--rounds` rounds. The table gives each side's median per call and the median of the
-per-round ratios (the overhead). The bar is drawn ~100 times per call (UPDATES) into a
-stream thrown away: the plain line (`--bar line`, the default) or tqdm's bar (`--bar tqdm`).
+per-round ratios (the overhead). The bar is updated ~100 times per call (UPDATES) and
+drawn into a stream thrown away: the plain line (`--bar line`, the default) or tqdm's bar
+(`--bar tqdm`).
 
 - rnn_tanh: a tanh RNN step (`h = tanh(x[t] @ W + h @ U)`, batch 32, 128 units, 1,000 steps);
 - rnn_add: case 5's step (`state = inp + state`, 32 x 256 float32, 1,000 steps);
 - scalar: a float scalar loop of 10,000 steps (~100 ns of work a step): its difference
   per step is what the bar costs an iteration (the `if i >= bar:` test) plus the ~100
-  redraws spread over the steps;
+  updates spread over the steps;
 - dataset: an SGD epoch over `from_tensor_slices((x, y)).batch(64)` (65,536 x 32, 1,024
   steps: benchmark 8's epoch without the shuffle);
 - and the bar's own work, timed alone: one update (the kernel the generated code calls when
   one is due) and a bar opened and closed (what every run of a loop pays once).
 
-What it measured (2 shared cores, ~1-2 other jobs running; see benchmarks/results/
-*-progress.txt): with the inline test the bar costs 0.1-0.9% on the RNN and dataset loops,
-about 30-40 ns per iteration on the scalar loop (~15%: one comparison against ~250 ns of
-work) plus ~3-5 us per redraw; the version that called the bar's kernel every iteration
-measured +8-10% on rnn_tanh and ~2.5x on the scalar loop.
+What it measured (benchmarks/results/20261127-progress.txt; 2 cores shared with ~15 other
+processes, load 13-17, so +-2-3% of noise between runs), the plain line:
+
+    loop         steps  no bar (ms)   bar (ms)  overhead  per step (ns)
+    rnn_tanh      1000       78.277     79.341      1.3%           1064
+    rnn_add       1000        4.992      5.259      5.1%            267
+    scalar       10000        1.265      1.474     16.6%             21
+    dataset       1024       10.795     11.136      2.8%            333
+    one update: 825 ns; a bar opened and closed: 4.3 us; so 100 updates a run: 87 us
+
+(other runs: rnn_tanh 1.3-2.2%, rnn_add 3.3-5.2%, dataset 2.8-6.8%). With tqdm's bar
+(`--bar tqdm`) an update costs ~1.1 us and tqdm's bar ~150 us to make and close. The
+version that called the bar's kernel on every iteration measured +8-10% on rnn_tanh and
+~2.5x on the scalar loop. benchmarks/progress_instructions.py counts the same in
+instructions, which the load does not move.
 """
 
 import os
