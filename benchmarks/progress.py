@@ -135,7 +135,7 @@ def sample(fn, args, number):
 
 
 def bar_alone(number=20000):
-    """CPU seconds of one update (`_tick_kernel` when one is due) and of a bar's open and
+    """CPU seconds of one update (what the generated code calls when one is due) and of a bar's open and
     close, medians of 5 samples, the line drawn into a stream thrown away."""
     from autograph.runtime import progress
     updates, runs = [], []
@@ -148,7 +148,7 @@ def bar_alone(number=20000):
                                            counted=False)
                 t = time.process_time()
                 for i in range(number):
-                    at = progress._tick_kernel(np, i, at, token=-1, sign=1)
+                    at = progress.update(np, i, at, -1)
                 updates.append((time.process_time() - t) / number)
                 progress._close_kernel(np, at, -1, token=-1)
                 t = time.process_time()

@@ -67,10 +67,9 @@ def counts(directory):
         label = total = None
         with open(path) as f:
             for line in f:
-                if line.startswith("desc: Trigger: Client Request: ") or \
-                        line.startswith("desc: Trigger: "):
-                    label = line.split("dump", 1)[-1].strip(" :\n")
-                elif line.startswith("totals:") or line.startswith("summary:"):
+                if line.startswith("desc: Trigger: ") and "dump " in line:
+                    label = line.split("dump ", 1)[1].strip()      # (ours: a phase)
+                elif line.startswith("totals:"):
                     total = int(line.split()[1])
         if label and total is not None and not label.startswith("before"):
             loop, phase = label.split(" ", 1)
@@ -94,10 +93,14 @@ def main(argv=None):
                         str(options.calls), "--only", *options.only],
                        check=True, capture_output=True)
         found = counts(directory)
+    table(found, options.calls)
+
+
+def table(found, calls):
     print(f"{'loop':<10} {'plain (M/call)':>15} {'bar':>9} {'overhead':>9} "
           f"{'per update':>11} {'open+close+tests':>17}")
     for loop in dict.fromkeys(k[0] for k in found):
-        plain, bar, one = (found[(loop, p)] / options.calls for p in PHASES)
+        plain, bar, one = (found[(loop, p)] / calls for p in PHASES)
         update = (bar - one) / 99
         print(f"{loop:<10} {plain / 1e6:>15.2f} {bar / 1e6:>9.2f} "
               f"{100 * (bar / plain - 1):>8.2f}% {update:>11.0f} {one - update - plain:>17.0f}")

@@ -84,19 +84,16 @@ def test_a_long_loop_updates_its_bar_100_times_and_closes_it_once(bars):
     assert f.experimental_get_tracing_count() == 1
 
 
-def test_the_generated_code_calls_the_kernel_only_when_an_update_is_due(bars, monkeypatch):
-    """Work counted: 100 kernel calls for 10,000 iterations (the test is inline); the
+def test_the_generated_code_calls_the_bar_only_when_an_update_is_due(bars, monkeypatch):
+    """Work counted: 100 calls for 10,000 iterations (the test is inline); the
     interpreter, which has no inline test, calls it every iteration with the same bar."""
-    from autograph.runtime.ir import primitives
     calls = []
-    kernel = progress._tick_kernel
+    update = progress.update
 
-    def counting(*args, **attrs):
+    def counting(*args):
         calls.append(1)
-        return kernel(*args, **attrs)
-    counting.codegen_emit, counting.index_inputs = kernel.codegen_emit, kernel.index_inputs
-    monkeypatch.setitem(primitives.PRIMITIVES, "progress", primitives.replace(
-        primitives.PRIMITIVES["progress"], kernel=counting))
+        return update(*args)
+    monkeypatch.setattr(progress, "update", counting)
     f = ag.function(weighted)
     assert f(np.float64(1.0), np.int64(10_000)) == plain(1.0, 10_000)
     assert len(calls) == 100
@@ -122,9 +119,12 @@ def test_the_generated_code_tests_a_loop_variable_and_keeps_int_counters():
     without = codegen.source_of(ag.function(plain).get_concrete_function(*args).graph)
     assert "progress" not in without
     lines_ = with_bar.splitlines()
-    call = next(k for k, line in enumerate(lines_) if "k_progress(" in line)
+    call = next(k for k, line in enumerate(lines_) if "progress_update(" in line)
     assert lines_[call - 1].strip() == "if _loop_counter_ >= _progress_bar_:", with_bar
-    assert sum("k_progress" in line for line in lines_) == 3   # open, the update, close
+    assert lines_[call].strip().startswith(
+        "_progress_bar_ = progress_update(xp, _loop_counter_, _progress_bar_, ")
+    # the open, the loop variables, the test, the update, the close: nothing else
+    assert sum("progress" in line for line in lines_) == 5, with_bar
 
     def indexed(xs, h):
         for t in ag.range(xs.shape[0], progress=True):
