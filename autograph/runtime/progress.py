@@ -17,11 +17,12 @@ callback machinery):
 so the cost per iteration is one comparison: codegen writes the `progress` node as
 
     if i >= bar:
-        bar = k_progress(xp, i, bar, token=1, sign=1)
+        bar = progress_update(xp, i, bar, 1)
 
-(`emit`; the counter stays a Python int where the body reads it only as an index), and the
-kernel runs at most UPDATES (100) times a run, the last iteration included, at counts
-spread evenly over the total. A dataset loop has no counter: it counts its elements in a
+(`emit`; the counter stays a Python int where the body reads it only as an index), and
+`update` runs at most UPDATES (100) times a run, the last iteration included, at counts
+spread evenly over the total (other executors call the node's kernel every iteration; it
+makes the same test). A dataset loop has no counter: it counts its elements in a
 second loop variable (which `progress_close` also reads: the exact count after a break).
 A run that raises closes the bars it opened (`close_open`, called through
 errors.close_bars by the generated code's error handler and the interpreter's). Native
