@@ -78,6 +78,7 @@ class RunErrorLocator:
         self.loops, self.in_loop = loops, in_loop
 
     def __call__(self, exc):
+        close_bars()
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != self.filename:
             tb = tb.tb_next
@@ -288,6 +289,14 @@ def add_to_message(exc, text):
             pass
     if hasattr(exc, "add_note"):
         exc.add_note(text.lstrip("\n"))
+
+
+def close_bars():
+    """A graph run raised: close the progress bars its loops opened (the module is loaded
+    only when some loop has one: autograph.runtime.progress)."""
+    bars = sys.modules.get("autograph.runtime.progress")
+    if bars is not None:
+        bars.close_open()
 
 
 def locate_run_error(exc, graph_name, node_name, op, origin):

@@ -59,14 +59,13 @@ def print_batched(frame, node, args, batched):
 
 
 def progress_batched(frame, node, args, batched):
-    """A progress bar of a loop whose range differs per lane follows the furthest lane:
-    the largest counter and end, the smallest start (one bar for the batch)."""
-    i, start, limit, delta = (
-        (np.min if k == 1 else np.max)(a, axis=0) if b else a
-        for k, (a, b) in enumerate(zip(args, batched)))
-    return [(t, False) for t in rebind(node, [i, start, limit, delta])]
+    """A progress bar of a loop whose range differs per lane follows the furthest lane
+    (one bar for the batch): the smallest start, the largest end, counter and count."""
+    lane = [(np.min if (node.op, k) == ("progress_open", 0) else np.max)(a, axis=0) if b else a
+            for k, (a, b) in enumerate(zip(args, batched))]
+    return [(t, False) for t in rebind(node, lane)]
 
 
 defbatch(("shape_of", "size_of"), shape_of)
 defbatch("print", print_batched)
-defbatch("progress", progress_batched)
+defbatch(("progress_open", "progress", "progress_close"), progress_batched)

@@ -21,7 +21,7 @@ from autograph.data import spec as specs
 from autograph.data import shuffle as shuffling
 
 _INDEXED_SOURCES = ("slices", "tensors", "range")
-_KEEPS_INDEX = ("map", "shuffle", "batch", "take", "skip", "shard", "prefetch")
+_KEEPS_INDEX = ("map", "shuffle", "batch", "take", "skip", "shard", "prefetch", "progress")
 
 
 class _Key:
@@ -192,6 +192,28 @@ class Dataset:
         """(index, element) pairs."""
         return Dataset("enumerate", (counts.integer("enumerate", "start", start),), ups=(self,))
 
+    def progress(self, desc=""):
+        """The same elements; a loop over this dataset (or one built on it) shows a
+        progress bar of the elements it receives, eagerly and inside an ag.function, as
+        `ag.range(n, progress=desc)` does (autograph.runtime.progress). Its total is the
+        dataset's length when known (`len(ds)`), else the bar counts without one."""
+        if not isinstance(desc, str):
+            raise TypeError(f"progress: desc must be a str (the bar's label), got "
+                            f"{type(desc).__name__}")
+        return Dataset("progress", (desc,), ups=(self,))
+
+    def _bar(self):
+        """The label of the bar a loop over this dataset shows (a progress() stage in the
+        pipeline, the first one met), or None."""
+        if self._kind == "progress":
+            return self._args[0]
+        return next((d for d in (up._bar() for up in self._ups) if d is not None), None)
+
+    def _bar_total(self):
+        """The bar's total: the number of elements when known, else None."""
+        n = counts.length(self)
+        return None if n is None or n == counts.INFINITE else int(n)
+
     # -- what a dataset is ----------------------------------------------------------------
     def _indexed(self):
         if self._kind in _INDEXED_SOURCES:
@@ -293,6 +315,8 @@ class Dataset:
             return streams.Counted(up, kind, *a)
         if kind == "repeat":
             return streams.Repeat(up, a[0])
+        if kind == "progress":      # (the bar is the loop's: iterator.py, lowering.py)
+            return up
         if kind == "prefetch":
             return up if graph or a[0] == 0 else host.Prefetch(up, a[0])
         if kind == "enumerate":

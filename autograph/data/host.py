@@ -246,7 +246,8 @@ def _open_kernel(xp, handle, *, keep=None):
     if ds is None:
         raise RuntimeError("the dataset this loop iterates no longer exists")
     it_id = next(_ids)
-    _ITERATORS[it_id] = iter(ds)
+    from autograph.data.iterator import Iterator
+    _ITERATORS[it_id] = Iterator(ds, bar=False)   # (a progress() bar is the graph loop's)
     return np.int64(it_id)
 
 

@@ -29,11 +29,18 @@ _VERSION = 2
 
 
 class Iterator:
-    """`iter(dataset)`: yields NumPy elements; `get_state()` / `set_state(state)`."""
+    """`iter(dataset)`: yields NumPy elements; `get_state()` / `set_state(state)`. A
+    pipeline with a progress() stage gets a bar over the elements this iterator gives
+    (`bar=False`: none; a graph loop that iterates on the host shows its own)."""
 
-    def __init__(self, dataset):
+    def __init__(self, dataset, bar=True):
         self._dataset = dataset
         self._lock = threading.Lock()
+        self._bar = None
+        desc = dataset._bar() if bar else None
+        if desc is not None:    # ds.progress(): a bar over the elements this iterator gives
+            from autograph.runtime import progress
+            self._bar = progress.Counter(dataset._bar_total(), desc)
         self._start()
 
     def _start(self, iterations=None):
@@ -63,7 +70,15 @@ class Iterator:
 
     def __next__(self):
         with self._lock:
-            return self._step_unlocked()
+            if self._bar is None:
+                return self._step_unlocked()
+            try:
+                value = self._step_unlocked()
+            except StopIteration:
+                self._bar.close()
+                raise
+            self._bar.step()
+            return value
 
     def _step_unlocked(self):
         if self._done:
@@ -105,6 +120,8 @@ class Iterator:
 
     def __del__(self):
         try:
+            if self._bar is not None:   # (a loop left by a break or an error)
+                self._bar.close()
             self.close()
         except Exception:   # noqa: BLE001 (interpreter shutdown)
             pass

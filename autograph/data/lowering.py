@@ -61,6 +61,18 @@ class DatasetLoop:
 
     def staged_for(self, body, state, names, extra_test, staged_while, as_tuple, result):
         ds = self.dataset
+        desc = ds._bar()
+        if desc is not None:     # ds.progress(): the loop counts its elements for a bar
+            from autograph.runtime import progress as bars
+            total = ds._bar_total()
+            return bars.with_bar(
+                0, 0 if total is None else total, 1, desc, total is not None,
+                lambda *loop: self._staged_for(*loop, staged_while, as_tuple, result),
+                body, state, names, extra_test)
+        return self._staged_for(body, state, names, extra_test, staged_while, as_tuple, result)
+
+    def _staged_for(self, body, state, names, extra_test, staged_while, as_tuple, result):
+        ds = self.dataset
         if ds._host_only():
             return self._host_for(body, state, names, extra_test, staged_while, as_tuple, result)
         n = len(names)

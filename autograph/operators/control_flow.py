@@ -857,6 +857,13 @@ def _staged_for(iterable, body, state, names, extra_test):
     n = len(names)
     if _is_dataset_loop(iterable):
         return iterable.staged_for(body, state, names, extra_test, _staged_while, _as_tuple, _result)
+    if iterable.progress is not None:   # ag.range(..., progress=True): autograph.runtime.progress
+        from autograph.runtime import progress as bars
+        from autograph.operators.py_builtins import StagedIterable
+        counter = StagedIterable(iterable.start, iterable.limit, iterable.delta, _same)
+        return bars.with_bar(iterable.start, iterable.limit, iterable.delta, iterable.progress,
+                             True, lambda *loop: _staged_for(counter, *loop), body, state,
+                             names, extra_test, item=iterable.item)
 
     def test(i, *s):
         go = iterable.test(i)

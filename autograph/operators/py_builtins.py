@@ -28,7 +28,9 @@ from autograph.runtime.ir.tensor import is_tensor
 # -- tensor iterables for `for` loops -----------------------------------------------------
 
 class StagedIterable:
-    """A tensor iterable: how many items, and item i, for a counter loop."""
+    """A tensor iterable: how many items, and item i, for a counter loop. `progress`: the
+    description of the bar the loop shows (ag.range(..., progress=...)), or None."""
+    progress = None
 
     def __init__(self, start, limit, delta, item):
         self.start, self.limit, self.delta, self.item = start, limit, delta, item
@@ -38,15 +40,12 @@ class StagedIterable:
         node = tensor.node
         if node.op == "range":  # never materialise a range: loop over its counter
             start, limit, delta = node.inputs
+            it = cls(start, limit, delta, lambda i: i)
             # a bar (ag.range(..., progress=True)): only a marked range's module is loaded
             progress = sys.modules.get("autograph.runtime.progress")
-            desc = progress.marked(node) if progress is not None else None
-            if desc is not None:
-                def item(i):
-                    progress.tick(i, start, limit, delta, desc)
-                    return i
-                return cls(start, limit, delta, item)
-            return cls(start, limit, delta, lambda i: i)
+            if progress is not None:
+                it.progress = progress.marked(node)
+            return it
         return cls(0, first_dim(tensor), 1, lambda i: tensor[i])
 
     def test(self, i):
@@ -90,6 +89,7 @@ class StagedEnumerate(StagedIterable):
         base = tensor if isinstance(tensor, StagedIterable) else StagedIterable.of(tensor)
         super().__init__(base.start, base.limit, base.delta,
                          lambda i: (i - base.start + start, base.item(i)))
+        self.progress = base.progress
 
 
 class StagedZip(StagedIterable):

@@ -37,7 +37,7 @@ _BY_MODULE = {
     "autograph.operators.variables": "check_bound",
     "autograph.runtime.control_flow": "Cast cond while_loop",
     "autograph.runtime.list_edits": "ta_insert ta_nonempty ta_pop",
-    "autograph.runtime.progress": "progress",
+    "autograph.runtime.progress": "progress progress_close progress_open",
     "autograph.runtime.ir.primitives": "Const Identity Placeholder",
     "autograph.runtime.numpy.array_ops":
         "arange argsort clip full full_like imag matmul ones ones_like real round_decimals sort "

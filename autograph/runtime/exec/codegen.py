@@ -71,6 +71,13 @@ _BINARY = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "floor_d
 _UNARY = {"negative": "-", "positive": "+", "bitwise_invert": "~", "logical_not": "~"}
 
 
+def _own_lines(op):
+    """A primitive whose module writes its lines: its kernel's `codegen_emit(compiler, node,
+    ins, env, depth)` (autograph.runtime.progress's inline test), or None. Such a kernel's
+    `index_inputs` are the positions it reads as an index (a Python int counter serves)."""
+    return getattr(primitives.lookup(op).kernel, "codegen_emit", None)
+
+
 def _split_assign(line):
     """(name, expression) of a line `name = expression`, else None (str methods, not a
     regular expression: compiling one cost every fresh process's first call)."""
@@ -321,6 +328,8 @@ class _Compiler:
                 self.ta_new(node, ins, env, depth, graph)
             elif id(node) in self.fills:
                 self.fills.pop(id(node))(node, ins, env, depth)
+            elif _own_lines(op) is not None:
+                _own_lines(op)(self, node, ins, env, depth)
             else:
                 self.call(node, ins, env, depth)
             if self.numerics is not None:
@@ -675,7 +684,8 @@ class _Compiler:
 
     def index_use(self, node, p):
         """Whether input p of `node` is read as an index (a Python int serves as well)."""
-        if p == 1 and node.op in ("ta_write", "ta_read"):
+        if p == 1 and node.op in ("ta_write", "ta_read") or \
+                p in getattr(primitives.lookup(node.op).kernel, "index_inputs", ()):
             return True
         if node.op in ("setitem", "ufunc_at"):     # (their kernels take int(index) too)
             return p >= 2 and node.op not in self.device.kernels and _plain_index(node)

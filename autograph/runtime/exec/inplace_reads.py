@@ -42,7 +42,7 @@ _ALLOCATES = frozenset({
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "arange",
     "shape_of", "size_of", "concat", "stack", "where", "clip", "sort", "argsort",
 })
-_KEEPS_NOTHING = frozenset({"print", "progress"})
+_KEEPS_NOTHING = frozenset({"print", "progress_open", "progress", "progress_close"})
 _UPDATES = ("setitem", "ufunc_at")     # effectful, but keeps no reference to its inputs
 
 

@@ -49,6 +49,7 @@ def _run(graph, args, device, check=False, effects=None):
                     _check(node, t, v, device)
                 env[id(t)] = v
     except Exception as exc:
+        errors.close_bars()   # (progress bars its loops opened)
         # name the node that raised and the user's line that made it (the innermost graph
         # names it: a node inside a branch or loop body, not the cond/while_loop node)
         if node is not None:

@@ -53,7 +53,7 @@ from autograph.runtime.ir.graph import Graph
 
 FOLD_LIMIT = 1 << 16   # elements: larger results stay computed at run time
 _EPOCH = "state epoch"  # CSE-table entry counting the effects that may change state so far
-_NO_WRITES = ("read_variable", "print", "progress")   # effects that change no Variable
+_NO_WRITES = ("read_variable", "print", "progress_open", "progress", "progress_close")   # effects that change no Variable
 
 
 def optimize(graph):
