@@ -88,7 +88,7 @@ def pages():
     ]
 
 
-def shoot(browser, html_path, png_path, line, size=(1440, 900)):
+def shoot(browser, html_path, png_path, line, size=(1600, 900)):
     with tempfile.TemporaryDirectory() as profile:
         done = subprocess.run(
             [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
@@ -111,6 +111,8 @@ def main(argv=None):
     keep = args.out != os.path.join(ROOT, "docs", "images")
     with tempfile.TemporaryDirectory() as tmp:
         for name, page, line in pages():
+            # (the header names files relative to the repository: the same on every machine)
+            page.html = page.html.replace(ROOT + os.sep, "")
             html_path = page.save(os.path.join(args.out if keep else tmp, f"{name}.html"))
             png = os.path.join(args.out, f"explorer_{name}.png")
             shoot(browser, html_path, png, line)

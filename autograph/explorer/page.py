@@ -17,8 +17,8 @@ header { padding: 10px 16px; background: #1d2330; color: #fff; }
 header h1 { font-size: 16px; margin: 0; } header p { margin: 2px 0 0; color: #b8c0d0; }
 main { display: grid; grid-template-columns: minmax(280px, 1fr) minmax(320px, 1.2fr)
        minmax(360px, 1.6fr); gap: 10px; padding: 10px; }
-main.profiled { grid-template-columns: minmax(460px, 1.5fr) minmax(300px, 1fr)
-                minmax(360px, 1.3fr); }
+main.profiled { grid-template-columns: minmax(520px, 1.8fr) minmax(280px, 1fr)
+                minmax(340px, 1.2fr); }
 section { background: #fff; border: 1px solid #d9dde5; border-radius: 6px; overflow: auto;
           max-height: 78vh; }
 section h2 { font-size: 13px; margin: 0; padding: 6px 10px; border-bottom: 1px solid #e4e7ee;

@@ -2,7 +2,7 @@
 measured while the gradient runs. Checked against an independent count (the arrays the
 loop's stacks were given, seen by a counting `ad_stack_push` kernel), against the
 one-state-per-step figure of docs/gradients.md (T*B*H*8 for a tanh RNN), for lines that
-store nothing (0), for a checkpointed loop (which stores less), for a GradientTape inside
+store nothing (0), for a branch, for a checkpointed loop (which stores less), for a GradientTape inside
 the function, and on the explorer page (its side column)."""
 
 import inspect
@@ -44,6 +44,15 @@ def taped(W, xs, h):
             h = np.tanh(xs[t] @ W + h)
         loss = np.sum(h * h)
     return tape.gradient(loss, W)
+
+
+def branchy(x, n):
+    for i in ag.range(n):
+        if np.sum(x) > 0:
+            x = np.sin(x)
+        else:
+            x = np.cos(x)
+    return np.sum(x)
 
 
 def line_of(fn, text):
@@ -111,6 +120,17 @@ def test_each_line_stores_what_the_rules_of_its_consumers_read():
     rows = {r.line: r for r in p.rows}
     # the line that stores nothing still allocates (its row exists, with its bytes)
     assert rows[line_of(three, "u = xs[t] * 2.0")].bytes >= T * B * H * 8
+
+
+def test_a_branch_stores_at_its_own_line_what_its_gradient_reads():
+    x, n = np.linspace(0.1, 1.0, 100), 5
+    p = ag.profile(branchy, gradient=True)(x, np.int64(n))
+    got = stored(p)
+    # sin's rule reads its input: the caller's x (free), then the n - 1 values sin made
+    assert got[line_of(branchy, "x = np.sin(x)")] == (n - 1) * x.nbytes
+    assert got.get(line_of(branchy, "x = np.cos(x)"), 0) == 0      # never taken
+    assert got[line_of(branchy, "if np.sum")] <= n                # the predicates (bool)
+    np.testing.assert_allclose(p.result, ag.grad(branchy)(x, np.int64(n)))
 
 
 def test_backward_time_is_told_apart_and_a_plain_run_stores_nothing():
