@@ -22,7 +22,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.runtime.ir import primitives
-from autograph.runtime.ir.graph import Graph, get_default_graph, staged_for
+from autograph.runtime.ir.graph import Graph, get_default_graph, gradient_origin, staged_for
 from autograph.runtime.ir.tensor import Tensor
 
 HANDLE = np.dtype(object)
@@ -154,19 +154,6 @@ def active_tensors(nodes, sources, ctx):
 
 
 # -- the walk ----------------------------------------------------------------------------------
-
-class GradientOrigin(tuple):
-    """The origin of a node a gradient rule staged: the forward node's (file, line,
-    function), so errors and the explorer name the user's line, marked as backward-pass
-    work (`ag.profile` times it apart and counts what it reads of the forward pass as
-    stored for it). Everywhere else it is the plain tuple."""
-    __slots__ = ()
-
-
-def gradient_origin(origin):
-    """`origin` marked as the backward pass's (None stays None)."""
-    return origin if origin is None or isinstance(origin, GradientOrigin) else \
-        GradientOrigin(origin)
 
 
 def where(node):

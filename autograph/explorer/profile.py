@@ -108,12 +108,12 @@ def _names(text):
 class _Line:
     """What the tracer knows of one generated line: the user line of the node it runs
     (key: (file, line, text), or None), whether that node is backward-pass work (a
-    gradient rule made it: autodiff.transform.GradientOrigin), its op and its names."""
+    gradient rule made it: runtime.ir.graph.GradientOrigin), its op and its names."""
     __slots__ = ("key", "backward", "op", "reads", "writes", "dels", "renames", "target")
 
     def __init__(self, made_by, lines, lineno):
         from autograph import errors
-        from autograph.autodiff.transform import GradientOrigin
+        from autograph.runtime.ir.graph import GradientOrigin
         node = made_by[lineno - 1] if 0 < lineno <= len(made_by) else None
         loc = errors.origin_location(node[2]) if node is not None else None
         self.key = None if loc is None else (loc[0], loc[1], loc[3])
