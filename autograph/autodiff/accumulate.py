@@ -24,6 +24,7 @@ added into the other, a chain of `ufunc_at`s that codegen runs in place
 import numpy as np
 
 from autograph.runtime.ir.graph import staged_for
+from autograph.autodiff.transform import gradient_origin
 from autograph.runtime.ir.primitives import bind1
 
 _SCATTERS = ("setitem", "ufunc_at")
@@ -74,7 +75,7 @@ def accumulate(acc, ct, fit=None):
     for term in terms:
         if term[0] == "rows":
             _, rows, dynamic, index, origin = term
-            with staged_for(origin):   # the read's line, where the scatter came from
+            with staged_for(gradient_origin(origin)):   # the read's line (backward work)
                 out = bind1("ufunc_at", [out, rows] + dynamic,
                             {"index": index, "ufunc": "add"})
     return out

@@ -28,7 +28,7 @@ import numpy as np
 from autograph.autodiff import loops, revolve
 from autograph.autodiff.accumulate import accumulate
 from autograph.autodiff.jvp_table import deftransposed
-from autograph.autodiff.transform import add_cts, HANDLE
+from autograph.autodiff.transform import add_cts, gradient_origin, HANDLE
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, Node, get_default_graph
 
@@ -140,7 +140,8 @@ def _copy_graph(graph, parent):
     for node in graph.nodes:
         attrs = _copied_attrs(node, new)
         copy = Node(new, node.name, node.op, [env[id(t)] for t in node.inputs], attrs,
-                    [(t.dtype, t.shape, t.weak) for t in node.outputs], node.origin)
+                    [(t.dtype, t.shape, t.weak) for t in node.outputs],
+                    gradient_origin(node.origin))   # (a copy re-runs in the backward pass)
         new.nodes.append(copy)
         new._used_names.add(node.name)
         env.update(zip(map(id, node.outputs), copy.outputs))
@@ -201,7 +202,7 @@ class _Copier:
                 new = self.graph.add_node(n.op, [self.memo[id(x)] for x in n.inputs],
                                           _copied_attrs(n, self.graph),
                                           [(o.dtype, o.shape, o.weak) for o in n.outputs],
-                                          name=n.name, origin=n.origin)
+                                          name=n.name, origin=gradient_origin(n.origin))
                 _record_captures(new)
                 self.memo.update(zip(map(id, n.outputs), new.outputs))
         return self.memo[id(t)]

@@ -11,7 +11,7 @@ import numpy as np
 
 from autograph.autodiff.loops import pos, zeros_for
 from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
-                                          differentiable_dtype, HANDLE)
+                                          differentiable_dtype, gradient_origin, HANDLE)
 from autograph.autodiff import stacks
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
@@ -124,7 +124,8 @@ def cond_vjp(cts, node):
         specs = [(a.dtype, join_shapes(a.shape, c.shape) if a.dtype != HANDLE else (), False)
                  for a, c in zip(bt.outputs, bf.outputs)]
         back = cur.add_node("cond", [pred] + captured, {"true_graph": bt, "false_graph": bf},
-                            specs, name="cond_grad", origin=cnode.origin)
+                            specs, name="cond_grad",
+                            origin=gradient_origin(cnode.origin))
     in_cts = [None] * n_in
     for i, c in enumerate(caps):
         in_cts[c] = back.outputs[i]

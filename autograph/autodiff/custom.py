@@ -11,6 +11,7 @@ no tape) `f`'s value is returned as it is.
 
 import functools
 
+from autograph.autodiff.transform import gradient_origin
 from autograph.runtime.ir import nest, primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.ir.tensor import Tensor
@@ -36,7 +37,7 @@ def _vjp(cts, node):
         ins = [env[id(t)] for t in n.inputs]
         new = get_default_graph().add_node(n.op, ins, n.attrs,
                                            [(t.dtype, t.shape, t.weak) for t in n.outputs],
-                                           name=n.name, origin=n.origin)
+                                           name=n.name, origin=gradient_origin(n.origin))
         for a, b in zip(n.outputs, new.outputs):
             env[id(a)] = b
     grads = [env.get(id(t), t) for t in g.outputs]

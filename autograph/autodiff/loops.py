@@ -20,7 +20,7 @@ import numpy as np
 from autograph.autodiff import stacks
 from autograph.autodiff.accumulate import accumulate
 from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
-                                          differentiable_dtype, HANDLE)
+                                          differentiable_dtype, gradient_origin, HANDLE)
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.ir.tensor import Tensor
@@ -399,7 +399,8 @@ def count_down_loop(cur, bb, lv_phs, inits, origin):
         specs = [(p.dtype, p.shape, False) for p in lv_phs]
         return cur.add_node("while_loop", inits + captured,
                             {"cond_graph": cgb, "body_graph": bb, "maximum_iterations": None},
-                            specs, name="while_grad", origin=origin)
+                            specs, name="while_grad",
+                            origin=gradient_origin(origin))
 
 
 def input_cts(node, results, lv, cap_active, var_ids):

@@ -22,7 +22,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.runtime.ir import primitives
-from autograph.runtime.ir.graph import Graph, get_default_graph, staged_for
+from autograph.runtime.ir.graph import Graph, get_default_graph, gradient_origin, staged_for
 from autograph.runtime.ir.tensor import Tensor
 
 HANDLE = np.dtype(object)
@@ -155,6 +155,7 @@ def active_tensors(nodes, sources, ctx):
 
 # -- the walk ----------------------------------------------------------------------------------
 
+
 def where(node):
     if node.origin is None:
         return ""
@@ -193,7 +194,7 @@ def backprop(nodes, cts, active, ctx, resolve=identity_resolve):
             raise no_rule_error(node)
         inputs = node.inputs    # (a control-flow rule may add loop variables to the node)
         needs = [id(t) in active for t in inputs]
-        with staged_for(node.origin):   # the rule's nodes are the user's line's
+        with staged_for(gradient_origin(node.origin)):   # the user's line's, as backward work
             try:
                 in_cts = prim.vjp(outs, NodeView(node, resolve, ctx, needs))
             except NotImplementedError as e:   # a rule that cannot apply here: say where
@@ -248,11 +249,12 @@ def gradients(ys, xs, grad_ys=None, unconnected="none", ctx=None):
     cts = {}
     for i, y in enumerate(ys):
         g = None if grad_ys is None or grad_ys[i] is None else primitives.convert(grad_ys[i])
-        if g is None:
-            g = ones_like_value(y)
-        elif g.dtype != y.dtype:
-            g = g.astype(y.dtype)
-        cts[id(y)] = add_cts(cts.get(id(y)), g)
+        with staged_for(gradient_origin(y.node.origin)):   # (the seed: backward work)
+            if g is None:
+                g = ones_like_value(y)
+            elif g.dtype != y.dtype:
+                g = g.astype(y.dtype)
+            cts[id(y)] = add_cts(cts.get(id(y)), g)
     backprop(graph.nodes, cts, active, ctx)
     out = []
     for x in xs:

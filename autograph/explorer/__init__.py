@@ -82,7 +82,8 @@ def explore(fn, *args, gradient=False, profile=False, **kwargs):
     `args` (values or `ag.TensorSpec`s; none: the source, converted code and passes only).
     `gradient=True` shows the graph of `ag.grad(fn)` instead (the forward pass and the
     backward pass, whose nodes name the forward lines they differentiate). `profile=True`
-    (with values) runs it under `ag.profile` and shows each line's time beside the source."""
+    (with values) runs it under `ag.profile` and shows each line's time beside the source
+    (and, for a gradient, the bytes each line stores for the backward pass)."""
     import autograph as ag
     plain = _python_function(fn)
     graph, signature = None, ""
@@ -99,7 +100,8 @@ def explore(fn, *args, gradient=False, profile=False, **kwargs):
     if profile and (args or kwargs):
         from autograph.explorer.profile import profile as profiler
         table = profiler(plain, gradient=gradient)(*args, **kwargs)
-        stats = {line: (s, runs, nbytes) for _, line, _, s, runs, nbytes in table.rows}
+        stats = {r.line: (r.seconds, r.runs, r.bytes, r.backward, r.stored)
+                 for r in table.rows}
     return page_for(plain, graph, signature, stats)
 
 

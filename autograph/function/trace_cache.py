@@ -63,6 +63,7 @@ from autograph import frames
 from autograph.function import trace_type as tt
 from autograph.function.concrete import ConcreteFunction
 from autograph.runtime.ir import nest
+from autograph.runtime.ir.graph import GradientOrigin
 from autograph.source import disk_cache
 
 FORMAT = 3          # 2: loop records for run-time errors; 3: the entry holds the compiled code
@@ -453,12 +454,13 @@ def _entry(concrete, compiled, consts, k, conversion):
     generated.update(loop[2][0] for loop in where.loops if loop[2] is not None)
     if len(generated) > 1:
         raise _NotKept("nodes made by more than one function")
-    made_by = [None if m is None else tuple(m) for m in where.made_by]
+    made_by = [None if m is None else (m[0], m[1], _write_origin(m[2])) for m in where.made_by]
     slots = set(concrete._tensor_slots)
     structure = _encode_structure(concrete._structure, slots, itertools.count())
     return {"format": FORMAT, "key": k, "source": compiled.__source__, "name": name,
             "graph_name": where.graph_name, "globals": globals_, "made_by": made_by,
-            "loops": [tuple(loop) for loop in where.loops], "in_loop": list(where.in_loop),
+            "loops": [(p, n, _write_origin(o), *rest) for p, n, o, *rest in where.loops],
+            "in_loop": list(where.in_loop),
             "structure": structure, "tensor_slots": list(concrete._tensor_slots),
             "consts": list(consts), "conversion": (conversion, next(iter(generated), ""))}
 
@@ -536,14 +538,23 @@ def _load(function, k, names, values, key):
                             entry["tensor_slots"], program=(program, entry["consts"]))
 
 
+def _write_origin(origin):
+    """A node's origin as marshal data: a gradient rule's (GradientOrigin) as a list."""
+    return list(origin) if isinstance(origin, GradientOrigin) else origin
+
+
+def _read_origin(origin):
+    return GradientOrigin(origin) if type(origin) is list else origin and tuple(origin)
+
+
 def _program(entry):
     """The compiled function of `entry`, as codegen.compile_graph would have made it."""
     namespace = {name: _decode_global(d) for name, d in entry["globals"]}
     name, graph_name, source = entry["name"], entry["graph_name"], entry["source"]
     filename, number = frames.take_codegen_filename(graph_name, " from the trace cache")
-    made_by = [None if m is None else (m[0], m[1], m[2] and tuple(m[2]))
+    made_by = [None if m is None else (m[0], m[1], _read_origin(m[2]))
                for m in entry["made_by"]]
-    loops = tuple((p, n, o and tuple(o), tuple(tuple(v) for v in vs), tuple(it))
+    loops = tuple((p, n, _read_origin(o), tuple(tuple(v) for v in vs), tuple(it))
                   for p, n, o, vs, it in entry["loops"])
     namespace["ag_error_at"] = _Locator(filename, graph_name, made_by, entry["conversion"],
                                         loops, entry["in_loop"])

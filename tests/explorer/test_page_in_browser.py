@@ -119,3 +119,51 @@ def test_selecting_a_line_marks_its_generated_lines_and_nodes(tmp_path):
     assert marked.selected == str(line)
     assert sorted(op for op, _ in marked.nodes) == _expected_ops(graph, line)
     assert dom.count("cluster closed") == 1
+
+
+def rnn_loss(W, xs, h):
+    for t in ag.range(xs.shape[0]):
+        h = np.tanh(xs[t] @ W + h)
+    return np.sum(h * h)
+
+
+class Stored(html.parser.HTMLParser):
+    """The stored-bytes column of the source pane as the browser laid it out: per source
+    line (its data-lines), whether it is marked and the column's text."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.rows, self.line, self.open = {}, None, False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if tag == "span" and "ln" in classes:
+            self.line = (attrs["data-lines"], "hl" in classes)
+        self.open = tag == "span" and "sb" in classes
+
+    def handle_data(self, data):
+        if self.open and self.line is not None:
+            self.rows[self.line[0]] = (self.line[1], data)
+            self.open = False
+
+
+def test_a_profiled_gradient_page_shows_each_lines_stored_bytes(tmp_path):
+    T, B, H = 10, 4, 8
+    args = (np.eye(H) * 0.5, np.ones((T, B, H)), np.zeros((B, H)))
+    page = ag.explore(rnn_loss, *args, gradient=True, profile=True)
+    path = page.save(str(tmp_path / "rnn.html"))
+    lines, first = inspect.getsourcelines(rnn_loss)
+    step = first + next(k for k, text in enumerate(lines) if "np.tanh" in text)
+    where = os.environ.get("AUTOGRAPH_TEST_ARTEFACTS") or str(tmp_path)
+    os.makedirs(where, exist_ok=True)
+    shot = os.path.join(where, "explorer_rnn_gradient.png")
+    dom = _run("--dump-dom", f"--screenshot={shot}", "--window-size=1500,1000",
+               f"file://{path}#line={step}", tmp_path=tmp_path)
+    rows = Stored(dom).rows
+    # the step line, selected, stores one B x H float64 state per step: 2560 bytes
+    assert rows[str(step)] == (True, "2.5 KiB"), rows
+    assert rows[str(first + 1)] == (False, "0 B")        # the `for` line stores nothing
+    with open(shot, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"

@@ -23,7 +23,7 @@ def line_of(fn, text):
 def table(n, gradient=False):
     args = (np.eye(8) * 0.5, np.ones((n, 4, 8)), np.zeros((4, 8)))
     p = ag.profile(rnn_loss, gradient=gradient)(*args)
-    return p, {line: (runs, nbytes) for _, line, _, _, runs, nbytes in p.rows}, args
+    return p, {r.line: (r.runs, r.bytes) for r in p.rows}, args
 
 
 def test_runs_and_bytes_of_a_loop_line_grow_with_its_iterations():
@@ -36,7 +36,7 @@ def test_runs_and_bytes_of_a_loop_line_grow_with_its_iterations():
     # each iteration makes the step's arrays: at least h's (4 x 8 float64) once
     assert bytes10 >= 10 * 4 * 8 * 8
     np.testing.assert_allclose(p10.result, ag.function(rnn_loss)(*args))
-    assert {line for _, line, *_ in p10.rows} <= set(range(line_of(rnn_loss, "def rnn_loss"),
+    assert {r.line for r in p10.rows} <= set(range(line_of(rnn_loss, "def rnn_loss"),
                                                            line_of(rnn_loss, "return") + 1))
     text = str(p10)
     assert "h = np.tanh(xs[t] @ W + h)" in text and "share" in text

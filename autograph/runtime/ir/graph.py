@@ -114,6 +114,21 @@ def _origin():
     return fixed if fixed is not None else user_position(3)
 
 
+class GradientOrigin(tuple):
+    """The origin of a node a gradient rule staged (autodiff): the forward node's (file,
+    line, function), so errors and the explorer name the user's line, marked as
+    backward-pass work (`ag.profile` times it apart and counts what it reads of the forward
+    pass as stored for it). Everywhere else it is the plain tuple; the trace cache writes
+    it as a list (marshal has no tuple subclasses)."""
+    __slots__ = ()
+
+
+def gradient_origin(origin):
+    """`origin` marked as the backward pass's (None stays None)."""
+    return origin if origin is None or isinstance(origin, GradientOrigin) else \
+        GradientOrigin(origin)
+
+
 class staged_for:
     """`with staged_for(node.origin):` the nodes made inside are the user's line `origin`
     (a gradient rule's nodes are the forward operation's, so errors name the user's line
