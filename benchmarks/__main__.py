@@ -9,11 +9,17 @@ import datetime
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
-from benchmarks import report
-from benchmarks.cases import all_cases
-from benchmarks.harness import run_case
+from benchmarks import threads
+
+if __name__ == "__main__":     # before NumPy, JAX, TF, torch read their thread settings
+    threads.pin(threads.threads_from_argv(sys.argv[1:]))
+
+from benchmarks import report  # noqa: E402
+from benchmarks.cases import all_cases  # noqa: E402
+from benchmarks.harness import run_case  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -33,6 +39,9 @@ def parse_args(argv):
                    help="an earlier results file: show each row's earlier 'vs floor' ratio")
     p.add_argument("--no-tf", action="store_true", help="leave TensorFlow out")
     p.add_argument("--no-jax", action="store_true", help="leave JAX out")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="threads every contender may use (default 1: BLAS, XLA, TF, torch, "
+                        "Numba, onnxruntime pinned; 0 leaves the environment alone)")
     p.add_argument("--list", action="store_true", help="list the case ids and exit")
     p.add_argument("--render", default=None, metavar="JSON",
                    help="run nothing: print (and with --update-readme, install) the table of "
@@ -72,13 +81,20 @@ def main(argv=None):
     target_ns = 2e6 if args.quick else 50e6
     budget_ns = 1e9 if args.quick else 10e9    # per contender and case, see harness
     results = []
+    started = time.perf_counter()
+    load_start = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     for case in cases:
         print(f"# {case.id}: {case.title}", file=sys.stderr, flush=True)
+        t0, c0 = time.perf_counter(), time.process_time()
         results.append(run_case(case, args.quick, repeats, target_ns,
                                 warmup=1 if args.quick else 2, budget_ns=budget_ns))
+        results[-1]["duration_s"] = round(time.perf_counter() - t0, 1)   # setup included
+        results[-1]["cpu_s"] = round(time.process_time() - c0, 1)        # (not the children's)
     record = {"mode": "quick" if args.quick else "full", "repeats": repeats,
               "target_sample_ns": target_ns, "budget_ns": budget_ns, "machine": report.machine_info(),
+              "threads": threads.pinned(), "duration_s": round(time.perf_counter() - started, 1),
               "cases": results}
+    record["machine"]["loadavg_at_start"] = load_start
     record["exponents"] = report.exponents(results)
     text = report.table(record, baseline)
     print(text)
