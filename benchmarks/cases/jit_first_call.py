@@ -137,7 +137,9 @@ def build(quick):
         note = "--quick: a native compile per call"
         contenders += [Unavailable(n, note) for n in
                        ("autograph_jit", "autograph_jit_steady", "autograph_jit_new_process")]
-        contenders.append(Unavailable("jax", "--quick: left out"))
+        jx = jax_contender(make_jax, fresh=True)    # (says "not importable" without JAX)
+        contenders.append(Unavailable("jax", "--quick: left out")
+                          if isinstance(jx, Contender) else jx)
     elif not _numba():
         contenders += [Unavailable(n, "numba is not installed (pip install -e '.[native]')")
                        for n in ("autograph_jit", "autograph_jit_steady",
