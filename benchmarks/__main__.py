@@ -81,6 +81,8 @@ def main(argv=None):
     target_ns = 2e6 if args.quick else 50e6
     budget_ns = 1e9 if args.quick else 10e9    # per contender and case, see harness
     results = []
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
+    path = args.json or HERE / "results" / f"{stamp}-{'quick' if args.quick else 'full'}.json"
     started = time.perf_counter()
     load_start = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     for case in cases:
@@ -90,20 +92,28 @@ def main(argv=None):
                                 warmup=1 if args.quick else 2, budget_ns=budget_ns))
         results[-1]["duration_s"] = round(time.perf_counter() - t0, 1)   # setup included
         results[-1]["cpu_s"] = round(time.process_time() - c0, 1)        # (not the children's)
-    record = {"mode": "quick" if args.quick else "full", "repeats": repeats,
-              "target_sample_ns": target_ns, "budget_ns": budget_ns, "machine": report.machine_info(),
-              "threads": threads.pinned(), "duration_s": round(time.perf_counter() - started, 1),
-              "cases": results}
-    record["machine"]["loadavg_at_start"] = load_start
-    record["exponents"] = report.exponents(results)
+        if not args.quick:   # a long run stopped half-way still leaves what it measured
+            report.write_json(_record(args, repeats, target_ns, budget_ns, results, started,
+                                      load_start, complete=False), path)
+    record = _record(args, repeats, target_ns, budget_ns, results, started, load_start)
     text = report.table(record, baseline)
     print(text)
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
-    path = args.json or HERE / "results" / f"{stamp}-{record['mode']}.json"
     print(f"JSON written to {report.write_json(record, path)}", file=sys.stderr)
     if args.update_readme:
         _update_readmes(text)
     return 0
+
+
+def _record(args, repeats, target_ns, budget_ns, results, started, load_start, complete=True):
+    record = {"mode": "quick" if args.quick else "full", "repeats": repeats,
+              "target_sample_ns": target_ns, "budget_ns": budget_ns,
+              "machine": report.machine_info(), "threads": threads.pinned(),
+              "duration_s": round(time.perf_counter() - started, 1), "cases": results}
+    if not complete:
+        record["complete"] = False
+    record["machine"]["loadavg_at_start"] = load_start
+    record["exponents"] = report.exponents(results)
+    return record
 
 
 def _update_readmes(text):

@@ -150,7 +150,9 @@ def table(record, baseline=None):
              + (f"the run took {took / 60:.1f} min; " if took else "")
              + (f"load average at the start {m['loadavg_at_start']}, "
                 if m.get("loadavg_at_start") else "")
-             + f"at the end {m.get('loadavg_1_5_15min')}.", "",
+             + f"at the end {m.get('loadavg_1_5_15min')}."
+             + (f" INCOMPLETE: the run stopped after {len(record['cases'])} cases."
+                if record.get("complete") is False else ""), "",
              "| case | contender | median | IQR | CPU | vs floor | note |",
              "|---|---|---:|---:|---:|---:|---|"]
     for case in record["cases"]:
