@@ -43,9 +43,10 @@ def parse_args(argv):
                    help="threads every contender may use (default 1: BLAS, XLA, TF, torch, "
                         "Numba, onnxruntime pinned; 0 leaves the environment alone)")
     p.add_argument("--list", action="store_true", help="list the case ids and exit")
-    p.add_argument("--render", default=None, metavar="JSON",
+    p.add_argument("--render", nargs="+", default=None, metavar="JSON",
                    help="run nothing: print (and with --update-readme, install) the table of "
-                        "an earlier results file")
+                        "an earlier results file; several files make one table (a case "
+                        "measured in several takes the last file's), one 'Measured' line each")
     return p.parse_args(argv)
 
 
@@ -65,7 +66,12 @@ def main(argv=None):
         os.environ["AUTOGRAPH_BENCH_NO_JAX"] = "1"
     baseline = json.loads(Path(args.baseline).read_text()) if args.baseline else None
     if args.render:
-        text = report.table(json.loads(Path(args.render).read_text()), baseline)
+        records = [json.loads(Path(p).read_text()) for p in args.render]
+        record = records[0] if len(records) == 1 else report.merge(records)
+        if len(records) > 1:      # the suite's order, whatever the order of the files
+            rank = {c.id: k for k, c in enumerate(all_cases())}
+            record["cases"].sort(key=lambda c: rank.get(c["id"], len(rank)))
+        text = report.table(record, baseline)
         print(text)
         if args.update_readme:
             _update_readmes(text)

@@ -79,8 +79,14 @@ def versions():
         import jaxlib
         out["jax"] = jx.__version__
         out["jaxlib"] = jaxlib.__version__
-    for name in ("torch", "numba", "onnxruntime"):     # imported by some case of this run
-        module = sys.modules.get(name)
+    for name in ("torch", "numba", "onnxruntime"):     # imported by some case of this run,
+        module = sys.modules.get(name)                 # or (onnxruntime) only by its processes
         if module is not None:
             out[name] = getattr(module, "__version__", "?")
+        else:
+            try:
+                from importlib.metadata import version
+                out[name] = version(name)
+            except Exception:  # noqa: BLE001 - not installed
+                pass
     return out

@@ -133,26 +133,59 @@ def floor_ratios(record):
     return out
 
 
-def table(record, baseline=None):
-    """The whole result as Markdown: timings, goals, growth exponents. With `baseline` (an
-    earlier record), the note column gives each row's earlier "vs floor" ratio: ratios,
-    unlike absolute times, survive a change in machine load between the two runs."""
-    before = floor_ratios(baseline) if baseline else {}
-    m = record["machine"]
+def merge(records):
+    """One record from several runs (e.g. a full run and a later `--only` run of some cases):
+    a case measured in several takes the last run's. The table then gives one "Measured"
+    line per run, naming its cases, so no row hides which run it came from."""
+    by_id, order, parts = {}, [], []
+    for k, rec in enumerate(records):
+        ids = [c["id"] for c in rec["cases"]]
+        parts.append({"machine": rec["machine"], "mode": rec["mode"], "threads": rec.get("threads"),
+                      "duration_s": rec.get("duration_s"), "complete": rec.get("complete", True),
+                      "ids": ids})
+        for case in rec["cases"]:
+            if case["id"] not in by_id:
+                order.append(case["id"])
+            by_id[case["id"]] = dict(case, run=k)
+    for part in parts:       # a run's cases that a later run measured again are not its own
+        part["ids"] = [i for i in part["ids"] if by_id[i]["run"] == parts.index(part)]
+    cases = [by_id[i] for i in order]
+    out = dict(records[-1], cases=cases, parts=parts)
+    out["exponents"] = exponents(cases)
+    return out
+
+
+def _measured_line(m, record, cases=None):
     versions = ", ".join(f"{k} {m[k]}" for k in ("python", "numpy", "autograph", "tensorflow",
                                                    "jax", "torch", "numba", "onnxruntime")
                          if k in m)
     pinned = record.get("threads")
     took = record.get("duration_s")
-    lines = [f"Measured {m['date_utc']} on {m['cpu']} ({m['cpu_count']} CPUs), {m['platform']}; "
-             f"{versions}; mode: {record['mode']}, commit {m.get('git_commit')}; "
-             + (f"threads pinned to {pinned}; " if pinned else "threads not pinned; ")
-             + (f"the run took {took / 60:.1f} min; " if took else "")
-             + (f"load average at the start {m['loadavg_at_start']}, "
-                if m.get("loadavg_at_start") else "")
-             + f"at the end {m.get('loadavg_1_5_15min')}."
-             + (f" INCOMPLETE: the run stopped after {len(record['cases'])} cases."
-                if record.get("complete") is False else ""), "",
+    return (f"Measured {m['date_utc']} on {m['cpu']} ({m['cpu_count']} CPUs), {m['platform']}; "
+            + (f"cases {', '.join(cases)}; " if cases else "")
+            + f"{versions}; mode: {record['mode']}, commit {m.get('git_commit')}; "
+            + (f"threads pinned to {pinned}; " if pinned else "threads not pinned; ")
+            + (f"the run took {took / 60:.1f} min; " if took else "")
+            + (f"load average at the start {m['loadavg_at_start']}, "
+               if m.get("loadavg_at_start") else "")
+            + f"at the end {m.get('loadavg_1_5_15min')}."
+            + (" INCOMPLETE: the run stopped before its last case."
+               if record.get("complete") is False else ""))
+
+
+def table(record, baseline=None):
+    """The whole result as Markdown: timings, goals, growth exponents. With `baseline` (an
+    earlier record), the note column gives each row's earlier "vs floor" ratio: ratios,
+    unlike absolute times, survive a change in machine load between the two runs."""
+    before = floor_ratios(baseline) if baseline else {}
+    if record.get("parts"):
+        lines = [_measured_line(p["machine"], p, _id_ranges(p["ids"])) + "\n"
+                 for p in record["parts"] if p["ids"]]
+        lines[-1] = lines[-1].rstrip("\n")
+        lines += [""]
+    else:
+        lines = [_measured_line(record["machine"], record), ""]
+    lines += [
              "| case | contender | median | IQR | CPU | vs floor | note |",
              "|---|---|---:|---:|---:|---:|---|"]
     for case in record["cases"]:
@@ -206,6 +239,16 @@ def table(record, baseline=None):
                          f"{', '.join(str(s) for s in e['sizes'])} | "
                          f"{', '.join(fmt_ns(t) for t in e['median_ns'])} | {wall} | {cpu} |")
     return "\n".join(lines) + "\n"
+
+
+def _id_ranges(ids):
+    """Case ids shortened to their prefixes ("13a_prefix_sum_25k" -> "13a"), once each."""
+    seen = []
+    for i in ids:
+        short = i.split("_", 1)[0]
+        if short not in seen:
+            seen.append(short)
+    return seen
 
 
 def _goal_value(goal, value):

@@ -282,3 +282,21 @@ def test_a_series_judges_growth_against_its_own_limit():
     for c in fake:
         del c["max_exponent"]
     assert report.exponents(fake)[0]["met"] is True
+
+
+def test_merged_runs_keep_each_case_once_and_say_which_run_measured_it():
+    def run(date, ids, median):
+        return {"mode": "full", "threads": 1, "duration_s": 60.0,
+                "machine": {"date_utc": date, "cpu": "c", "cpu_count": 2, "platform": "p",
+                            "python": "3", "numpy": "2"},
+                "cases": [{"id": i, "title": i, "params": {}, "goals": [], "floor": "numpy_hand",
+                           "contenders": {"numpy_hand": {"status": OK, "median_ns": median,
+                                                         "iqr_ns": 0.0,
+                                                         "cpu_median_ns": median}}}
+                          for i in ids]}
+    record = report.merge([run("first", ["1_a", "13a_x"], 1.0), run("second", ["13a_x"], 2.0)])
+    assert [c["id"] for c in record["cases"]] == ["1_a", "13a_x"]
+    assert record["cases"][1]["contenders"]["numpy_hand"]["median_ns"] == 2.0   # the later run
+    text = report.table(record)
+    assert "Measured first" in text and "cases 1; " in text
+    assert "Measured second" in text and "cases 13a; " in text
