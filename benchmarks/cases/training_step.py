@@ -17,8 +17,8 @@ and the last layer's bias after the update):
   the results differ in the last digits, inside the case's tolerance.
 
 Every contender keeps its own state, so successive calls are successive steps; the step
-count does not change the work. Run it with the threads pinned (the suite sets nothing):
-OMP/OPENBLAS/MKL_NUM_THREADS=1 and XLA_FLAGS single-threaded, see docs/performance.md.
+count does not change the work. `python -m benchmarks` pins every contender to one thread
+(BLAS, XLA, torch: benchmarks/threads.py).
 """
 
 import functools
