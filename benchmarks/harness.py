@@ -65,6 +65,7 @@ class Goal:
     versus: Optional[str] = None
     max_ratio: Optional[float] = None
     max_ns: Optional[float] = None
+    judged_on: str = "cpu"     # "wall" where the goal is about waiting (prefetch overlaps sleeps)
 
     def evaluate(self, results, key="median_ns"):
         """(value, met) where value is the ratio or the absolute time of the medians under
@@ -260,7 +261,8 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
         cpu_value, cpu_met = g.evaluate(results, "cpu_median_ns")
         goals.append({"text": g.text, "subject": g.subject, "versus": g.versus,
                       "max_ratio": g.max_ratio, "max_ns": g.max_ns,
-                      "value": value, "met": met, "cpu_value": cpu_value, "cpu_met": cpu_met})
+                      "value": value, "met": met, "cpu_value": cpu_value, "cpu_met": cpu_met,
+                      "judged_on": g.judged_on})
     out = {"id": case.id, "title": case.title, "params": params, "reference": case.reference,
            "floor": case.floor,
            "contenders": results, "goals": goals}
