@@ -9,11 +9,17 @@ import datetime
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
-from benchmarks import report
-from benchmarks.cases import all_cases
-from benchmarks.harness import run_case
+from benchmarks import threads
+
+if __name__ == "__main__":     # before NumPy, JAX, TF, torch read their thread settings
+    threads.pin(threads.threads_from_argv(sys.argv[1:]))
+
+from benchmarks import report  # noqa: E402
+from benchmarks.cases import all_cases  # noqa: E402
+from benchmarks.harness import run_case  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -33,10 +39,14 @@ def parse_args(argv):
                    help="an earlier results file: show each row's earlier 'vs floor' ratio")
     p.add_argument("--no-tf", action="store_true", help="leave TensorFlow out")
     p.add_argument("--no-jax", action="store_true", help="leave JAX out")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="threads every contender may use (default 1: BLAS, XLA, TF, torch, "
+                        "Numba, onnxruntime pinned; 0 leaves the environment alone)")
     p.add_argument("--list", action="store_true", help="list the case ids and exit")
-    p.add_argument("--render", default=None, metavar="JSON",
+    p.add_argument("--render", nargs="+", default=None, metavar="JSON",
                    help="run nothing: print (and with --update-readme, install) the table of "
-                        "an earlier results file")
+                        "an earlier results file; several files make one table (a case "
+                        "measured in several takes the last file's), one 'Measured' line each")
     return p.parse_args(argv)
 
 
@@ -56,7 +66,12 @@ def main(argv=None):
         os.environ["AUTOGRAPH_BENCH_NO_JAX"] = "1"
     baseline = json.loads(Path(args.baseline).read_text()) if args.baseline else None
     if args.render:
-        text = report.table(json.loads(Path(args.render).read_text()), baseline)
+        records = [json.loads(Path(p).read_text()) for p in args.render]
+        record = records[0] if len(records) == 1 else report.merge(records)
+        if len(records) > 1:      # the suite's order, whatever the order of the files
+            rank = {c.id: k for k, c in enumerate(all_cases())}
+            record["cases"].sort(key=lambda c: rank.get(c["id"], len(rank)))
+        text = report.table(record, baseline)
         print(text)
         if args.update_readme:
             _update_readmes(text)
@@ -72,22 +87,39 @@ def main(argv=None):
     target_ns = 2e6 if args.quick else 50e6
     budget_ns = 1e9 if args.quick else 10e9    # per contender and case, see harness
     results = []
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
+    path = args.json or HERE / "results" / f"{stamp}-{'quick' if args.quick else 'full'}.json"
+    started = time.perf_counter()
+    load_start = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     for case in cases:
         print(f"# {case.id}: {case.title}", file=sys.stderr, flush=True)
+        t0, c0 = time.perf_counter(), time.process_time()
         results.append(run_case(case, args.quick, repeats, target_ns,
                                 warmup=1 if args.quick else 2, budget_ns=budget_ns))
-    record = {"mode": "quick" if args.quick else "full", "repeats": repeats,
-              "target_sample_ns": target_ns, "budget_ns": budget_ns, "machine": report.machine_info(),
-              "cases": results}
-    record["exponents"] = report.exponents(results)
+        results[-1]["duration_s"] = round(time.perf_counter() - t0, 1)   # setup included
+        results[-1]["cpu_s"] = round(time.process_time() - c0, 1)        # (not the children's)
+        if not args.quick:   # a long run stopped half-way still leaves what it measured
+            report.write_json(_record(args, repeats, target_ns, budget_ns, results, started,
+                                      load_start, complete=False), path)
+    record = _record(args, repeats, target_ns, budget_ns, results, started, load_start)
     text = report.table(record, baseline)
     print(text)
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M")
-    path = args.json or HERE / "results" / f"{stamp}-{record['mode']}.json"
     print(f"JSON written to {report.write_json(record, path)}", file=sys.stderr)
     if args.update_readme:
         _update_readmes(text)
     return 0
+
+
+def _record(args, repeats, target_ns, budget_ns, results, started, load_start, complete=True):
+    record = {"mode": "quick" if args.quick else "full", "repeats": repeats,
+              "target_sample_ns": target_ns, "budget_ns": budget_ns,
+              "machine": report.machine_info(), "threads": threads.pinned(),
+              "duration_s": round(time.perf_counter() - started, 1), "cases": results}
+    if not complete:
+        record["complete"] = False
+    record["machine"]["loadavg_at_start"] = load_start
+    record["exponents"] = report.exponents(results)
+    return record
 
 
 def _update_readmes(text):

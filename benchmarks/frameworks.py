@@ -6,6 +6,9 @@ without them the suite still runs and the table says why those columns are empty
 """
 
 import os
+import sys
+
+from benchmarks import threads
 
 _cache = {}
 
@@ -27,6 +30,10 @@ def _import_tf():
     import tensorflow as tf
     tf.get_logger().setLevel("ERROR")
     tf.autograph.set_verbosity(0)
+    n = threads.pinned()
+    if n:     # TF's two pools are sized by a call, before its first op
+        tf.config.threading.set_intra_op_parallelism_threads(n)
+        tf.config.threading.set_inter_op_parallelism_threads(n)
     return tf
 
 
@@ -36,6 +43,19 @@ def _import_jax():
     # our programs use int64/float64 like NumPy; without x64 JAX would silently use 32 bits
     jax.config.update("jax_enable_x64", True)
     return jax
+
+
+def _import_torch():
+    import torch
+    n = threads.pinned()
+    if n:
+        torch.set_num_threads(n)
+    return torch
+
+
+def torch():
+    """(torch module or None, note)."""
+    return _load("torch", _import_torch)
 
 
 def tensorflow():
@@ -59,4 +79,14 @@ def versions():
         import jaxlib
         out["jax"] = jx.__version__
         out["jaxlib"] = jaxlib.__version__
+    for name in ("torch", "numba", "onnxruntime"):     # imported by some case of this run,
+        module = sys.modules.get(name)                 # or (onnxruntime) only by its processes
+        if module is not None:
+            out[name] = getattr(module, "__version__", "?")
+        else:
+            try:
+                from importlib.metadata import version
+                out[name] = version(name)
+            except Exception:  # noqa: BLE001 - not installed
+                pass
     return out

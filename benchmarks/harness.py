@@ -45,6 +45,8 @@ class Contender:
     fresh: bool = False
     result: Callable[[Any], Any] = np.asarray
     check: bool = True             # False: its result is not comparable (a graph, a count)
+    warmup: Optional[int] = None   # calls before timing (None: the run's; a first call that
+                                   # compiles for seconds needs only the one that checks it)
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Goal:
     versus: Optional[str] = None
     max_ratio: Optional[float] = None
     max_ns: Optional[float] = None
+    judged_on: str = "cpu"     # "wall" where the goal is about waiting (prefetch overlaps sleeps)
 
     def evaluate(self, results, key="median_ns"):
         """(value, met) where value is the ratio or the absolute time of the medians under
@@ -96,6 +99,9 @@ class Case:
     series: Optional[str] = None
     x: Optional[float] = None
     floor: str = "numpy_hand"      # the "vs floor" column divides by this contender's median
+    gc_enabled: bool = False       # True: samples run with the cyclic collector on, as a user's
+                                   # program does (first calls, where the collector is the cost)
+    max_exponent: Optional[float] = None   # the growth goal of this case's series (None: 1.15)
 
 
 @contextmanager
@@ -124,7 +130,7 @@ def _cpu_ns():
     return time.process_time_ns() + round((t.children_user + t.children_system) * 1e9)
 
 
-def _sample(fn, number):
+def _sample(fn, number, keep_gc=False):
     """(wall, cpu) nanoseconds for `number` calls of `fn`, garbage collector off.
 
     Wall time (perf_counter) is the measure. Process CPU time is kept beside it: on a shared
@@ -133,7 +139,8 @@ def _sample(fn, number):
     multi-threaded framework can show more CPU than wall time). The CPU time of child
     processes the calls ran and waited for (a fresh-process case) counts too."""
     enabled = gc.isenabled()
-    gc.disable()
+    if not keep_gc:
+        gc.disable()
     try:
         c0 = _cpu_ns()
         t0 = time.perf_counter_ns()
@@ -146,9 +153,9 @@ def _sample(fn, number):
             gc.enable()
 
 
-def _fresh_sample(make):
+def _fresh_sample(make, keep_gc=False):
     fn = make()               # building the fresh function is not part of the first call
-    return _sample(fn, 1)
+    return _sample(fn, 1, keep_gc)
 
 
 def _check(value, reference, rtol):
@@ -195,7 +202,7 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
                 continue
             try:
                 fn = None if c.fresh else c.make()
-                for _ in range(max(1, warmup)):
+                for _ in range(max(1, warmup if c.warmup is None else c.warmup)):
                     value = (c.make() if c.fresh else fn)()
                 outputs[c.name] = c.result(value)
                 live.append([c, fn, 1])
@@ -231,7 +238,8 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
                 if budget_ns and spent[c.name] > budget_ns and len(samples[c.name]) >= MIN_ROUNDS:
                     continue
                 try:
-                    ns, cpu_ns = _fresh_sample(c.make) if c.fresh else _sample(fn, number)
+                    ns, cpu_ns = (_fresh_sample(c.make, case.gc_enabled) if c.fresh
+                                  else _sample(fn, number, case.gc_enabled))
                 except Exception as e:  # noqa: BLE001
                     results[c.name] = {"status": ERROR, "note": _error_note(e)}
                     continue
@@ -253,12 +261,17 @@ def run_case(case, quick, repeats, target_ns, warmup=2, budget_ns=None):
         cpu_value, cpu_met = g.evaluate(results, "cpu_median_ns")
         goals.append({"text": g.text, "subject": g.subject, "versus": g.versus,
                       "max_ratio": g.max_ratio, "max_ns": g.max_ns,
-                      "value": value, "met": met, "cpu_value": cpu_value, "cpu_met": cpu_met})
+                      "value": value, "met": met, "cpu_value": cpu_value, "cpu_met": cpu_met,
+                      "judged_on": g.judged_on})
     out = {"id": case.id, "title": case.title, "params": params, "reference": case.reference,
            "floor": case.floor,
            "contenders": results, "goals": goals}
     if case.series:
         out["series"], out["x"] = case.series, case.x
+        if case.max_exponent is not None:
+            out["max_exponent"] = case.max_exponent
+    if case.gc_enabled:
+        out["gc_enabled"] = True
     return out
 
 

@@ -227,3 +227,76 @@ def test_readme_table_block_is_replaced(tmp_path):
     report.update_readme(readme, "| new | table |\n")
     assert readme.read_text() == (f"intro\n{report.README_START}\n| new | table |\n"
                                   f"{report.README_END}\noutro\n")
+
+
+def test_the_run_records_its_threads_and_how_long_it_took(quick_run):
+    stdout, record = quick_run
+    assert record["threads"] == 1                      # python -m benchmarks pins by default
+    assert record["duration_s"] > 0
+    assert all(c["duration_s"] >= 0 for c in record["cases"])
+    assert "threads pinned to 1" in stdout
+    ids = [c["id"] for c in record["cases"]]
+    for prefix in ("13a_", "13b_", "13c_", "13d_", "13e_", "14a_", "14b_", "15a_", "8c_", "11_"):
+        assert any(i.startswith(prefix) for i in ids), f"issue 30's case {prefix}* is missing"
+
+
+def test_pin_sets_every_thread_variable_and_argv_is_read_before_argparse(monkeypatch):
+    from benchmarks import threads
+    for name in threads.VARIABLES + ("XLA_FLAGS", "AUTOGRAPH_BENCH_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    assert threads.pin(1) == 1 and threads.pinned() == 1
+    assert all(os.environ[name] == "1" for name in threads.VARIABLES)
+    assert threads.XLA_SINGLE in os.environ["XLA_FLAGS"]
+    assert threads.pin(1) == 1 and os.environ["XLA_FLAGS"].count("multi_thread_eigen") == 1
+    assert threads.threads_from_argv(["--quick", "--threads", "4"]) == 4
+    assert threads.threads_from_argv(["--threads=0"]) == 0
+    assert threads.threads_from_argv(["--quick"]) == 1
+
+
+def test_gc_stays_on_only_in_cases_that_ask_and_warmup_is_per_contender():
+    import gc
+    seen, made = {}, []
+
+    def probe(tag):
+        return lambda: seen.setdefault(tag, []).append(gc.isenabled()) or 1
+
+    def make():
+        made.append(1)
+        return lambda: 1
+    for flag in (False, True):
+        case = _toy_case([Contender("numpy_eager", lambda f=flag: probe(f)),
+                          Contender("once", make, fresh=True, warmup=1)], gc_enabled=flag)
+        made.clear()
+        out = run_case(case, quick=True, repeats=3, target_ns=1e4, warmup=2)
+        assert len(made) == 1 + 3                      # its own single warm-up + 3 rounds
+        assert out.get("gc_enabled", False) is flag
+    assert not any(seen[False][3:]) and all(seen[True][3:])   # (3: the untimed warm-ups)
+
+
+def test_a_series_judges_growth_against_its_own_limit():
+    fake = [{"series": "s", "max_exponent": 1.1, "params": {"x": x}, "contenders": {
+        "autograph": {"status": OK, "median_ns": x ** 1.12, "cpu_median_ns": x ** 1.12}}}
+        for x in (10, 100, 1000)]
+    (e,) = report.exponents(fake)
+    assert e["max_exponent"] == 1.1 and e["met"] is False      # 1.12 > 1.1 (but <= 1.15)
+    for c in fake:
+        del c["max_exponent"]
+    assert report.exponents(fake)[0]["met"] is True
+
+
+def test_merged_runs_keep_each_case_once_and_say_which_run_measured_it():
+    def run(date, ids, median):
+        return {"mode": "full", "threads": 1, "duration_s": 60.0,
+                "machine": {"date_utc": date, "cpu": "c", "cpu_count": 2, "platform": "p",
+                            "python": "3", "numpy": "2"},
+                "cases": [{"id": i, "title": i, "params": {}, "goals": [], "floor": "numpy_hand",
+                           "contenders": {"numpy_hand": {"status": OK, "median_ns": median,
+                                                         "iqr_ns": 0.0,
+                                                         "cpu_median_ns": median}}}
+                          for i in ids]}
+    record = report.merge([run("first", ["1_a", "13a_x"], 1.0), run("second", ["13a_x"], 2.0)])
+    assert [c["id"] for c in record["cases"]] == ["1_a", "13a_x"]
+    assert record["cases"][1]["contenders"]["numpy_hand"]["median_ns"] == 2.0   # the later run
+    text = report.table(record)
+    assert "Measured first" in text and "cases 1; " in text
+    assert "Measured second" in text and "cases 13a; " in text

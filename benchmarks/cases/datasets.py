@@ -181,10 +181,10 @@ CASES = [
                      "numpy_hand", max_ratio=1.2)]),
     Case("8c_dataset_map_batch", "shuffle -> map(normalise) -> batch(128) epoch, 60,000x784 f32",
          build_map_batch, rtol=1e-4,
-         goals=[Goal("as written (map before batch) <= 1.3x the NumPy loop", "autograph",
+         goals=[Goal("[30.2] as written (map before batch) <= 1.3x the NumPy loop", "autograph",
                      "numpy_hand", max_ratio=1.3)]),
     Case("9_dataset_prefetch", "1 ms/element generator + 1 ms step: prefetch(2) vs none",
          build_prefetch, floor="numpy_eager",
          goals=[Goal("epoch with prefetch(2) <= 0.6x the time without", "autograph",
-                     "numpy_eager", max_ratio=0.6)]),
+                     "numpy_eager", max_ratio=0.6, judged_on="wall")]),
 ]

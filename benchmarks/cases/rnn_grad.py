@@ -137,5 +137,5 @@ def _with_result(contender):
 CASES = [Case(
     "11_rnn_grad", "value_and_grad of tanh RNN, N=1000 H=64 B=32 f64", build,
     reference="numpy_hand", rtol=1e-9, floor="autograph_forward",
-    goals=[Goal("value_and_grad <= 2.5x the forward pass", "autograph", "autograph_forward",
+    goals=[Goal("[30.4] value_and_grad <= 2.5x the forward pass", "autograph", "autograph_forward",
                 max_ratio=2.5)])]
