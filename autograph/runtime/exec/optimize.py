@@ -11,7 +11,8 @@ same values. It copies the graph node by node (program order), and while copying
 - replaces a `cond` whose condition is a constant by the branch it would take, and drops
   the outputs of a `cond` that nothing uses, and loop variables that nothing needs;
 - optimises the branch and body graphs of control-flow nodes the same way, and moves the
-  loop-invariant work of a while_loop body before the loop (`hoist_invariants`, below).
+  loop-invariant work of a while_loop body before the loop (`hoist_invariants`, below),
+  copying a hoisted transpose that the loop's matmuls read into C order (loop_layout.py).
 
 Then it drops nodes nothing needs (dead-node elimination). Effectful nodes (print, variable
 assignments, TensorArray writes, and control flow containing them) are never folded,
@@ -86,6 +87,10 @@ class _Rewriter:
             dropped = {id(t.node) for k, t in enumerate(new.inputs) if k in drop_inputs}
             new.inputs = [t for k, t in enumerate(new.inputs) if k not in drop_inputs]
         hoist_invariants(new)     # loop-invariant code motion (its loops' bodies)
+        if any(nd.op == "while_loop" and any(t.node.op == "permute_dims" for t in nd.inputs)
+               for nd in new.nodes):   # (loaded only where it may apply: first-call imports)
+            from autograph.runtime.exec import loop_layout
+            loop_layout.contiguous_operands(new)   # transposes its loops' matmuls read
         _eliminate_dead(new, effects)
         if drop_inputs:
             assert not any(id(nd) in dropped for nd in new.nodes), "a dropped input is still used"
