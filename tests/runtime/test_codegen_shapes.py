@@ -1,7 +1,7 @@
 """Scalar shape arithmetic in generated code (codegen_shapes): `len(x)`, `x.shape[k]`,
 integer min/max, transposes and backward loops' stack reads are plain Python on NumPy,
-with results identical to the interpreter's kernels: values, dtypes, and NumPy scalar vs 0-d array, so NEP 50 promotion
-after them is unchanged."""
+with results identical to the interpreter's kernels: values, dtypes, and NumPy scalar vs
+0-d array, so NEP 50 promotion after them is unchanged."""
 
 from unittest import mock
 
