@@ -52,6 +52,14 @@ def kept_axes(A, v, n):              # (k, m, n) -> (m, k, n): rows stay contigu
     return s
 
 
+def nested(W, v, n):                 # W.T hoisted out of both loops, copied once per run
+    s = v
+    for i in ag.range(n):
+        for j in ag.range(n):
+            s = np.tanh(np.transpose(W) @ s)
+    return s
+
+
 def _data(n, batch=3, hidden=4):
     rng = np.random.default_rng(n)
     return (rng.standard_normal((hidden, hidden)) / 2,
@@ -129,6 +137,14 @@ def test_a_users_transpose_before_the_loop(n):
     assert len(_copies(opt)) == 1
 
 
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_nested_loops(n):
+    W, _, h0 = _data(2)
+    opt = _agree(nested, W, h0.T, np.int64(n))
+    assert len(_copies(opt)) == 1
+    assert [nd.op for nd in opt.nodes].count("reshape") == 2   # before both loops
+
+
 @pytest.mark.parametrize("f", [elementwise_reader, kept_axes])
 def test_other_readers_and_contiguous_rows_are_left_alone(f):
     rng = np.random.default_rng(1)
@@ -186,3 +202,21 @@ def test_second_gradient_of_a_persistent_tape(n):
     np.testing.assert_allclose(first, modes.fd(f, W), rtol=1e-6, atol=1e-9)
     sum_of_grad = lambda w: np.sum(modes.fd(f, w, h=1e-5))   # noqa: E731
     np.testing.assert_allclose(rows, modes.fd(sum_of_grad, W, h=1e-3), rtol=1e-4, atol=1e-6)
+
+
+def reshaped(W, v, n):               # a static reshape of a capture: hoisted, cannot raise
+    s = v
+    for i in ag.range(n):
+        s = s + np.reshape(W, (-1,))
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_static_reshapes_leave_loops_that_may_not_run(n):
+    W = np.arange(6.0).reshape(2, 3)
+    opt = _agree(reshaped, W, np.ones(6), np.int64(n))
+    assert "reshape" not in _loop_bodies(opt)[0]
+    spec = ag.TensorSpec([None, 3], np.float64)      # its size unknown: it stays
+    conc = ag.function(reshaped).get_concrete_function(
+        spec, ag.TensorSpec([None], np.float64), ag.TensorSpec([], np.int64))
+    assert "reshape" in _loop_bodies(conc._graph_to_run())[0]

@@ -19,7 +19,9 @@ static shapes are handled. The body and its placeholders are unchanged: the loop
 the copy in place of the view as its input.
 
 Memory: one copy of each such matrix per loop run (the size of an input the loop already
-reads), never anything per iteration.
+reads), never anything per iteration. In nested loops the copy moves out of the outer
+loops with the transpose (a reshape between static shapes of one size is in hoisting's
+SAFE set: it cannot raise).
 """
 
 _READERS = frozenset({"matmul"})
@@ -65,7 +67,8 @@ def _strided_transpose(t):
     if nd.op != "permute_dims" or t.shape is None or None in t.shape or len(t.shape) < 2:
         return False
     axes = tuple(nd.attrs["axes"])
-    return axes[-1] != len(axes) - 1 and all(d > 1 for d in t.shape[-2:])
+    return axes[-1] != len(axes) - 1 and all(d > 1 for d in t.shape[-2:]) and \
+        all(d > 0 for d in t.shape)
 
 
 def _c_ordered(graph, loop, t):

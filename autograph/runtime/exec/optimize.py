@@ -34,8 +34,9 @@ capture, when it is
 - safe to run even if the loop runs zero times, where before it would not have run:
   * either it is in `SAFE`, a set of operations that cannot raise or warn once tracing
     accepted them (transposes and axis insertions checked against the static rank, sign
-    and complex-part ops on floating values, widening casts between floating types), and
-    that cost no more than one pass over their input;
+    and complex-part ops on floating values, widening casts between floating types,
+    reshapes between fully known shapes of the same nonzero size: loop_layout's copies),
+    and that cost no more than one pass over their input;
   * or the loop is known to run at least once: its condition holds on its initial values,
     which are all constants (counter loops over static lengths), as the optimiser can
     evaluate now. Then the first iteration would have run the node anyway (an error it
@@ -365,6 +366,10 @@ def _safe(node):
     op = node.op
     if op in _LAYOUT:
         return True
+    if op == "reshape":          # static shapes of one size: cannot raise (loop_layout)
+        a, b = node.inputs[0].shape, node.outputs[0].shape
+        return len(node.inputs) == 1 and a is not None and b is not None and \
+            None not in a and None not in b and 0 < int(np.prod(a)) == int(np.prod(b))
     floats = all(t.dtype.kind in "fc" for t in node.inputs)
     if op in _FLOAT_UNARY:
         return floats
