@@ -220,3 +220,19 @@ def test_static_reshapes_leave_loops_that_may_not_run(n):
     conc = ag.function(reshaped).get_concrete_function(
         spec, ag.TensorSpec([None], np.float64), ag.TensorSpec([], np.int64))
     assert "reshape" in _loop_bodies(conc._graph_to_run())[0]
+
+
+def test_the_copy_runs_on_the_strict_array_api_device():
+    """The copy is two reshapes from the device's namespace: the strict array API gives
+    the values NumPy gives, for a user's loop and the RNN gradient."""
+    pytest.importorskip("array_api_strict")
+    from autograph.runtime.devices import get_device
+    dev = get_device("strict")
+    W, xs, h0 = _data(4)
+    vg = lambda W, xs, h0: ag.value_and_grad(rnn)(W, xs, h0)   # noqa: E731
+    for f, args in ((user_transpose, (W, h0, np.int64(3))), (vg, (W, xs, h0))):
+        opt = ag.function(f).get_concrete_function(*args)._graph_to_run()
+        assert _copies(opt)
+        got = codegen.compile_graph(opt, dev)(*[dev.to_device(np.asarray(a)) for a in args])
+        for a, b in zip(got, interpreter.run(opt, [np.asarray(a) for a in args])):
+            np.testing.assert_allclose(dev.to_host(a), b, rtol=1e-13)
