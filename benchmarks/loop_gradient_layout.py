@@ -19,12 +19,13 @@ H = 64, B = 32, float64) spends its time, and what two changes to it are worth.
    - `stacked_matmul_only`: just that one big matmul on ready stacks (its floor).
 
 `--native` also checks (no timing) that case 11's gradient under `jit_compile=True`, whose
-backward loop reads the C-ordered copy in Numba, equals codegen's (its compile takes ~15 s,
-too long for the test suite, which checks native code on a smaller loop).
+backward loop reads the C-ordered copy in Numba, equals codegen's (its compile takes ~15 s;
+in the suite, tests/runtime/test_native_grad.py's RNN gradient runs through the pass).
 
 CPU time (`time.process_time`), BLAS/OpenMP threads pinned to 1, medians of interleaved
-rounds (the two autograph variants alternating which goes first); the load average is recorded with the results. The trace cache is off, so both
-autograph variants are traced and optimised in this process.
+rounds (the two autograph variants alternating which goes first); the load average is
+recorded with the results. The trace cache is off, so both autograph variants are traced
+and optimised in this process.
 """
 
 import argparse

@@ -22,7 +22,8 @@ def rnn(W, xs, h0):
 def _data(n, batch=2, hidden=3):
     rng = np.random.default_rng(n + 10)
     return (rng.standard_normal((hidden, hidden)) / 2,
-            0.5 * rng.standard_normal((n, batch, hidden)), 0.1 * rng.standard_normal((batch, hidden)))
+            0.5 * rng.standard_normal((n, batch, hidden)),
+            0.1 * rng.standard_normal((batch, hidden)))
 
 
 def _stacked_reads(fn, *args):

@@ -63,7 +63,8 @@ def nested(W, v, n):                 # W.T hoisted out of both loops, copied onc
 def _data(n, batch=3, hidden=4):
     rng = np.random.default_rng(n)
     return (rng.standard_normal((hidden, hidden)) / 2,
-            0.5 * rng.standard_normal((n, batch, hidden)), 0.1 * rng.standard_normal((batch, hidden)))
+            0.5 * rng.standard_normal((n, batch, hidden)),
+            0.1 * rng.standard_normal((batch, hidden)))
 
 
 def _copies(graph):
