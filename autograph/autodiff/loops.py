@@ -19,6 +19,7 @@ import numpy as np
 
 from autograph.autodiff import stacks
 from autograph.autodiff.accumulate import accumulate
+from autograph.autodiff.loop_reads import read_before
 from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
                                           differentiable_dtype, gradient_origin, HANDLE)
 from autograph.runtime.ir import primitives
@@ -313,7 +314,7 @@ def while_vjp(cts, node):
                                   ctx.variables[v].shape) for v in var_ids]
         lv_phs = [j] + ct_phs + acc_phs + var_phs
         jm1 = np.subtract(j, np.int64(1))
-        cache = {}
+        cache, reads_before = {}, {}
 
         def resolve(t):
             hit = cache.get(id(t))
@@ -326,6 +327,9 @@ def while_vjp(cts, node):
                     out = bb.capture(outer_resolve(loop.inputs[pos(bg.inputs, t)]))
                 elif t.node.op == "Const":
                     out = primitives.const(t.node.attrs["value"], t.weak)
+                elif t.node.op == "read_variable" and \
+                        read_before(loop, t.node, reads_before) is not None:
+                    out = bb.capture(outer_resolve(reads_before[id(t.node.attrs["variable"]())]))
                 elif _state_of(bg, n_lv, t) is not None:
                     k, offset = _state_of(bg, n_lv, t)
                     h = states.get(k)

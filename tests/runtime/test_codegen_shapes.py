@@ -1,7 +1,7 @@
 """Scalar shape arithmetic in generated code (codegen_shapes): `len(x)`, `x.shape[k]`,
-integer min/max and transposes are plain Python on NumPy, with results identical to the
-interpreter's kernels: values, dtypes, and NumPy scalar vs 0-d array, so NEP 50 promotion
-after them is unchanged."""
+integer min/max, transposes and backward loops' stack reads are plain Python on NumPy,
+with results identical to the interpreter's kernels: values, dtypes, and NumPy scalar vs
+0-d array, so NEP 50 promotion after them is unchanged."""
 
 from unittest import mock
 
@@ -106,4 +106,26 @@ def test_dataset_loop_has_no_shape_kernels_and_matches_eager():
     assert not any(k in src for k in KERNELS), src
     exactly_same(list(codegen.compile_graph(graph)(x, y, np.zeros(4))),
                  list(interpreter.run(graph, [x, y, np.zeros(4)], None, check=True)),
+                 types=False)
+
+
+def _rnn(W, xs):
+    h = xs[0]
+    for t in ag.range(1, xs.shape[0]):
+        h = np.tanh(h @ W + xs[t])
+    return np.sum(h)
+
+
+@pytest.mark.parametrize("n", [1, 2, 6])
+def test_stack_reads_are_list_lookups_with_the_interpreters_gradient(n):
+    """A backward loop's reads of the forward's stored values (ad_stack_get) are
+    `stack.items[i]`, and the gradient is the interpreter's, bit for bit."""
+    rng = np.random.default_rng(n)
+    W, xs = rng.standard_normal((3, 3)) / 2, rng.standard_normal((n, 2, 3))
+    graph = ag.function(lambda W, xs: ag.value_and_grad(_rnn)(W, xs)) \
+        .get_concrete_function(W, xs).graph
+    opt = optimize.optimize(graph)
+    source = codegen.source_of(opt)
+    assert "k_ad_stack_get" not in source and ".items[" in source, source
+    exactly_same(codegen.compile_graph(opt)(W, xs), interpreter.run(graph, [W, xs]),
                  types=False)

@@ -11,7 +11,8 @@ same values. It copies the graph node by node (program order), and while copying
 - replaces a `cond` whose condition is a constant by the branch it would take, and drops
   the outputs of a `cond` that nothing uses, and loop variables that nothing needs;
 - optimises the branch and body graphs of control-flow nodes the same way, and moves the
-  loop-invariant work of a while_loop body before the loop (`hoist_invariants`, below).
+  loop-invariant work of a while_loop body before the loop (`hoist_invariants`, below),
+  copying a hoisted transpose that the loop's matmuls read into C order (loop_layout.py).
 
 Then it drops nodes nothing needs (dead-node elimination). Effectful nodes (print, variable
 assignments, TensorArray writes, and control flow containing them) are never folded,
@@ -33,8 +34,9 @@ capture, when it is
 - safe to run even if the loop runs zero times, where before it would not have run:
   * either it is in `SAFE`, a set of operations that cannot raise or warn once tracing
     accepted them (transposes and axis insertions checked against the static rank, sign
-    and complex-part ops on floating values, widening casts between floating types), and
-    that cost no more than one pass over their input;
+    and complex-part ops on floating values, widening casts between floating types,
+    reshapes between fully known shapes of the same nonzero size: loop_layout's copies),
+    and that cost no more than one pass over their input;
   * or the loop is known to run at least once: its condition holds on its initial values,
     which are all constants (counter loops over static lengths), as the optimiser can
     evaluate now. Then the first iteration would have run the node anyway (an error it
@@ -86,6 +88,10 @@ class _Rewriter:
             dropped = {id(t.node) for k, t in enumerate(new.inputs) if k in drop_inputs}
             new.inputs = [t for k, t in enumerate(new.inputs) if k not in drop_inputs]
         hoist_invariants(new)     # loop-invariant code motion (its loops' bodies)
+        if any(nd.op == "while_loop" and any(t.node.op == "permute_dims" for t in nd.inputs)
+               for nd in new.nodes):   # (loaded only where it may apply: first-call imports)
+            from autograph.runtime.exec import loop_layout
+            loop_layout.contiguous_operands(new)   # transposes its loops' matmuls read
         _eliminate_dead(new, effects)
         if drop_inputs:
             assert not any(id(nd) in dropped for nd in new.nodes), "a dropped input is still used"
@@ -360,6 +366,10 @@ def _safe(node):
     op = node.op
     if op in _LAYOUT:
         return True
+    if op == "reshape":          # static shapes of one size: cannot raise (loop_layout)
+        a, b = node.inputs[0].shape, node.outputs[0].shape
+        return len(node.inputs) == 1 and a is not None and b is not None and \
+            None not in a and None not in b and 0 < int(np.prod(a)) == int(np.prod(b))
     floats = all(t.dtype.kind in "fc" for t in node.inputs)
     if op in _FLOAT_UNARY:
         return floats
