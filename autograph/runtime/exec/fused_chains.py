@@ -9,7 +9,9 @@ each as one call, `m_new, v_new, delta = k_chain(m, g, v, b1, ...)`, of a
 intermediate stays in a register and the arrays are read once.
 
 A *chain* is a maximal run of consecutive nodes of one graph (constants, Variable reads
-and Variable assigns in between are allowed, as in native/fuse.py) that are all
+and Variable assigns in between are allowed, as in native/fuse.py, and views (a
+transpose, a reshape) of values made before the run: none of them writes memory) that are
+all
 
 - one of `OPS` (IEEE-exact arithmetic: the loop computes, element by element, the same
   float32/float64 operations NumPy does, so the results are bitwise NumPy's; no
@@ -49,6 +51,7 @@ OPS.update({
     "minimum": ("({0} if ({0} <= {1} or {0} != {0}) else {1})", "np.minimum({0}, {1})"),
 })
 MIN_MEMBERS = 3
+_VIEWS = ("permute_dims", "reshape", "expand_dims", "squeeze", "getitem", "broadcast_to")
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -139,6 +142,9 @@ def plan(graph, overridden=()):
             if _variable(node) in assigned:
                 current = None
             continue
+        if current is not None and node.op in _VIEWS and \
+                not any(id(t) in current.ids for t in node.inputs):
+            continue          # a view of values made before the run: stays where it is
         if current is not None and node.op == "assign_variable" and \
                 _variable(node) is not None:
             assigned.add(_variable(node))
