@@ -49,6 +49,9 @@ OPS.update({
     # NumPy's maximum/minimum: NaN from either side propagates
     "maximum": ("({0} if ({0} >= {1} or {0} != {0}) else {1})", "np.maximum({0}, {1})"),
     "minimum": ("({0} if ({0} <= {1} or {0} != {0}) else {1})", "np.minimum({0}, {1})"),
+    # a Variable's assign_add / assign_sub (update_variable): its value and the delta
+    "update_add": ("{0} + {1}", "{0} + {1}"),
+    "update_subtract": ("{0} - {1}", "{0} - {1}"),
 })
 MIN_MEMBERS = 3
 _VIEWS = ("permute_dims", "reshape", "expand_dims", "squeeze", "getitem", "broadcast_to")
@@ -93,6 +96,51 @@ class Chain:
             loop.append(f"v{n} = {one.format(*ins)}")
             whole.append(f"v{n} = {every.format(*ins)}")
         return loop, whole, [names[id(t)] for t in self.outputs]
+
+
+class _Value:
+    """A Variable's value around a fused update: `old` read just before the chain's call,
+    `new` (a chain output) assigned just after it."""
+
+    def __init__(self, update, kind):
+        self.update, self.kind = update, kind
+        delta = update.inputs[0]
+        self.shape, self.dtype = delta.shape, delta.dtype
+        self.node = self
+
+
+class _Update:
+    """update_variable (`w -= delta`) as a chain member: new = old -/+ delta."""
+
+    def __init__(self, node):
+        self.original = node
+        self.op = "update_" + node.attrs["op"]
+        self.name, self.origin = node.name, node.origin
+        self.inputs = (_Value(node, "old"), node.inputs[0])
+        self.outputs = (_Value(node, "new"),)
+        self.outputs[0].name = node.name
+
+
+def _update(node, overridden):
+    """update_variable as a member when it is add/subtract of a delta of the Variable's
+    own shape and dtype (so NumPy would neither broadcast nor cast)."""
+    if node.op != "update_variable" or node.op in overridden or len(node.inputs) != 1:
+        return None
+    attrs = node.attrs
+    delta = node.inputs[0]
+    var = attrs.get("variable")
+    var = var() if callable(var) else None
+    if var is None or attrs.get("op") not in ("add", "subtract") or \
+            not (attrs.get("operand_dtype") == attrs.get("dtype") == delta.dtype) or \
+            delta.dtype not in _FLOATS or var.dtype != delta.dtype or \
+            delta.shape is None or not delta.shape or tuple(var.shape) != tuple(delta.shape) \
+            or not all(isinstance(d, int) for d in delta.shape):
+        return None
+    return _Update(node)
+
+
+def _original(member):
+    return getattr(member, "original", member)
 
 
 def _variable(node):
@@ -150,18 +198,25 @@ def plan(graph, overridden=()):
             assigned.add(_variable(node))
             current.deferred.append(node)
             continue
-        if not _fusible(node, overridden):
+        update = _update(node, overridden)
+        if update is not None:
+            assigned.add(_variable(node))
+            node = update
+        elif not _fusible(node, overridden):
             current = None
             continue
         if current is None or not current.accepts(node):
             out = node.outputs[0]
-            current, assigned = Chain(tuple(out.shape)), set()
+            current = Chain(tuple(out.shape))
+            assigned = {_variable(node.original)} if update is not None else set()
             current.accepts(node)
             runs.append(current)
     runs = [c for c in runs if len(c.members) >= MIN_MEMBERS]
     if not runs:
         return {}, {}
     member_of = {id(n): c for c in runs for n in c.members}
+    member_of.update((id(n.original), c) for c in runs for n in c.members
+                     if isinstance(n, _Update))
     outside = {}
     for node in graph.nodes:
         c = member_of.get(id(node))
@@ -172,8 +227,13 @@ def plan(graph, overridden=()):
     for t in graph.outputs:
         if id(t.node) in member_of:
             outside[id(t)] = t
+    for c in runs:            # a fused update's new value is assigned after the call
+        outside.update((id(n.outputs[0]), n.outputs[0]) for n in c.members
+                       if isinstance(n, _Update))
     last, skipped = {}, {}
     order = {id(n): p for p, n in enumerate(graph.nodes)}
+    order.update((id(n), order[id(n.original)]) for c in runs for n in c.members
+                 if isinstance(n, _Update))
     for c in runs:
         seen = set()
         for node in c.members:
@@ -187,9 +247,9 @@ def plan(graph, overridden=()):
         c.deferred = [n for n in c.deferred if order[id(n)] < end]
         if not c.outputs or not c.arrays:
             continue
-        last[id(c.members[-1])] = c
+        last[id(_original(c.members[-1]))] = c
         for node in c.members[:-1] + c.deferred:
-            skipped[id(node)] = c
+            skipped[id(_original(node))] = c
     return last, skipped
 
 
@@ -197,7 +257,7 @@ def moved_reads(last, skipped, graph):
     """{id(node): position} of the skipped nodes: they read their inputs where the chain's
     call stands (the last member's position), which is when those inputs may be dropped."""
     order = {id(n): p for p, n in enumerate(graph.nodes)}
-    return {key: order[id(c.members[-1])] for key, c in skipped.items()}
+    return {key: order[id(_original(c.members[-1]))] for key, c in skipped.items()}
 
 
 def emit(compiler, chain, env, depth):
@@ -209,13 +269,40 @@ def emit(compiler, chain, env, depth):
                             [t.dtype for t in chain.outputs], len(chain.arrays), loop,
                             whole, results)
     name = compiler.bind("k_chain", fn)
-    args = [env[id(t)] for t in chain.arrays + chain.scalars]
+    args, refs, olds = [], {}, []
+    for t in chain.arrays + chain.scalars:
+        if isinstance(t, _Value):          # a fused update's Variable: its value now
+            olds.append(compiler.fresh(t.update.name + "_value"))
+            read = _variable_call(compiler, t.update, "read_variable", [], refs)
+            compiler.emit(depth, f"{olds[-1]} = {read}")
+            args.append(olds[-1])
+        else:
+            args.append(env[id(t)])
     outs = []
     for t in chain.outputs:
         outs.append(compiler.preferred.pop(id(t), None) or compiler.fresh(t.node.name))
         env[id(t)] = outs[-1]
     targets = outs[0] + "," if len(outs) == 1 else ", ".join(outs)
     compiler.emit(depth, f"{targets} = {name}({', '.join(args)})")
+    for t in chain.outputs:
+        if isinstance(t, _Value):
+            compiler.emit(depth, _variable_call(compiler, t.update, "assign_variable",
+                                                [env[id(t)]], refs))
+    if olds:
+        compiler.emit(depth, f"del {', '.join(olds)}")
     for node in chain.deferred:
         compiler.node = (node.name, node.op, node.origin)
         compiler.call(node, [env[id(t)] for t in node.inputs], env, depth)
+
+
+def _variable_call(compiler, update, op, ins, refs):
+    """A read_variable / assign_variable kernel call on `update`'s Variable (`refs`: the
+    names the Variables are bound to in the generated code, one each)."""
+    fn, takes_xp = compiler.kernel(op)
+    attrs = update.attrs
+    ref = refs.get(id(update))
+    if ref is None:
+        ref = refs[id(update)] = compiler.bind(f"{update.name}_variable", attrs["variable"])
+    args = (["xp"] if takes_xp else []) + ins + [
+        f"variable={ref}", f"name={attrs['name']!r}", f"function={attrs['function']!r}"]
+    return f"{fn}({', '.join(args)})"

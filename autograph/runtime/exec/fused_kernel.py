@@ -108,6 +108,10 @@ class Chain:
     of `out_dtypes`); scalars arrive as NumPy scalars or 0-d arrays of `scalar_dtypes`."""
 
     def __init__(self, shape, scalar_dtypes, out_dtypes, n_arrays, loop, whole, results):
+        # what rebuilds it (plain data: function/trace_cache keeps it with the trace)
+        self.__fused_chain__ = (tuple(shape), tuple(np.dtype(d).str for d in scalar_dtypes),
+                                tuple(np.dtype(d).str for d in out_dtypes), n_arrays,
+                                tuple(loop), tuple(whole), tuple(results))
         self.shape = tuple(shape)
         self.scalar_types = tuple(np.dtype(d).type for d in scalar_dtypes)
         self.out_dtypes = tuple(np.dtype(d) for d in out_dtypes)
