@@ -254,3 +254,32 @@ def test_the_kernel_source_depends_on_structure_only():
         texts.add(fused_kernel.kernel_source("k", len(chain.arrays), len(chain.scalars),
                                              loop, results))
     assert len(texts) == 1
+
+
+def test_a_fused_update_loses_nothing_to_other_threads():
+    """`v.assign_add(chain)` fused: the read, the loop and the write hold v's lock, as
+    update_variable's kernel does (tests/runtime/test_variable_threads.py)."""
+    import sys
+    import threading
+    v = ag.Variable(np.zeros(64), name="v")
+
+    @ag.function
+    def f(x, y):
+        v.assign_add(x * 3.0 - 1.0 + y)
+
+    x, y = np.full(64, 0.5), np.full(64, 0.5)     # each call adds 1.0 exactly
+    f(x, y)
+    src = codegen.source_of(f.get_concrete_function(x, y)._graph_to_run())
+    assert src.count("= k_chain") == 0 and src.count("k_chain") == 1   # (no other output)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=lambda: [f(x, y) for _ in range(100)])
+                   for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    np.testing.assert_array_equal(v.numpy(), np.full(64, 401.0))

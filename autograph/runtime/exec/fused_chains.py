@@ -199,6 +199,9 @@ def plan(graph, overridden=()):
             current.deferred.append(node)
             continue
         update = _update(node, overridden)
+        if update is not None and current is not None and \
+                any(isinstance(n, _Update) for n in current.members):
+            current = None             # one update per chain (one lock held at a time)
         if update is not None:
             assigned.add(_variable(node))
             node = update
@@ -265,44 +268,42 @@ def emit(compiler, chain, env, depth):
     in `env`, then the assigns deferred to after it."""
     from autograph.runtime.exec import fused_kernel
     loop, whole, results = chain.source()
+    update = None
+    values = chain.arrays + chain.scalars
+    for at, t in enumerate(values):
+        if isinstance(t, _Value):
+            new = [k for k, o in enumerate(chain.outputs)
+                   if isinstance(o, _Value) and o.update is t.update]
+            update = (at, new[0])
     fn = fused_kernel.Chain(chain.shape, [t.dtype for t in chain.scalars],
                             [t.dtype for t in chain.outputs], len(chain.arrays), loop,
-                            whole, results)
+                            whole, results, update)
     name = compiler.bind("k_chain", fn)
-    args, refs, olds = [], {}, []
-    for t in chain.arrays + chain.scalars:
-        if isinstance(t, _Value):          # a fused update's Variable: its value now
-            olds.append(compiler.fresh(t.update.name + "_value"))
-            read = _variable_call(compiler, t.update, "read_variable", [], refs)
-            compiler.emit(depth, f"{olds[-1]} = {read}")
-            args.append(olds[-1])
+    args, var = [], None
+    for t in values:
+        if isinstance(t, _Value):   # a fused update's Variable: the chain reads and writes it
+            var = compiler.fresh(t.update.name + "_var")
+            compiler.namespace.setdefault("ag_fused_variable", fused_kernel.variable)
+            attrs = t.update.attrs
+            ref = compiler.bind(f"{t.update.name}_variable", attrs["variable"])
+            compiler.emit(depth, f"{var} = ag_fused_variable(xp, variable={ref}, "
+                                 f"name={attrs['name']!r}, function={attrs['function']!r})")
+            args.append(var)
         else:
             args.append(env[id(t)])
     outs = []
     for t in chain.outputs:
+        if isinstance(t, _Value):
+            continue                # assigned by the chain itself
         outs.append(compiler.preferred.pop(id(t), None) or compiler.fresh(t.node.name))
         env[id(t)] = outs[-1]
-    targets = outs[0] + "," if len(outs) == 1 else ", ".join(outs)
-    compiler.emit(depth, f"{targets} = {name}({', '.join(args)})")
-    for t in chain.outputs:
-        if isinstance(t, _Value):
-            compiler.emit(depth, _variable_call(compiler, t.update, "assign_variable",
-                                                [env[id(t)]], refs))
-    if olds:
-        compiler.emit(depth, f"del {', '.join(olds)}")
+    call = f"{name}({', '.join(args)})"
+    if outs:
+        targets = outs[0] + "," if len(outs) == 1 else ", ".join(outs)
+        call = f"{targets} = {call}"
+    compiler.emit(depth, call)
+    if var is not None:
+        compiler.emit(depth, f"del {var}")
     for node in chain.deferred:
         compiler.node = (node.name, node.op, node.origin)
         compiler.call(node, [env[id(t)] for t in node.inputs], env, depth)
-
-
-def _variable_call(compiler, update, op, ins, refs):
-    """A read_variable / assign_variable kernel call on `update`'s Variable (`refs`: the
-    names the Variables are bound to in the generated code, one each)."""
-    fn, takes_xp = compiler.kernel(op)
-    attrs = update.attrs
-    ref = refs.get(id(update))
-    if ref is None:
-        ref = refs[id(update)] = compiler.bind(f"{update.name}_variable", attrs["variable"])
-    args = (["xp"] if takes_xp else []) + ins + [
-        f"variable={ref}", f"name={attrs['name']!r}", f"function={attrs['function']!r}"]
-    return f"{fn}({', '.join(args)})"

@@ -33,6 +33,12 @@ _stats = {"compiled": 0, "fused_calls": 0, "numpy_calls": 0}
 _available = None
 
 
+def variable(xp, *, variable, name, function):
+    """The Variable a fused update writes (checked to live on this device)."""
+    from autograph.runtime import variables
+    return variables._on_device(xp, variable, name, function)
+
+
 def enabled():
     """Whether codegen fuses chains: Numba can be imported (looked up, not imported: a first
     call stays free of it) and AUTOGRAPH_FUSE is not 0."""
@@ -107,11 +113,16 @@ class Chain:
     """`chain(*arrays, *scalars)` -> a tuple of the chain's outputs (arrays of `shape`,
     of `out_dtypes`); scalars arrive as NumPy scalars or 0-d arrays of `scalar_dtypes`."""
 
-    def __init__(self, shape, scalar_dtypes, out_dtypes, n_arrays, loop, whole, results):
+    def __init__(self, shape, scalar_dtypes, out_dtypes, n_arrays, loop, whole, results,
+                 update=None):
         # what rebuilds it (plain data: function/trace_cache keeps it with the trace)
         self.__fused_chain__ = (tuple(shape), tuple(np.dtype(d).str for d in scalar_dtypes),
                                 tuple(np.dtype(d).str for d in out_dtypes), n_arrays,
-                                tuple(loop), tuple(whole), tuple(results))
+                                tuple(loop), tuple(whole), tuple(results), update)
+        # (array position, result position): that argument is a Variable whose value the
+        # chain reads there and whose new value is that result, under the Variable's lock
+        # (an update loses nothing to another thread's, as update_variable's kernel)
+        self.update = None if update is None else tuple(update)
         self.shape = tuple(shape)
         self.scalar_types = tuple(np.dtype(d).type for d in scalar_dtypes)
         self.out_dtypes = tuple(np.dtype(d) for d in out_dtypes)
@@ -126,6 +137,18 @@ class Chain:
         return f"<fused chain of {len(self.loop)} operations: {'; '.join(self.loop)}>"
 
     def __call__(self, *args):
+        if self.update is None:
+            return self.run(args)
+        at, result = self.update
+        var = args[at]
+        with var._lock:
+            args = list(args)
+            args[at] = var._value
+            outs = self.run(args)
+            var._value = outs[result]
+        return outs[:result] + outs[result + 1:]
+
+    def run(self, args):
         kernel = self.kernel
         if kernel is None:
             self.calls += 1
