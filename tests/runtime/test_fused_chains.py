@@ -24,6 +24,7 @@ RNG = np.random.default_rng(7)
 def _hot_at_once(monkeypatch):
     """Fused from the first call (a program's chains otherwise run NumPy twice first)."""
     monkeypatch.setattr(fused_kernel, "HOT_AFTER", 0)
+    monkeypatch.setattr(fused_chains, "LARGE", 0)      # small arrays: fused all the same
     monkeypatch.delenv("AUTOGRAPH_FUSE", raising=False)
 
 
@@ -283,3 +284,18 @@ def test_a_fused_update_loses_nothing_to_other_threads():
     finally:
         sys.setswitchinterval(old)
     np.testing.assert_array_equal(v.numpy(), np.full(64, 401.0))
+
+
+def test_short_chains_on_small_arrays_stay_numpy(monkeypatch):
+    monkeypatch.setattr(fused_chains, "LARGE", 1 << 15)
+    small, large = RNG.standard_normal(2048), RNG.standard_normal(1 << 14)
+
+    def short(x):
+        return x * 3.0 - 1.0 + x               # 3 ops: fused from 2**15 / 3 elements on
+
+    def long(x):
+        return ((x * 3.0 - 1.0 + x) * 2.0 - x) * x + 1.0 - x     # 8 ops: always fused
+
+    assert "k_chain" not in codegen.source_of(trace(short, small)[0])
+    assert "k_chain" in codegen.source_of(trace(short, large)[0])
+    assert "k_chain" in codegen.source_of(trace(long, small)[0])
