@@ -299,3 +299,21 @@ def test_short_chains_on_small_arrays_stay_numpy(monkeypatch):
     assert "k_chain" not in codegen.source_of(trace(short, small)[0])
     assert "k_chain" in codegen.source_of(trace(short, large)[0])
     assert "k_chain" in codegen.source_of(trace(long, small)[0])
+
+
+def test_the_trace_cache_keeps_a_chain_as_its_recipe():
+    """A trace whose code calls a chain stays cacheable: the chain is written as plain data
+    and rebuilt when the trace loads (function/trace_cache.py)."""
+    import marshal
+
+    from autograph.function import trace_cache
+    x, y = RNG.standard_normal(64), RNG.standard_normal(64)
+    g, _ = trace(lambda x, y: x * 3.0 - 1.0 + y, x, y)
+    fn = codegen.compile_graph(g)
+    chain = next(v for v in fn.__globals__.values() if isinstance(v, fused_kernel.Chain))
+    described = marshal.loads(marshal.dumps(trace_cache._describe_global(chain)))
+    again = trace_cache._decode_global(described)
+    assert isinstance(again, fused_kernel.Chain) and again is not chain
+    args = (x, y, np.float64(3.0), np.float64(1.0))
+    for _ in range(2):
+        np.testing.assert_array_equal(again(*args)[0], chain(*args)[0])
