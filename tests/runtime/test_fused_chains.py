@@ -28,7 +28,7 @@ def _hot_at_once(monkeypatch):
     monkeypatch.delenv("AUTOGRAPH_FUSE", raising=False)
 
 
-def _check(fn, *args, chains):
+def _check(fn, *args, chains, fused=True):
     """`fn` traced on `args`: the generated code holds `chains` fused chains, and its
     outputs (twice: nothing leaks into the next call) equal the interpreter's; the user's
     arrays are unchanged."""
@@ -43,7 +43,7 @@ def _check(fn, *args, chains):
         for w, a in zip(want, got):
             assert np.asarray(a).dtype == np.asarray(w).dtype
             np.testing.assert_array_equal(a, w)
-    assert fused_kernel.stats()["fused_calls"] - before == 2 * chains
+    assert fused_kernel.stats()["fused_calls"] - before == (2 * chains if fused else 0)
     for a, k in zip(args, kept):
         np.testing.assert_array_equal(a, k)
     return src
@@ -65,9 +65,12 @@ def test_a_chain_with_values_read_after_it(dtype=np.float64):   # (float32: the 
 
 
 def test_relu_gradient_with_nan_and_signed_zero():
-    """maximum/where/comparisons as the ReLU's gradient stages them, on NaN, +-0, +-inf."""
-    x = np.array([[np.nan, -0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, 3.0]] * 4, np.float32)
+    """maximum/where/comparisons as the ReLU's gradient stages them, on +-0 (the loop),
+    and on NaN and +-inf (NumPy computes those again: see the errstate test)."""
+    x = np.array([[-0.0, 0.0, 1.5, -2.0, 3.0, -1.0, 1e-30, -1e30]] * 4, np.float32)
     g = RNG.standard_normal(x.shape).astype(np.float32)
+    special = x.copy()
+    special[:, 2:5] = [np.nan, np.inf, -np.inf]
 
     def f(x, g):
         h = np.maximum(x, 0.0) * 2.0 + np.minimum(x, 1.0)
@@ -75,6 +78,7 @@ def test_relu_gradient_with_nan_and_signed_zero():
         return h, d * (x >= -1.0)
 
     _check(f, x, g, chains=1)     # (the bool -> float cast of the mask ends it)
+    _check(f, special, g, chains=1, fused=False)
 
 
 def test_transposed_and_broadcast_inputs():
@@ -317,3 +321,26 @@ def test_the_trace_cache_keeps_a_chain_as_its_recipe():
     args = (x, y, np.float64(3.0), np.float64(1.0))
     for _ in range(2):
         np.testing.assert_array_equal(again(*args)[0], chain(*args)[0])
+
+
+def test_errstate_warnings_and_errors_come_as_from_numpy():
+    """An inf or NaN in any value of the loop (even one the outputs do not show) makes
+    NumPy compute the chain again: its RuntimeWarning, or np.errstate's
+    FloatingPointError, comes as without fusion, with the same values."""
+    x, y = RNG.standard_normal(64), RNG.standard_normal(64)
+    x[3] = 0.0
+    g, _ = trace(lambda x, y: 1.0 / (y / x) * 3.0 - 1.0 + y, x, y)    # y / 0 = inf, then 0
+    fn = codegen.compile_graph(g)
+    with np.errstate(divide="ignore"):
+        want = run(g, [x, y], "interpreter")[0]
+    before = fused_kernel.stats()
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        got = fn(x, y)[0]
+    np.testing.assert_array_equal(got, want)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        fn(x, y)
+    assert fused_kernel.stats()["numpy_calls"] - before["numpy_calls"] == 2
+    x[3] = 1.0
+    with np.errstate(divide="raise", invalid="raise", over="raise"):
+        np.testing.assert_array_equal(fn(x, y)[0], run(g, [x, y], "interpreter")[0])
+    assert fused_kernel.stats()["fused_calls"] - before["fused_calls"] == 1

@@ -286,9 +286,11 @@ def emit(compiler, chain, env, depth):
             new = [k for k, o in enumerate(chain.outputs)
                    if isinstance(o, _Value) and o.update is t.update]
             update = (at, new[0])
+    checked = [f"v{n}" for n, node in enumerate(chain.members)
+               if node.outputs[0].dtype.kind == "f"]
     fn = fused_kernel.Chain(chain.shape, [t.dtype for t in chain.scalars],
                             [t.dtype for t in chain.outputs], len(chain.arrays), loop,
-                            whole, results, update)
+                            whole, results, update, checked)
     name = compiler.bind("k_chain", fn)
     args, var = [], None
     for t in values:

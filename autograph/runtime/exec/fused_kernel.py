@@ -56,7 +56,9 @@ def stats():
     return dict(_stats)
 
 
-def kernel_source(name, n_arrays, n_scalars, lines, results):
+def kernel_source(name, n_arrays, n_scalars, lines, results, checked=()):
+    """The Numba loop; it returns whether any value in `checked` (the float ones) came out
+    infinite or NaN, where NumPy may have warned or raised (see Chain.run)."""
     params = ([f"a{k}" for k in range(n_arrays)] + [f"s{k}" for k in range(n_scalars)]
               + [f"o{k}" for k in range(len(results))])
     text = ["import numpy as np", "from numba import njit", "", "",
@@ -66,10 +68,13 @@ def kernel_source(name, n_arrays, n_scalars, lines, results):
     for k in range(1, n_arrays):
         text.append(f"    if a{k}.shape[0] != n:")
         text.append("        raise ValueError('a fused chain got arrays of different sizes')")
+    text.append("    bad = False")
     text.append("    for i in range(n):")
     text += [f"        x{k} = a{k}[i]" for k in range(n_arrays)]
     text += ["        " + line for line in lines]
     text += [f"        o{k}[i] = {r}" for k, r in enumerate(results)]
+    text += [f"        bad |= ({v} - {v}) != ({v} - {v})" for v in checked]   # inf or NaN
+    text.append("    return bad")
     return "\n".join(text) + "\n"
 
 
@@ -89,9 +94,9 @@ def _numpy_form(source):
     return fn
 
 
-def _kernel(n_arrays, n_scalars, lines, results):
+def _kernel(n_arrays, n_scalars, lines, results, checked=()):
     """The njit dispatcher of this chain structure, or None without Numba."""
-    probe = kernel_source("chain", n_arrays, n_scalars, lines, results)
+    probe = kernel_source("chain", n_arrays, n_scalars, lines, results, checked)
     if probe in _kernels:
         return _kernels[probe]
     try:
@@ -103,7 +108,8 @@ def _kernel(n_arrays, n_scalars, lines, results):
         return None
     digest = hashlib.sha256(f"{numba.__version__}\0{ag_version}\0{probe}".encode()).hexdigest()
     name = f"ag_chain_{digest[:16]}"
-    found = jit._load(kernel_source(name, n_arrays, n_scalars, lines, results), digest, name)
+    found = jit._load(kernel_source(name, n_arrays, n_scalars, lines, results, checked),
+                      digest, name)
     _stats["compiled"] += 1
     _kernels[probe] = found
     return found
@@ -114,11 +120,13 @@ class Chain:
     of `out_dtypes`); scalars arrive as NumPy scalars or 0-d arrays of `scalar_dtypes`."""
 
     def __init__(self, shape, scalar_dtypes, out_dtypes, n_arrays, loop, whole, results,
-                 update=None):
+                 update=None, checked=()):
         # what rebuilds it (plain data: function/trace_cache keeps it with the trace)
         self.__fused_chain__ = (tuple(shape), tuple(np.dtype(d).str for d in scalar_dtypes),
                                 tuple(np.dtype(d).str for d in out_dtypes), n_arrays,
-                                tuple(loop), tuple(whole), tuple(results), update)
+                                tuple(loop), tuple(whole), tuple(results), update,
+                                tuple(checked))
+        self.checked = tuple(checked)
         # (array position, result position): that argument is a Variable whose value the
         # chain reads there and whose new value is that result, under the Variable's lock
         # (an update loses nothing to another thread's, as update_variable's kernel)
@@ -156,29 +164,37 @@ class Chain:
                 _stats["numpy_calls"] += 1
                 return self.numpy(*args)
             kernel = self.kernel
+        if np.geterr()["under"] != "ignore":     # underflow the loop cannot report
+            _stats["numpy_calls"] += 1
+            return self.numpy(*args)
         _stats["fused_calls"] += 1
         n = self.n_arrays
         flat = [a.reshape(-1) for a in args[:n]]        # a view, or a copy when strided
         flat += [to(s) for to, s in zip(self.scalar_types, args[n:])]
         outs = [np.empty(self.shape, d) for d in self.out_dtypes]
         if self.calls >= 0:
-            kernel(*flat, *(o.reshape(-1) for o in outs))
-            return tuple(outs)
-        try:   # its first call compiles (or loads) the machine code for these dtypes
-            kernel(*flat, *(o.reshape(-1) for o in outs))
-        except Exception:      # Numba refused: NumPy computes the same values
-            self.kernel, self.calls = None, -(1 << 62)
+            bad = kernel(*flat, *(o.reshape(-1) for o in outs))
+        else:
+            try:   # its first call compiles (or loads) the machine code for these dtypes
+                bad = kernel(*flat, *(o.reshape(-1) for o in outs))
+            except Exception:      # Numba refused: NumPy computes the same values
+                self.kernel, self.calls = None, -(1 << 62)
+                bad = True
+            else:
+                self.calls = 0
+        if bad:
+            # an inf or a NaN: NumPy computes it again, so that np.errstate's warnings and
+            # FloatingPointErrors come as they would without fusion (same values)
             _stats["fused_calls"] -= 1
             _stats["numpy_calls"] += 1
             return self.numpy(*args)
-        self.calls = 0
         return tuple(outs)
 
     def _hot(self):
         """Get the kernel (once); False keeps the NumPy form for good."""
         try:
             self.kernel = _kernel(self.n_arrays, len(self.scalar_types), self.loop,
-                                  self.results)
+                                  self.results, self.checked)
         except Exception:      # Numba refused or failed: NumPy computes the same values
             self.kernel = None
         if self.kernel is None:
