@@ -296,10 +296,10 @@ def emit(compiler, chain, env, depth):
     for t in values:
         if isinstance(t, _Value):   # a fused update's Variable: the chain reads and writes it
             var = compiler.fresh(t.update.name + "_var")
-            compiler.namespace.setdefault("ag_fused_variable", fused_kernel.variable)
+            fetch = compiler.bind("k_fused_variable", fused_kernel.variable)
             attrs = t.update.attrs
             ref = compiler.bind(f"{t.update.name}_variable", attrs["variable"])
-            compiler.emit(depth, f"{var} = ag_fused_variable(xp, variable={ref}, "
+            compiler.emit(depth, f"{var} = {fetch}(xp, variable={ref}, "
                                  f"name={attrs['name']!r}, function={attrs['function']!r})")
             args.append(var)
         else:
