@@ -14,6 +14,10 @@ import os
 import pytest
 
 os.environ["AUTOGRAPH_CACHE_DIR"] = os.environ.get("AUTOGRAPH_TEST_CACHE_DIR", "off")
+# generated code's fused chains (runtime/exec/fused_chains.py) compile a Numba kernel per
+# new structure on a function's third call: seconds per test file with the caches off.
+# tests/runtime/test_fused_chains.py turns them on (AUTOGRAPH_TEST_FUSE=1: everywhere).
+os.environ["AUTOGRAPH_FUSE"] = os.environ.get("AUTOGRAPH_TEST_FUSE", "0")
 
 
 @pytest.fixture

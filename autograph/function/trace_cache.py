@@ -478,6 +478,9 @@ def _describe_global(value):
         return ("scalar", value.dtype.str, value.tobytes())
     if isinstance(value, np.dtype) and value.kind in "biufcmM":
         return ("dtype", value.str)
+    recipe = getattr(value, "__fused_chain__", None)    # runtime/exec/fused_kernel.Chain
+    if recipe is not None:
+        return ("fused_chain", recipe)
     ref = _reference(value) if callable(value) else None
     if ref is not None:
         return ("ref",) + ref
@@ -637,6 +640,9 @@ def _decode_global(d):
         return np.frombuffer(d[2], d[1])[0]
     if kind == "dtype":
         return np.dtype(d[1])
+    if kind == "fused_chain":
+        from autograph.runtime.exec import fused_kernel
+        return fused_kernel.Chain(*d[1])
     if kind == "ref":
         module, name = d[1:]
         if not _ours(module):

@@ -18,6 +18,15 @@ import autograph as ag
 from autograph.runtime.exec import buffer_reuse, codegen, interpreter
 from tests.runtime.tracing import run, trace
 
+
+
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch):
+    """These programs as NumPy runs them without Numba: chains of elementwise ops are not
+    fused (tests/runtime/test_fused_chains.py covers fusion), so `out=` is what is counted."""
+    monkeypatch.setenv("AUTOGRAPH_FUSE", "0")
+
+
 N = 1000
 RNG = np.random.default_rng(3)
 X = RNG.standard_normal(N)

@@ -293,9 +293,11 @@ class _Compiler:
         start = len(self.lines)
         outer_node, outer_graph, self.body_graph = self.node, self.body_graph, graph
         releases = None
+        chains, in_chain = _fused_chains(self, graph)   # elementwise runs: one loop each
         if graph is self.graph:   # the function's own straight-line code: drop dead arrays
             releases = loop_inplace.Releases(graph, [env[id(t)] for t in graph.inputs],
-                                          self.namespace)
+                                          self.namespace, moved=in_chain and _moved(
+                                              chains, in_chain, graph))
         loop_inplace.emit_graph(self, graph)      # updates of new arrays: in place
         # dead buffers reused (see buffer_reuse); not under full check_numerics, whose check
         # of a result reads the operation's inputs after it (is the NaN new, or passed on?)
@@ -309,7 +311,11 @@ class _Compiler:
                 dead = releases.after(p - 1, graph.nodes[p - 1], env)
                 if dead:
                     self.emit(depth, f"del {', '.join(dead)}")
-            if op == "Placeholder" or node in skip:
+            if op == "Placeholder" or node in skip or id(node) in in_chain:
+                continue
+            if id(node) in chains:
+                self.node = (node.name, op, node.origin)
+                _emit_chain(self, chains[id(node)], env, depth)
                 continue
             self.node = (node.name, op, node.origin)
             if op == "Const":
@@ -1005,6 +1011,30 @@ def _constant_of(node, cg, tensor, consts):
     j = next((j for j, t in enumerate(cg.inputs) if t is tensor), None)
     n = len(node.outputs)
     return consts.get(id(node.inputs[j])) if j is not None and j >= n else None
+
+
+def _fused_chains(cg, graph):
+    """fused_chains.plan's ({last member: chain}, {other member or deferred assign: chain})
+    on NumPy when Numba is installed, not under check_numerics; else nothing to fuse."""
+    if not (cg.numpy and cg.numerics is None and _has_arrays(graph)):
+        return {}, {}
+    from autograph.runtime.exec import fused_chains
+    found = fused_chains.plan(graph, cg.device.kernels)
+    if found[0]:
+        from autograph.runtime.exec import fused_kernel
+        if not fused_kernel.enabled():
+            return {}, {}
+    return found
+
+
+def _moved(chains, in_chain, graph):
+    from autograph.runtime.exec import fused_chains
+    return fused_chains.moved_reads(chains, in_chain, graph)
+
+
+def _emit_chain(cg, chain, env, depth):
+    from autograph.runtime.exec import fused_chains
+    fused_chains.emit(cg, chain, env, depth)
 
 
 def _has_arrays(graph):

@@ -266,14 +266,18 @@ _AUGMENTED = {"add": "+", "subtract": "-", "multiply": "*"}
 class Releases:
     """The `del` lines of one straight-line graph body, decided node by node."""
 
-    def __init__(self, graph, params, bound):
+    def __init__(self, graph, params, bound, moved=None):
+        """`moved`: {id(node): position} of nodes emitted later than they stand (a fused
+        chain's members read their inputs at its call: see fused_chains)."""
         self.graph_outputs = {id(t) for t in graph.outputs}
         self.params, self.bound = set(params), bound
         end = len(graph.nodes)
         last = {}
         for p, node in enumerate(graph.nodes):
+            if moved and id(node) in moved:
+                p = moved[id(node)]
             for t in node.inputs:
-                last[id(t)] = p
+                last[id(t)] = max(p, last.get(id(t), p))
         for t in graph.outputs:
             last[id(t)] = end
         self.last = last
