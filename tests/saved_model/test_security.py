@@ -9,6 +9,8 @@ import io
 import json
 import os
 import pickle
+import sys
+import threading
 
 import numpy as np
 import pytest
@@ -202,9 +204,13 @@ def test_loading_never_unpickles_evaluates_executes_or_imports(saved, monkeypatc
     allowed = {"autograph", "numpy", "ast", "struct", "zipfile", "json", "io", "hashlib",
                "os", "zlib", "binascii"}
 
+    loader = threading.get_ident()   # (threads other tests left running may import)
+
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
-        if level == 0 and name.split(".")[0] not in allowed:
-            calls.append(f"__import__({name})")
+        if level == 0 and name.split(".")[0] not in allowed and \
+                threading.get_ident() == loader:
+            caller = sys._getframe(1)   # who imports: named in the failure
+            calls.append(f"__import__({name}) at {caller.f_code.co_filename}:{caller.f_lineno}")
         return real_import(name, globals, locals, fromlist, level)
 
     def guarded_compile(source, filename, mode, flags=0, *args, **kwargs):
