@@ -26,6 +26,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.runtime.exec.native import bounds as native_bounds
+from autograph.runtime.exec.native import copies as native_copies
 from autograph.runtime.exec.native import fuse as native_fuse
 from autograph.runtime.exec.native import kernel as native_kernel
 from autograph.runtime.exec.native import ops as native_ops
@@ -199,6 +200,8 @@ class Lowering:
             ins = [self.blas_operand(t, e, env) for t, e in zip(node.inputs, ins)]
         for t in node.outputs:
             self.check_tensor(node, t)
+        if node.op == "broadcast_to" and self.broadcast(node, ins, env, depth):
+            return
         expr = native_ops.lower(node, ins) if node.op not in _HINTS else None
         if expr is None:
             self.fail(node)
@@ -207,6 +210,20 @@ class Lowering:
             expr = native_ops.scalar_of(out, expr)
         name = env[id(out)] = self.fresh(node.name)
         self.emit(depth, f"{name} = {expr}")
+
+    def broadcast(self, node, ins, env, depth):
+        """`broadcast_to` of an array to a static shape as a new array filled by a loop
+        (copies.py): Numba's `np.broadcast_to(...).copy()` compiles its shape checks and
+        a read-only view type first. False leaves it to native_ops."""
+        x, out = node.inputs[0], node.outputs[0]
+        if not x.shape or not out.shape or not native_ops._static_shape(out):
+            return False
+        name = env[id(out)] = self.fresh(node.name)
+        self.emit(depth, f"{name} = np.empty({tuple(out.shape)!r}, "
+                         f"{native_ops.dtype_name(out.dtype)})")
+        fn = native_copies.put(self, "set", len(out.shape), len(x.shape))
+        self.emit(depth, f"{fn}({name}, {ins[0]})")
+        return True
 
     def blas_operand(self, t, expr, env):
         """A matmul operand that is the transpose of a 2-D array as `contiguous(x).T`: an
@@ -306,7 +323,12 @@ class Lowering:
 
     def fill_write(self, node, env, depth):
         handle, index, value = (env[id(t)] for t in node.inputs)
-        self.emit(depth, f"{handle}[{index}] = {value}")
+        rank = len(node.inputs[2].shape)
+        if rank:      # an array element: a loop (copies.py), not Numba's slice assignment
+            fn = native_copies.put(self, "set", rank, rank)
+            self.emit(depth, f"{fn}({handle}[{index}], {value})")
+        else:
+            self.emit(depth, f"{handle}[{index}] = {value}")
         env[id(node.outputs[0])] = handle
 
     def fill_stack(self, node, env, depth):
