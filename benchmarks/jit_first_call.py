@@ -12,6 +12,9 @@ Each process (threads pinned to 1) measures its own CPU time (`time.process_time
   Numba already compiled something else (a small array function): the compile alone;
 - `cached`: a second process with the first one's cache dir: the machine code loaded,
   and how many functions Numba compiled there (0: nothing typed);
+- `new program`: a fresh process with that cache dir and a never-seen copy of the
+  program: what a new program pays on a machine whose shared helpers (native/library.py)
+  are compiled already;
 - `run`: the minimum CPU time of 5 later calls.
 
 Trees alternate (A B A B ...) for `--rounds` rounds; medians are reported.
@@ -46,21 +49,22 @@ which, mode, k = sys.argv[1], sys.argv[2], sys.argv[3]
 if mode == "warm":
     numba.njit(lambda a: np.dot(a, a) + 1.0)(np.ones((2, 2)))
     compiled.clear()
-namespace = {"np": np, "ag": ag}
+from benchmarks.programs import fresh_function
 if which == "rnn":
-    exec(f"""
+    text = (f"""
 def loss_{k}(W, xs, h0):
     h = h0
     for t in ag.range(xs.shape[0]):
         h = np.tanh(h @ W + xs[t])
     return np.sum(h)
-""", namespace)
+""")
     rng = np.random.default_rng(0)
     args = (rng.standard_normal((64, 64)) / 8, 0.5 * rng.standard_normal((1000, 32, 64)),
             np.zeros((32, 64)))
-    fn = ag.function(ag.value_and_grad(namespace[f"loss_{k}"]), jit_compile=True)
+    loss = fresh_function(text, f"loss_{k}", {"np": np, "ag": ag})
+    fn = ag.function(ag.value_and_grad(loss), jit_compile=True)
 else:
-    exec(f"""
+    text = (f"""
 def mandelbrot_{k}(c):
     z = np.zeros_like(c)
     count = np.zeros(c.shape, np.int64)
@@ -68,10 +72,10 @@ def mandelbrot_{k}(c):
         z = np.where(np.abs(z) <= 2.0, z * z + c, z)
         count = count + (np.abs(z) <= 2.0)
     return count
-""", namespace)
+""")
     side = 200
     args = (np.linspace(-2, 1, side)[None, :] + 1j * np.linspace(-1.5, 1.5, side)[:, None],)
-    fn = ag.function(namespace[f"mandelbrot_{k}"], jit_compile=True)
+    fn = ag.function(fresh_function(text, f"mandelbrot_{k}", {"np": np}), jit_compile=True)
 t2 = time.process_time()
 fn(*args)
 t3 = time.process_time()
@@ -90,8 +94,11 @@ ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "
 
 def _child(tree, which, mode, k, cache):
     env = dict(os.environ, PYTHONPATH=tree, AUTOGRAPH_CACHE_DIR=cache, **ENV)
-    out = subprocess.run([sys.executable, "-c", CHILD, which, mode, str(k)], env=env,
-                         capture_output=True, text=True, check=True).stdout
+    done = subprocess.run([sys.executable, "-c", CHILD, which, mode, str(k)], env=env,
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr)
+    out = done.stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -106,15 +113,18 @@ def measure(trees, rounds):
                     cache = os.path.join(folder, f"c{k}")
                     first = _child(tree, which, "first", k, cache)
                     cached = _child(tree, which, "cached", k, cache)   # same program, cache
+                    other = _child(tree, which, "new", k + 5_000, cache)   # (library cached)
                     warm = _child(tree, which, "warm", k + 10_000, os.path.join(folder, f"w{k}"))
                     r = rows.setdefault((tree, which), {"import": [], "first": [], "warm": [],
-                                                        "cached": [], "run": [],
+                                                        "new program": [], "cached": [],
+                                                        "run": [],
                                                         "compiled first": [],
                                                         "compiled cached": []})
                     r["import"].append(first["import"])
                     r["first"].append(first["first"])
                     r["warm"].append(warm["first"])
                     r["cached"].append(cached["first"])
+                    r["new program"].append(other["first"])
                     r["run"].append(min(first["run"], cached["run"], warm["run"]))
                     r["compiled first"].append(first["compiled"])
                     r["compiled cached"].append(cached["compiled"])

@@ -7,8 +7,9 @@ error path formats both shapes into its message: typing that message (`str` of i
 and a differentiated RNN needs several pairs. The same assignment written as a loop nest
 over the destination view costs ~0.1 s to compile and runs as fast (LLVM vectorizes it).
 
-`put(low, op, dst_rank, src_rank)` names a helper `put_<op>_<d>_<s>(d, s)` and adds its
-source to the module once (Lowering.helpers). The helper keeps NumPy's meaning:
+`put(low, op, dst_rank, src_rank)` names a helper `put_<op>_<d>_<s>(d, s)`: for ranks up
+to 4 one of the shared library's (library.py: compiled once per machine), else its source
+is added to the module once (Lowering.helpers). The helper keeps NumPy's meaning:
 
 - `s` broadcasts into `d` (a dimension of 1 repeats, missing leading ones repeat, extra
   leading ones of size 1 are dropped); any other shape is a `ValueError`;
@@ -26,11 +27,19 @@ _OPS = {"set": "{d} = {s}", "add": "{d} += {s}", "subtract": "{d} -= {s}",
 OPS = tuple(_OPS)
 
 
+def helper_name(op, dst_rank, src_rank):
+    return f"put_{op}_{dst_rank}_{src_rank}"
+
+
 def put(low, op, dst_rank, src_rank):
-    """The name of the helper doing `d[...] <op>= s` for these ranks, defined in `low`'s
-    module (its source added to `low.helpers` the first time)."""
-    name = f"put_{op}_{dst_rank}_{src_rank}"
-    if name not in low.used:
+    """The name of the helper doing `d[...] <op>= s` for these ranks: one of the shared
+    library's (library.py, compiled once per machine), else defined in `low`'s module
+    (its source added to `low.helpers` the first time)."""
+    from autograph.runtime.exec.native import library
+    name = helper_name(op, dst_rank, src_rank)
+    if library.holds(name):
+        low.library.add(name)
+    elif name not in low.used:
         low.used.add(name)
         lines = source(name, op, dst_rank, src_rank)
         low.helpers.extend(lines)

@@ -18,8 +18,9 @@ import numpy as np
 
 from autograph.runtime.exec import loop_inplace
 from autograph.runtime.exec.native import copies as native_copies
+from autograph.runtime.exec.native import library as native_library
 from autograph.runtime.exec.native import ops as native_ops
-from autograph.runtime.exec.native.grad_code import HELPERS, header
+from autograph.runtime.exec.native.grad_code import HELPERS, closure
 from autograph.runtime.exec.native.handles import (
     GRADLIST, OPS, STACK, TENSORARRAY, HandleClass, Handles, is_handle)
 
@@ -33,6 +34,7 @@ class GradLowering:
     def __init__(self, low, graph):
         self.low = low
         low.used.update(HELPERS)    # the helpers' names are taken
+        low.used.update(native_library.names())
         self.handles = Handles(graph, low.fail)
         self.used = set()           # helper names the header must define
         self.inplace = set()        # ids of update nodes that write into their input
@@ -59,7 +61,8 @@ class GradLowering:
             self.low.emit(depth, f"{last} = -1")
 
     def header(self):
-        return header(self.used)
+        """The library functions the handles call (library.py imports them)."""
+        return sorted(closure(self.used))
 
     def enter_graph(self, graph):
         """Updates of fresh arrays in straight-line code write in place."""

@@ -1,7 +1,8 @@
 """The Numba helper functions that native handles call (source text, see grad.py).
 
-They are written once into the header of a generated module that uses them, as generic
-`@njit` functions: Numba compiles one version per element type actually used. Each keeps
+They live in the shared native library (library.py: one module per machine, compiled
+with `cache=True`), as generic `@njit` functions: Numba compiles one version per element
+type actually used, once per machine; a generated module imports those it calls. Each keeps
 the interpreter's meaning (autodiff/stacks.py, gradlists.py, runtime/tensor_array.py):
 
 - `grow(a, i)`: a stack's flat buffer with room for index i (doubling; new rows unset:
@@ -234,9 +235,9 @@ DEPENDS = {"grow": ["rows_into"], "gl_cover": ["rows_into"], "gl_gather": ["rows
            "ta_unstack": ["grow", "rows_into"]}
 
 
-def header(used):
-    """The source of the helpers in `used` and of those they call, in a fixed order."""
+def closure(used):
+    """The helpers in `used` and those they call."""
     names = set(used)
     for name in list(names):
         names.update(DEPENDS.get(name, ()))
-    return "".join(HELPERS[n] for n in HELPERS if n in names).split("\n")
+    return names

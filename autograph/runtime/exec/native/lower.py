@@ -29,6 +29,7 @@ from autograph.runtime.exec.native import bounds as native_bounds
 from autograph.runtime.exec.native import copies as native_copies
 from autograph.runtime.exec.native import fuse as native_fuse
 from autograph.runtime.exec.native import kernel as native_kernel
+from autograph.runtime.exec.native import library as native_library
 from autograph.runtime.exec.native import ops as native_ops
 from autograph.runtime.exec.native.fills import chain_plan, fill_plan
 from autograph.runtime.exec.native.grad import GradLowering
@@ -67,6 +68,7 @@ class Lowering:
         self.helpers = []          # source lines of fused kernels (native_fuse), in order
         self.helper_made_by = []   # the node behind each of those lines (or None)
         self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
+        self.library = set()       # names of the shared library's helpers called (library.py)
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -123,8 +125,9 @@ class Lowering:
         self.emit(0, f"def {self.name}({', '.join(all_params)}):")
         self.lines.extend(body)
         self.made_by.extend(made_by)
-        head = ["import math", "import numpy as np", "from numba import njit", ""] + \
-            self.grad.header()
+        used = sorted(set(self.grad.header()) | self.library)
+        head = ["import math", "import numpy as np", "from numba import njit"] + (
+            [native_library.import_line(used)] if used else []) + [""]
         checks = not native_bounds.in_bounds(g, self.consts)   # (native/bounds.py)
         tail = ["", "", f"@njit(cache=True, error_model='numpy', boundscheck={checks})"]
         source = "\n".join(head + self.helpers + tail + self.lines) + "\n"
