@@ -95,7 +95,7 @@ ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "
 def _child(tree, which, mode, k, cache):
     env = dict(os.environ, PYTHONPATH=tree, AUTOGRAPH_CACHE_DIR=cache, **ENV)
     done = subprocess.run([sys.executable, "-c", CHILD, which, mode, str(k)], env=env,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, cwd=tree)   # (-c puts cwd first)
     if done.returncode:
         raise RuntimeError(done.stderr)
     out = done.stdout

@@ -1,7 +1,8 @@
 """The helpers every generated native module may call, compiled once per machine.
 
-grad_code.py's handle helpers (`grow`, gradient lists, TensorArrays, `rows_into`) and
-copies.py's assignment loops for ranks up to `RANKS` are the same text in every program.
+grad_code.py's handle helpers (`grow`, gradient lists, TensorArrays, `rows_into`),
+copies.py's assignment loops for ranks up to `RANKS` and `matmul` (`np.dot`) are the same
+text in every program.
 Written into each generated module, Numba would compile them again for every new
 program (~0.1-0.5 s each). Instead they live in one module of their own, written to the
 native cache dir as `ag_lib_<hash>.py` (the hash of its source and of Numba's and
@@ -24,9 +25,18 @@ from autograph.runtime.exec.native.grad_code import HELPERS
 RANKS = 4        # copies.py's loops for destination and source ranks up to this
 
 
+# `np.dot` behind a function of the library: Numba compiles its BLAS call (0.8 s per
+# pair of operand layouts in a fresh process, SciPy's import included) once per machine
+MATMUL = '''
+@njit(cache=True)
+def matmul(a, b):
+    return np.dot(a, b)
+'''
+
+
 def names():
     """Every function the library defines."""
-    return set(HELPERS) | {copies.helper_name(op, d, s) for op in copies.OPS
+    return set(HELPERS) | {"matmul"} | {copies.helper_name(op, d, s) for op in copies.OPS
                            for d in range(1, RANKS + 1) for s in range(RANKS + 1)}
 
 
@@ -45,7 +55,7 @@ def source():
     lines = ['"""autograph: native helpers shared by every generated module '
              '(runtime/exec/native/library.py)."""', "import numpy as np",
              "from numba import njit", ""]
-    lines += "".join(HELPERS.values()).split("\n")
+    lines += ("".join(HELPERS.values()) + MATMUL).split("\n")
     for op in copies.OPS:
         for d in range(1, RANKS + 1):
             for s in range(RANKS + 1):

@@ -77,7 +77,7 @@ class Lowering:
         if base[0].isdigit():
             base = "_" + base
         name, i = base, 1
-        while name in self.used or name in ("np", "bool", "int"):
+        while name in self.used or name in ("np", "bool", "int", "matmul"):
             name, i = f"{base}_{i}", i + 1
         self.used.add(name)
         return name
@@ -209,6 +209,9 @@ class Lowering:
         if expr is None:
             self.fail(node)
         out = node.outputs[0]
+        if node.op == "matmul" and expr.startswith("np.dot("):   # (library.py: per machine)
+            expr = "matmul(" + expr[len("np.dot("):]
+            self.library.add("matmul")
         if native_ops.is_scalar(out):
             expr = native_ops.scalar_of(out, expr)
         name = env[id(out)] = self.fresh(node.name)
