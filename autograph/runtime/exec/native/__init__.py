@@ -4,7 +4,9 @@ machine code and cached on disk.
 jit compiles and runs (the disk cache, the runner); lower writes a graph as the function's
 Python source, one node a line, with ops (each primitive as a Numba expression), fills
 (TensorArrays as preallocated arrays), grad, handles and grad_code (the handles and updates
-of backward graphs), and fuse, kernel and vector_math (elementwise runs fused into one loop).
+of backward graphs), fuse, kernel and vector_math (elementwise runs fused into one loop),
+copies (array assignments as loops) and library (the helpers shared by every generated
+module, compiled once per machine).
 """
 
 from autograph.runtime.exec.native.jit import (NativeLoweringError, available, compile_graph,

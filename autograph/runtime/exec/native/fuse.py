@@ -14,7 +14,8 @@ row and one array written.
 
 Which nodes join (`plan`): a maximal run of consecutive nodes of one graph (constants in
 between are free), each an elementwise op or a last-axis reduction whose scalar form
-native_ops has, with static shapes, real or bool dtypes, every input broadcasting into its
+native_ops has, with static shapes, real or bool dtypes (complex for `_COMPLEX`'s ops:
+`z * z + c`, `abs(z)`, `where`), every input broadcasting into its
 output, and an output of shape S (or a row shape). The per-element expression is the very
 one native_ops writes for 0-d tensors (so dtypes, wrapping and NaN handling are the scalar
 lowering's, which the tests compare with the interpreter); `tanh` on float64 is
@@ -81,14 +82,22 @@ def _reduced_axis(node):
     return x if tuple(out.shape) == tuple(expect) else None
 
 
+# ops whose complex scalar form in Numba is NumPy's own formula (the naive product,
+# abs as hypot): complex values join kernels only through these (no division, no
+# transcendental functions, whose complex algorithms differ between the two)
+_COMPLEX = {"add", "subtract", "multiply", "negative", "positive", "abs", "conj",
+            "equal", "not_equal", "where", "Identity"}
+
+
 def fusible(node):
     """True when `node` may be a kernel member on its own terms (see the module doc)."""
     if len(node.outputs) != 1:
         return False
     out = node.outputs[0]
-    if not _static(out) or out.dtype.kind not in "biuf":
+    kinds = "biufc" if node.op in _COMPLEX else "biuf"
+    if not _static(out) or out.dtype.kind not in kinds:
         return False
-    if any(not _static(t) or t.dtype.kind not in "biuf" for t in node.inputs):
+    if any(not _static(t) or t.dtype.kind not in kinds for t in node.inputs):
         return False
     if node.op in _REDUCTIONS:
         return _reduced_axis(node) is not None

@@ -17,8 +17,10 @@ copied once before the loop, as hand-written code would.
 import numpy as np
 
 from autograph.runtime.exec import loop_inplace
+from autograph.runtime.exec.native import copies as native_copies
+from autograph.runtime.exec.native import library as native_library
 from autograph.runtime.exec.native import ops as native_ops
-from autograph.runtime.exec.native.grad_code import HELPERS, header
+from autograph.runtime.exec.native.grad_code import HELPERS, closure
 from autograph.runtime.exec.native.handles import (
     GRADLIST, OPS, STACK, TENSORARRAY, HandleClass, Handles, is_handle)
 
@@ -32,6 +34,7 @@ class GradLowering:
     def __init__(self, low, graph):
         self.low = low
         low.used.update(HELPERS)    # the helpers' names are taken
+        low.used.update(native_library.names())
         self.handles = Handles(graph, low.fail)
         self.used = set()           # helper names the header must define
         self.inplace = set()        # ids of update nodes that write into their input
@@ -58,7 +61,8 @@ class GradLowering:
             self.low.emit(depth, f"{last} = -1")
 
     def header(self):
-        return header(self.used)
+        """The library functions the handles call (library.py imports them)."""
+        return sorted(closure(self.used))
 
     def enter_graph(self, graph):
         """Updates of fresh arrays in straight-line code write in place."""
@@ -176,7 +180,12 @@ class GradLowering:
                         "is not the newest of its loop')")
         emit(depth, f"if {p} >= {buf}.shape[0]:")
         emit(depth + 1, f"{buf} = {self.call('grow')}({buf}, {p})")
-        emit(depth, f"{buf}[{p}] = {ins[2]}")
+        rank = len(self.stack_element(c)[1])
+        if rank:      # an array row: a loop (copies.py), not Numba's slice assignment
+            fn = native_copies.put(self.low, "set", rank, len(node.inputs[2].shape))
+            emit(depth, f"{fn}({buf}[{p}], {ins[2]})")
+        else:
+            emit(depth, f"{buf}[{p}] = {ins[2]}")
         emit(depth, f"if {p} >= {top}:")
         emit(depth + 1, f"{top} = {p} + 1")
         env[id(node.outputs[0])] = h
@@ -288,16 +297,25 @@ class GradLowering:
         else:
             out = self.out(node, env)
             emit(depth, f"{out} = np.copy({ins[0]})")
-        if node.op == "setitem":
-            emit(depth, f"{out}[{key}] = {ins[1]}")
-            return
-        if tensor:        # ufunc.at with an index array: repeated indices accumulate
+        op = "set" if node.op == "setitem" else ufunc
+        rank = native_copies.view_rank(node.attrs["index"], len(x.shape))
+        if tensor and node.op == "ufunc_at":    # repeated indices accumulate: a row each
             k = self.low.fresh("k")
+            row_rank = len(v.shape) if len(v.shape) < len(x.shape) else len(v.shape) - 1
             row = ins[1] if len(v.shape) < len(x.shape) else \
                 f"{ins[1]}[{'0' if v.shape[0] == 1 else k}]"
             emit(depth, f"for {k} in range({tensor}.shape[0]):")
             depth, key = depth + 1, f"{tensor}[{k}]"
-            ins = ins[:1] + [row]
+            ins, rank, value_rank = ins[:1] + [row], len(x.shape) - 1, row_rank
+        else:
+            value_rank = len(v.shape)
+        if rank and self._loop_fits(op, v, out_t):   # a loop nest (copies.py)
+            fn = native_copies.put(self.low, op, rank, value_rank)
+            emit(depth, f"{fn}({out}[{key}], {ins[1]})")
+            return
+        if node.op == "setitem":
+            emit(depth, f"{out}[{key}] = {ins[1]}")
+            return
         if ufunc == "add":
             emit(depth, f"{out}[{key}] += {ins[1]}")
         elif ufunc == "subtract":
@@ -306,6 +324,15 @@ class GradLowering:
             emit(depth, f"{out}[{key}] *= {ins[1]}")
         else:
             emit(depth, f"{out}[{key}] = np.{ufunc}({out}[{key}], {ins[1]})")
+
+    @staticmethod
+    def _loop_fits(op, v, out):
+        """Whether copies.py's element loop writes what NumPy's update writes: a cast
+        NumPy allows (a complex value into a real array is NumPy's warning, not ours; a
+        ufunc's result must cast to the array's dtype under 'same_kind')."""
+        if op != "set":
+            return bool(np.can_cast(v.dtype, out.dtype, "same_kind"))
+        return not (v.dtype.kind == "c" and out.dtype.kind != "c")
 
     @staticmethod
     def _rows_fit(x, v, node):

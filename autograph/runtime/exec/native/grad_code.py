@@ -1,7 +1,8 @@
 """The Numba helper functions that native handles call (source text, see grad.py).
 
-They are written once into the header of a generated module that uses them, as generic
-`@njit` functions: Numba compiles one version per element type actually used. Each keeps
+They live in the shared native library (library.py: one module per machine, compiled
+with `cache=True`), as generic `@njit` functions: Numba compiles one version per element
+type actually used, once per machine; a generated module imports those it calls. Each keeps
 the interpreter's meaning (autodiff/stacks.py, gradlists.py, runtime/tensor_array.py):
 
 - `grow(a, i)`: a stack's flat buffer with room for index i (doubling; new rows unset:
@@ -18,11 +19,33 @@ the interpreter's meaning (autodiff/stacks.py, gradlists.py, runtime/tensor_arra
 
 HELPERS = {}
 
+# rows `src` (or one row, a scalar for 1-D `dst`: `row` True) written (`add` False) or added into C-contiguous
+# `dst` from row `at` on, as one flat loop: Numba's slice assignment would compile its
+# shape-formatting error path, seconds per rank pair (copies.py)
+HELPERS["rows_into"] = '''
+@njit(cache=True, boundscheck=False)
+def rows_into(dst, at, src, row, add):
+    d = dst.reshape(dst.size)
+    s = np.ascontiguousarray(src)
+    s = s.reshape(s.size)
+    width = d.size // dst.shape[0] if dst.shape[0] else 0
+    rows = 1 if row else (s.size // width if width else 0)
+    if s.size != rows * width or at < 0 or at + rows > dst.shape[0]:
+        raise ValueError("autograph: a row of another shape, or out of range, for a native buffer")
+    o = at * width
+    if add:
+        for k in range(s.size):
+            d[o + k] += s[k]
+    else:
+        for k in range(s.size):
+            d[o + k] = s[k]
+'''
+
 HELPERS["grow"] = '''
 @njit(cache=True)
 def grow(a, i):
     b = np.empty((max(2 * a.shape[0], i + 1, 8),) + a.shape[1:], a.dtype)
-    b[:a.shape[0]] = a
+    rows_into(b, 0, a, False, False)
     return b
 '''
 
@@ -41,7 +64,7 @@ def gl_cover(gl, lo, hi):
     if lo < base:
         new_lo = new_hi - size
     b = np.zeros((size,) + buf.shape[1:], buf.dtype)
-    b[base - new_lo:base - new_lo + n] = buf
+    rows_into(b, base - new_lo, buf, False, False)
     return b, new_lo
 '''
 
@@ -49,7 +72,7 @@ HELPERS["gl_put"] = '''
 @njit(cache=True)
 def gl_put(gl, i, v):
     gl = gl_cover(gl, i, i + 1)
-    gl[0][i - gl[1]] += v
+    rows_into(gl[0], i - gl[1], v, True, True)
     return gl
 '''
 
@@ -57,7 +80,7 @@ HELPERS["gl_set"] = '''
 @njit(cache=True)
 def gl_set(gl, i, v):
     gl = gl_cover(gl, i, i + 1)
-    gl[0][i - gl[1]] = v
+    rows_into(gl[0], i - gl[1], v, True, False)
     return gl
 '''
 
@@ -106,7 +129,7 @@ def gl_add(a, b):
         return b
     a = gl_cover(a, b[1], b[1] + nb)
     k = b[1] - a[1]
-    a[0][k:k + nb] += b[0]
+    rows_into(a[0], k, b[0], False, True)
     return a
 '''
 
@@ -125,7 +148,7 @@ def gl_gather(gl, indices, out):
     for k in range(indices.shape[0]):
         j = indices[k] - base
         if j >= 0 and j < buf.shape[0]:
-            out[k] = buf[j]
+            rows_into(out, k, buf[j], True, False)
     return out, gl
 '''
 
@@ -136,7 +159,7 @@ def gl_pop_rows(gl, out):
     lo = max(base, 0)
     hi = min(base + buf.shape[0], out.shape[0])
     if lo < hi:
-        out[lo:hi] = buf[lo - base:hi - base]
+        rows_into(out, lo, buf[lo - base:hi - base], False, False)
         buf[lo - base:hi - base] = 0
     return out, gl
 '''
@@ -145,7 +168,7 @@ HELPERS["gl_set_rows"] = '''
 @njit(cache=True)
 def gl_set_rows(gl, rows):
     gl = gl_cover(gl, 0, rows.shape[0])
-    gl[0][-gl[1]:rows.shape[0] - gl[1]] = rows
+    rows_into(gl[0], -gl[1], rows, False, False)
     return gl
 '''
 
@@ -159,9 +182,9 @@ def ta_write(ta, i, v, dynamic):
     if i >= buf.shape[0]:
         buf = grow(buf, i)
         w = np.zeros(buf.shape[0], np.bool_)
-        w[:written.shape[0]] = written
+        rows_into(w, 0, written, False, False)
         written = w
-    buf[i] = v
+    rows_into(buf, i, v, True, False)
     written[i] = True
     return buf, written, max(n, i + 1)
 '''
@@ -176,9 +199,9 @@ def ta_unstack(ta, value, dynamic):
     if m > buf.shape[0]:
         buf = grow(buf, m - 1)
         w = np.zeros(buf.shape[0], np.bool_)
-        w[:written.shape[0]] = written
+        rows_into(w, 0, written, False, False)
         written = w
-    buf[:m] = value
+    rows_into(buf, 0, value, False, False)
     written[:m] = True
     return buf, written, max(n, m)
 '''
@@ -204,14 +227,17 @@ def ta_stack(ta):
 '''
 
 # which helpers each helper calls (the header holds a helper's dependencies too)
-DEPENDS = {"gl_put": ["gl_cover"], "gl_set": ["gl_cover"], "gl_add": ["gl_cover"],
-           "gl_scatter": ["gl_put", "gl_cover"], "gl_set_rows": ["gl_cover"],
-           "ta_write": ["grow"], "ta_unstack": ["grow"]}
+DEPENDS = {"grow": ["rows_into"], "gl_cover": ["rows_into"], "gl_gather": ["rows_into"],
+           "gl_put": ["gl_cover", "rows_into"], "gl_set": ["gl_cover", "rows_into"],
+           "gl_add": ["gl_cover", "rows_into"], "gl_pop_rows": ["rows_into"],
+           "gl_scatter": ["gl_put", "gl_cover", "rows_into"],
+           "gl_set_rows": ["gl_cover", "rows_into"], "ta_write": ["grow", "rows_into"],
+           "ta_unstack": ["grow", "rows_into"]}
 
 
-def header(used):
-    """The source of the helpers in `used` and of those they call, in a fixed order."""
+def closure(used):
+    """The helpers in `used` and those they call."""
     names = set(used)
     for name in list(names):
         names.update(DEPENDS.get(name, ()))
-    return "".join(HELPERS[n] for n in HELPERS if n in names).split("\n")
+    return names

@@ -131,9 +131,19 @@ def _identifier(name):
 def _load(source, digest, name):
     """The njit dispatcher defined by `source`, from a file in the cache dir named by
     `digest` (written when missing or different; executed from the string in memory)."""
+    if "from autograph_native_lib_" in source:
+        from autograph.runtime.exec.native import library
+        library.ensure_loaded()
+    module = _load_module(source, f"autograph_native_{digest[:32]}", f"ag_{digest[:32]}.py")
+    return module.__dict__[name]
+
+
+def _load_module(source, module_name, file_name):
+    """The module `module_name` executing `source` under `<cache dir>/<file_name>` (the file
+    written when missing or different; the code compiled from the string in memory)."""
     directory = cache_dir()
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    path = os.path.join(directory, f"ag_{digest[:32]}.py")
+    path = os.path.join(directory, file_name)
     try:
         with open(path, encoding="utf-8") as f:
             same = f.read() == source
@@ -146,11 +156,11 @@ def _load(source, digest, name):
         os.replace(tmp, path)
     # a module of its own in sys.modules: Numba's disk cache finds the function's globals
     # by the module's name when it loads compiled code
-    module = types.ModuleType(f"autograph_native_{digest[:32]}")
+    module = types.ModuleType(module_name)
     module.__file__ = path
     sys.modules[module.__name__] = module
     exec(compile(source, path, "exec"), module.__dict__)
-    return module.__dict__[name]
+    return module
 
 
 class _Runner:

@@ -26,8 +26,10 @@ import numpy as np
 
 from autograph import errors
 from autograph.runtime.exec.native import bounds as native_bounds
+from autograph.runtime.exec.native import copies as native_copies
 from autograph.runtime.exec.native import fuse as native_fuse
 from autograph.runtime.exec.native import kernel as native_kernel
+from autograph.runtime.exec.native import library as native_library
 from autograph.runtime.exec.native import ops as native_ops
 from autograph.runtime.exec.native.fills import chain_plan, fill_plan
 from autograph.runtime.exec.native.grad import GradLowering
@@ -66,6 +68,7 @@ class Lowering:
         self.helpers = []          # source lines of fused kernels (native_fuse), in order
         self.helper_made_by = []   # the node behind each of those lines (or None)
         self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
+        self.library = set()       # names of the shared library's helpers called (library.py)
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -74,7 +77,7 @@ class Lowering:
         if base[0].isdigit():
             base = "_" + base
         name, i = base, 1
-        while name in self.used or name in ("np", "bool", "int"):
+        while name in self.used or name in ("np", "bool", "int", "matmul"):
             name, i = f"{base}_{i}", i + 1
         self.used.add(name)
         return name
@@ -122,8 +125,9 @@ class Lowering:
         self.emit(0, f"def {self.name}({', '.join(all_params)}):")
         self.lines.extend(body)
         self.made_by.extend(made_by)
-        head = ["import math", "import numpy as np", "from numba import njit", ""] + \
-            self.grad.header()
+        used = sorted(set(self.grad.header()) | self.library)
+        head = ["import math", "import numpy as np", "from numba import njit"] + (
+            [native_library.import_line(used)] if used else []) + [""]
         checks = not native_bounds.in_bounds(g, self.consts)   # (native/bounds.py)
         tail = ["", "", f"@njit(cache=True, error_model='numpy', boundscheck={checks})"]
         source = "\n".join(head + self.helpers + tail + self.lines) + "\n"
@@ -199,14 +203,33 @@ class Lowering:
             ins = [self.blas_operand(t, e, env) for t, e in zip(node.inputs, ins)]
         for t in node.outputs:
             self.check_tensor(node, t)
+        if node.op == "broadcast_to" and self.broadcast(node, ins, env, depth):
+            return
         expr = native_ops.lower(node, ins) if node.op not in _HINTS else None
         if expr is None:
             self.fail(node)
         out = node.outputs[0]
+        if node.op == "matmul" and expr.startswith("np.dot("):   # (library.py: per machine)
+            expr = "matmul(" + expr[len("np.dot("):]
+            self.library.add("matmul")
         if native_ops.is_scalar(out):
             expr = native_ops.scalar_of(out, expr)
         name = env[id(out)] = self.fresh(node.name)
         self.emit(depth, f"{name} = {expr}")
+
+    def broadcast(self, node, ins, env, depth):
+        """`broadcast_to` of an array to a static shape as a new array filled by a loop
+        (copies.py): Numba's `np.broadcast_to(...).copy()` compiles its shape checks and
+        a read-only view type first. False leaves it to native_ops."""
+        x, out = node.inputs[0], node.outputs[0]
+        if not x.shape or not out.shape or not native_ops._static_shape(out):
+            return False
+        name = env[id(out)] = self.fresh(node.name)
+        self.emit(depth, f"{name} = np.empty({tuple(out.shape)!r}, "
+                         f"{native_ops.dtype_name(out.dtype)})")
+        fn = native_copies.put(self, "set", len(out.shape), len(x.shape))
+        self.emit(depth, f"{fn}({name}, {ins[0]})")
+        return True
 
     def blas_operand(self, t, expr, env):
         """A matmul operand that is the transpose of a 2-D array as `contiguous(x).T`: an
@@ -306,7 +329,12 @@ class Lowering:
 
     def fill_write(self, node, env, depth):
         handle, index, value = (env[id(t)] for t in node.inputs)
-        self.emit(depth, f"{handle}[{index}] = {value}")
+        rank = len(node.inputs[2].shape)
+        if rank:      # an array element: a loop (copies.py), not Numba's slice assignment
+            fn = native_copies.put(self, "set", rank, rank)
+            self.emit(depth, f"{fn}({handle}[{index}], {value})")
+        else:
+            self.emit(depth, f"{handle}[{index}] = {value}")
         env[id(node.outputs[0])] = handle
 
     def fill_stack(self, node, env, depth):

@@ -349,7 +349,14 @@ def _size_of(node, ins, attrs):
 
 
 def _permute(node, ins, attrs):
-    return f"np.transpose({ins[0]}, {tuple(attrs['axes'])!r})"
+    """`x.T` when the axes reverse (every 2-D transpose): the same view, where Numba's
+    `np.transpose(x, axes)` compiles an axes check costing seconds per process."""
+    axes = tuple(attrs["axes"])
+    if not axes:
+        return ins[0]
+    if axes == tuple(range(len(axes)))[::-1]:
+        return f"{ins[0]}.T"
+    return f"np.transpose({ins[0]}, {axes!r})"
 
 
 def _clip(node, ins, attrs):

@@ -1,0 +1,152 @@
+"""`jit_compile=True` first calls in fresh processes, A/B between autograph trees (issue
+30 goal 6): the RNN gradient (case 11's `value_and_grad`, N=1000, H=64, B=32, float64)
+and the vectorised Mandelbrot over a plain `range(100)` (case 13d, 200x200 complex128).
+
+Each process (threads pinned to 1) measures its own CPU time (`time.process_time`):
+
+- `import`: numpy, autograph and numba;
+- `first`: the first call with an empty native cache (a private cache dir per process):
+  trace, lower, Numba's per-process setup (~1 s: its typing registries, SciPy's BLAS)
+  and the compile;
+- `warm`: the same first call of a never-seen copy of the program in a process where
+  Numba already compiled something else (a small array function): the compile alone;
+- `cached`: a second process with the first one's cache dir: the machine code loaded,
+  and how many functions Numba compiled there (0: nothing typed);
+- `new program`: a fresh process with that cache dir and a never-seen copy of the
+  program: what a new program pays on a machine whose shared helpers (native/library.py)
+  are compiled already;
+- `run`: the minimum CPU time of 5 later calls.
+
+Trees alternate (A B A B ...) for `--rounds` rounds; medians are reported.
+
+    python -m benchmarks.jit_first_call TREE_A [TREE_B ...] [--rounds 3] [--json out.json]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+CHILD = r'''
+import sys, time, json
+t0 = time.process_time()
+import numpy as np
+import autograph as ag
+import numba
+from numba.core import event
+t1 = time.process_time()
+compiled = []
+class Count(event.Listener):
+    def on_start(self, ev):
+        compiled.append(1)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Count())
+which, mode, k = sys.argv[1], sys.argv[2], sys.argv[3]
+if mode == "warm":
+    numba.njit(lambda a: np.dot(a, a) + 1.0)(np.ones((2, 2)))
+    compiled.clear()
+from benchmarks.programs import fresh_function
+if which == "rnn":
+    text = (f"""
+def loss_{k}(W, xs, h0):
+    h = h0
+    for t in ag.range(xs.shape[0]):
+        h = np.tanh(h @ W + xs[t])
+    return np.sum(h)
+""")
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal((64, 64)) / 8, 0.5 * rng.standard_normal((1000, 32, 64)),
+            np.zeros((32, 64)))
+    loss = fresh_function(text, f"loss_{k}", {"np": np, "ag": ag})
+    fn = ag.function(ag.value_and_grad(loss), jit_compile=True)
+else:
+    text = (f"""
+def mandelbrot_{k}(c):
+    z = np.zeros_like(c)
+    count = np.zeros(c.shape, np.int64)
+    for i in range(100):
+        z = np.where(np.abs(z) <= 2.0, z * z + c, z)
+        count = count + (np.abs(z) <= 2.0)
+    return count
+""")
+    side = 200
+    args = (np.linspace(-2, 1, side)[None, :] + 1j * np.linspace(-1.5, 1.5, side)[:, None],)
+    fn = ag.function(fresh_function(text, f"mandelbrot_{k}", {"np": np}), jit_compile=True)
+t2 = time.process_time()
+fn(*args)
+t3 = time.process_time()
+runs = []
+for _ in range(5):
+    a = time.process_time()
+    fn(*args)
+    runs.append(time.process_time() - a)
+print(json.dumps({"import": t1 - t0, "first": t3 - t2, "run": min(runs),
+                  "compiled": len(compiled)}))
+'''
+
+ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+       "NUMBA_NUM_THREADS": "1"}
+
+
+def _child(tree, which, mode, k, cache):
+    env = dict(os.environ, PYTHONPATH=tree, AUTOGRAPH_CACHE_DIR=cache, **ENV)
+    done = subprocess.run([sys.executable, "-c", CHILD, which, mode, str(k)], env=env,
+                          capture_output=True, text=True, cwd=tree)   # (-c puts cwd first)
+    if done.returncode:
+        raise RuntimeError(done.stderr)
+    out = done.stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def measure(trees, rounds):
+    rows = {}
+    k = 0
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(rounds):
+            for which in ("rnn", "mandelbrot"):
+                for tree in trees:
+                    k += 1
+                    cache = os.path.join(folder, f"c{k}")
+                    first = _child(tree, which, "first", k, cache)
+                    cached = _child(tree, which, "cached", k, cache)   # same program, cache
+                    other = _child(tree, which, "new", k + 5_000, cache)   # (library cached)
+                    warm = _child(tree, which, "warm", k + 10_000, os.path.join(folder, f"w{k}"))
+                    r = rows.setdefault((tree, which), {"import": [], "first": [], "warm": [],
+                                                        "new program": [], "cached": [],
+                                                        "run": [],
+                                                        "compiled first": [],
+                                                        "compiled cached": []})
+                    r["import"].append(first["import"])
+                    r["first"].append(first["first"])
+                    r["warm"].append(warm["first"])
+                    r["cached"].append(cached["first"])
+                    r["new program"].append(other["first"])
+                    r["run"].append(min(first["run"], cached["run"], warm["run"]))
+                    r["compiled first"].append(first["compiled"])
+                    r["compiled cached"].append(cached["compiled"])
+    return {f"{tree} {which}": {key: statistics.median(v) for key, v in r.items()}
+            for (tree, which), r in rows.items()}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("trees", nargs="+")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    result = measure(args.trees, args.rounds)
+    result["load average at the end"] = os.getloadavg()
+    for name, r in result.items():
+        print(name, r if not isinstance(r, dict) else
+              "  ".join(f"{k} {v:.3g}" for k, v in r.items()))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

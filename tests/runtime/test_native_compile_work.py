@@ -1,0 +1,72 @@
+"""How much Numba compiles for a `jit_compile=True` first call, counted (not timed) in
+fresh processes (issue 30 goal 6): the RNN gradient's first call used to compile 124
+functions, among them Numba's slice-assignment error formatting (`str` of ints, `join`,
+f-strings) and `np.transpose`'s axes check, 14-20 s of CPU time; a second process loads
+the machine code from the disk cache and compiles nothing."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("numba")
+
+_CHILD = textwrap.dedent("""
+    import json
+    import numpy as np
+    import autograph as ag
+    from numba.core import event
+    from autograph.runtime.exec.native import jit
+
+    compiled = []
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            d = ev.data.get("dispatcher")
+            compiled.append(d.py_func.__qualname__ if d is not None else ev.kind)
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Count())
+
+    def loss(W, xs, h0):
+        h = h0
+        for t in ag.range(xs.shape[0]):
+            h = np.tanh(h @ W + xs[t])
+        return np.sum(h)
+
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((8, 8)) / 3
+    xs, h0 = rng.standard_normal((12, 4, 8)), np.zeros((4, 8))
+    v, g = ag.function(ag.value_and_grad(loss), jit_compile=True)(W, xs, h0)
+    rv, rg = ag.value_and_grad(loss)(W, xs, h0)
+    close = bool(np.allclose(v, rv, rtol=1e-12) and np.allclose(g, rg, rtol=1e-12, atol=1e-14))
+    print(json.dumps({"compiled": compiled, "stats": jit.stats(), "close": close}))
+""")
+
+
+def _run(env):
+    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_rnn_gradient_compiles_few_functions_then_loads_them(tmp_path):
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path), OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join(sys.path))
+    first = _run(env)
+    assert first["close"]
+    names = first["compiled"]
+    slow = [n for n in names if any(k in n for k in (
+        "raise_with_shape_context", "transpose", "str", "repr", "join", "broadcast"))]
+    assert slow == []                 # the error formatting and axes checks of old
+    assert len(names) <= 40           # was 124 (31 now: helpers, kernels, np.dot, allocs)
+    assert first["stats"]["compiled"] == 1
+    second = _run(env)                # a new process: the machine code from the cache
+    assert second["close"]
+    assert second["compiled"] == []   # Numba typed and compiled nothing
+    assert second["stats"]["cache_hits"] == 1 and second["stats"]["compiled"] == 0
