@@ -14,19 +14,7 @@ import autograph as ag
 from autograph.runtime import progress
 
 
-class Recorded:
-    made = []
-
-    def __init__(self, total, desc, leave):
-        self.total, self.desc, self.n, self.updates, self.closes = total, desc, 0, 0, 0
-        Recorded.made.append(self)
-
-    def update(self, k):
-        self.n += k
-        self.updates += 1
-
-    def close(self):
-        self.closes += 1
+from tests.runtime.test_progress import Recorded   # tqdm's interface, recording its use
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,6 @@ Skips when no Chromium runs here."""
 import html.parser
 import inspect
 import os
-import shutil
 import subprocess
 
 import numpy as np
@@ -16,24 +15,10 @@ import pytest
 
 import autograph as ag
 from autograph import errors
+from benchmarks.explorer_screenshots import chromium
 
 
-def _chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        path = shutil.which(name)
-        if path is None:
-            continue
-        try:   # (Ubuntu's chromium-browser may be a stub asking for snap)
-            done = subprocess.run([path, "--version"], capture_output=True, text=True,
-                                  timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if done.returncode == 0 and "chrom" in done.stdout.lower():
-            return path
-    return None
-
-
-CHROMIUM = _chromium()
+CHROMIUM = chromium()   # (the screenshot script's finder: one place to fix)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium here")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
          "--no-first-run", "--disable-extensions"]
