@@ -75,7 +75,16 @@ def user_position(depth=2):
     """(filename, line, function name) of the innermost user frame on the stack, starting
     `depth` frames above this call, or None. Converted code counts as the user's (its
     generated line maps back through autograph.source.origin). Called for every node made
-    while tracing, so it is a plain loop over frames with one dict lookup per frame."""
+    while tracing (user_frame is a plain loop over frames with one dict lookup per frame)."""
+    frame = user_frame(depth + 1)
+    if frame is None:
+        return None
+    return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+
+
+def user_frame(depth=2):
+    """The innermost user frame on the stack, starting `depth` frames above this call (the
+    frame itself: its locals, its code), or None."""
     try:
         frame = sys._getframe(depth)
     except ValueError:
@@ -84,17 +93,26 @@ def user_position(depth=2):
     for _ in range(_MAX_DEPTH):
         if frame is None:
             return None
-        code = frame.f_code
-        filename = code.co_filename
-        user = known.get(filename)
+        user = known.get(frame.f_code.co_filename)
         if user is None:
-            if len(known) > 4096:
-                known.clear()
-            user = known[filename] = _is_user(filename)
+            user = _classify(frame.f_code.co_filename)
         if user:
-            return (filename, frame.f_lineno, code.co_name)
+            return frame
         frame = frame.f_back
     return None
+
+
+def is_user_code(code):
+    """Whether a code object is the user's (not autograph's, a library's or generated)."""
+    user = _user_files.get(code.co_filename)
+    return _classify(code.co_filename) if user is None else user
+
+
+def _classify(filename):
+    if len(_user_files) > 4096:
+        _user_files.clear()
+    user = _user_files[filename] = _is_user(filename)
+    return user
 
 
 # -- library code: never converted, called as it is --------------------------------------

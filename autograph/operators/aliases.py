@@ -16,14 +16,18 @@ doing the update, and the items of the lists, tuples and dicts they hold (one le
 Two arrays share memory here when one is the other, or one was made from the other by
 operations that give views in NumPy (basic slicing, reshape, transpose, ...; the list is
 `array_api_writes.VIEW_OPS`). A 0-d tensor is taken for what NumPy's 0-d results
-usually are, an immutable scalar (`i += 1` on a counter another list holds). Two views of one array (`a = x[:2]; b = x[2:]`) are not
-taken to share: their elements may not overlap, and a warning must mean something.
+usually are, an immutable scalar (`i += 1` on a counter another list holds). Two views of
+one array (`a = x[:2]; b = x[2:]`) are not taken to share: their elements may not overlap,
+and a warning must mean something. A NumPy array that an update with a tensor turns into
+a tensor (`c = np.zeros(3); c[0] = t`) shares with the names that hold the same array.
 """
 
 import _thread
 import contextlib
-import sys
 
+import numpy as np
+
+from autograph import frames
 from autograph.runtime.ir.tensor import Tensor
 
 
@@ -49,7 +53,7 @@ def loop_entry(state, names):
     the loop's own value, which no other name holds, so an update of it there is checked
     against this record instead."""
     shared = {}
-    frame = _user_frame()
+    frame = frames.user_frame()
     if frame is not None:
         for name, value in zip(names, state):
             if isinstance(value, Tensor) and value.shape != ():
@@ -63,31 +67,25 @@ def loop_entry(state, names):
         _entries.stack.pop()
 
 
-def _user_frame():
-    """The innermost frame of the user's code (below it: autograph and `with`'s machinery)."""
-    frame = sys._getframe(1)
-    while frame is not None and (_is_autograph(frame) or
-                                 frame.f_globals.get("__name__") == "contextlib"):
-        frame = frame.f_back
-    return frame
-
-
 def warn_if_shared(target, frame, what):
     """Warn (once per user line) when a name of `frame` other than the updated one holds
     an array that NumPy's update of `target` would change. `what` says which update
     ("an item update", "`+=`"). The updated name is one of the names found."""
-    if not isinstance(target, Tensor) or target.shape == ():
-        return   # a 0-d value stands for a scalar (a Python number, `x.sum()`): immutable
-    names = _sharing(target, frame)
-    for entry in _entries.stack:   # a loop variable that entered its loop shared
-        for name in list(names):
-            names = sorted(set(names + entry.get(name, [])))
+    if isinstance(target, np.ndarray):
+        names = _sharing(target, frame)
+    elif isinstance(target, Tensor) and target.shape != ():
+        names = _sharing(target, frame)   # (0-d: a scalar, `x.sum()`, immutable in NumPy)
+        for entry in _entries.stack:      # a loop variable that entered its loop shared
+            names = sorted(set(names).union(*(entry.get(n, ()) for n in names)))
+    else:
+        return
     if len(names) < 2:
         return
     from autograph.operators.location import warn_once
     listed = ", ".join(f"`{n}`" for n in names[:-1]) + f" and `{names[-1]}`"
-    message = (f"{what} of an array that {listed} {'both' if len(names) == 2 else 'all'} hold (as one array or as a view of "
-               "it): in NumPy every one of them sees the write; inside a traced function "
+    message = (f"{what} of an array that {listed} {'both' if len(names) == 2 else 'all'} "
+               "hold (as one array or as a view of it): in NumPy every one of them sees "
+               "the write; inside a traced function "
                "the update makes a new tensor for the name it assigns, and the others keep "
                "the old value. Copy first (`y = x.copy()`) to say that they differ, or read "
                "the updated value through the name that was assigned.")
@@ -100,14 +98,12 @@ def _sharing(target, frame):
     for name, value in _visible_locals(frame):
         if name.startswith("ag__"):
             continue
-        if isinstance(value, Tensor):
-            if _shares(value, target, lineage):
-                names.append(name)
-        elif isinstance(value, (list, tuple, dict)):
+        if isinstance(value, (list, tuple, dict)):
             items = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, item in items:
-                if isinstance(item, Tensor) and _shares(item, target, lineage):
-                    names.append(f"{name}[{key!r}]")
+            names += [f"{name}[{key!r}]" for key, item in items
+                      if _shares(item, target, lineage)]
+        elif _shares(value, target, lineage):
+            names.append(name)
     return sorted(set(names))
 
 
@@ -118,27 +114,26 @@ def _visible_locals(frame):
     while frame is not None:
         yield from frame.f_locals.items()
         code, caller = frame.f_code, frame.f_back
-        while caller is not None and _is_autograph(caller):
+        while caller is not None and not frames.is_user_code(caller.f_code):
             caller = caller.f_back
         if caller is None or not any(c is code for c in caller.f_code.co_consts):
             return
         frame = caller
 
 
-def _is_autograph(frame):
-    module = frame.f_globals.get("__name__")
-    return isinstance(module, str) and (module == "autograph" or module.startswith("autograph."))
-
-
 def _shares(value, target, lineage):
-    return value is target or any(value is t for t in lineage) or \
-        any(target is t for t in _lineage(value))
+    if value is target:
+        return True
+    return isinstance(value, Tensor) and (any(value is t for t in lineage) or
+                                          any(target is t for t in _lineage(value)))
 
 
 def _lineage(t):
     """The arrays `t` is a view of, nearest first (empty when it owns its memory)."""
     from autograph.runtime.numpy.array_api_writes import _is_view
     chain = []
+    if not isinstance(t, Tensor):
+        return chain
     node = t.node
     while _is_view(node) and node.inputs and isinstance(node.inputs[0], Tensor):
         parent = node.inputs[0]
@@ -150,6 +145,6 @@ def _lineage(t):
 def check_augmented(target, frame, symbol):
     """`y += v` on a tensor, in code that is not autograph's own (Tensor.__iadd__ and the
     other in-place operators call this: runtime.ir.tensor.user_inplace_check)."""
-    if _is_autograph(frame):
+    if not frames.is_user_code(frame.f_code):
         return
     warn_if_shared(target, frame, f"`{symbol}=`")

@@ -78,7 +78,14 @@ def power_and_matmul(m):
     return m
 
 
-ALIASED = [same_object, basic_slice, the_base_changes_a_view, list_items, dict_item,
+def numpy_array_given_a_tensor(x):
+    c = np.zeros(4)
+    d = c
+    c[0] = x[1]   # update
+    return d
+
+
+ALIASED = [numpy_array_given_a_tensor, same_object, basic_slice, the_base_changes_a_view, list_items, dict_item,
            item_update_of_a_reshape, transpose, row_of_a_matrix, unrolled_loop_over_rows]
 
 
