@@ -49,7 +49,7 @@ which, mode, k = sys.argv[1], sys.argv[2], sys.argv[3]
 if mode == "warm":
     numba.njit(lambda a: np.dot(a, a) + 1.0)(np.ones((2, 2)))
     compiled.clear()
-from benchmarks.programs import fresh_function
+from benchmarks.programs import MANDELBROT, fresh_function
 if which == "rnn":
     text = (f"""
 def loss_{k}(W, xs, h0):
@@ -64,15 +64,7 @@ def loss_{k}(W, xs, h0):
     loss = fresh_function(text, f"loss_{k}", {"np": np, "ag": ag})
     fn = ag.function(ag.value_and_grad(loss), jit_compile=True)
 else:
-    text = (f"""
-def mandelbrot_{k}(c):
-    z = np.zeros_like(c)
-    count = np.zeros(c.shape, np.int64)
-    for i in range(100):
-        z = np.where(np.abs(z) <= 2.0, z * z + c, z)
-        count = count + (np.abs(z) <= 2.0)
-    return count
-""")
+    text = MANDELBROT.format(k=k)
     side = 200
     args = (np.linspace(-2, 1, side)[None, :] + 1j * np.linspace(-1.5, 1.5, side)[:, None],)
     fn = ag.function(fresh_function(text, f"mandelbrot_{k}", {"np": np}), jit_compile=True)

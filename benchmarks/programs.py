@@ -143,3 +143,16 @@ def fizzbuzz_hand(n):
         else:
             print(i)
     return n
+
+
+# the vectorised Mandelbrot over a plain range(100) (issue 30, goal 6: a long static range
+# staged, not unrolled, under jit_compile=True); `{k}` makes each copy a new function
+MANDELBROT = """
+def mandelbrot_{k}(c):
+    z = np.zeros_like(c)
+    count = np.zeros(c.shape, np.int64)
+    for i in range(100):
+        z = np.where(np.abs(z) <= 2.0, z * z + c, z)
+        count = count + (np.abs(z) <= 2.0)
+    return count
+"""

@@ -181,16 +181,6 @@ def _first_call_case(lines, branches):
                 max_exponent=1.1)
 
 
-MANDELBROT = """
-def mandelbrot_{k}(c):
-    z = np.zeros_like(c)
-    count = np.zeros(c.shape, np.int64)
-    for i in range(100):
-        z = np.where(np.abs(z) <= 2.0, z * z + c, z)
-        count = count + (np.abs(z) <= 2.0)
-    return count
-"""
-
 
 def _build_mandelbrot(quick):
     side = 50 if quick else 200
@@ -199,7 +189,8 @@ def _build_mandelbrot(quick):
 
     def fresh():
         k = next(counter)
-        return programs.fresh_function(MANDELBROT.format(k=k), f"mandelbrot_{k}", {"np": np})
+        return programs.fresh_function(programs.MANDELBROT.format(k=k), f"mandelbrot_{k}",
+                                       {"np": np})
 
     def make_jit():
         ag = autograph()

@@ -39,6 +39,16 @@ def _befores(fn, *args):
                if nd.op == "read_variable" and nd.name.endswith("_before_loop"))
 
 
+def _traced_tape_gradient(loss, var):
+    """An ag.function: loss(xs, h0) on a tape, and its gradient with respect to `var`."""
+    @ag.function
+    def step(xs, h0):
+        with ag.GradientTape() as tape:
+            value = loss(xs, h0)
+        return tape.gradient(value, var)
+    return step
+
+
 @pytest.mark.parametrize("n", [0, 1, 6])
 @pytest.mark.parametrize("traced", [False, True])
 def test_gradient_of_a_variable_read_in_a_loop(n, traced):
@@ -69,11 +79,7 @@ def test_a_loop_assigning_a_variable_keeps_its_reads_per_step():
             count.assign_add(1.0)
         return np.sum(h)
 
-    @ag.function
-    def step(xs, h0):
-        with ag.GradientTape() as tape:
-            value = loss(xs, h0)
-        return tape.gradient(value, var)
+    step = _traced_tape_gradient(loss, var)
 
     grad = step(xs, h0)
     np.testing.assert_allclose(grad, fd(rnn, W, xs, h0), rtol=1e-6, atol=1e-9)
@@ -114,11 +120,7 @@ def test_a_loop_inside_a_loop_keeps_its_reads_per_step():
                 h = np.tanh(h @ W + xs[t])
         return np.sum(h)
 
-    @ag.function
-    def step(xs, h0):
-        with ag.GradientTape() as tape:
-            value = loss(xs, h0)
-        return tape.gradient(value, var)
+    step = _traced_tape_gradient(loss, var)
 
     np.testing.assert_allclose(step(xs, h0), fd(reference, W, xs, h0), rtol=1e-6, atol=1e-9)
 

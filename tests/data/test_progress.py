@@ -4,28 +4,14 @@ shuffle, take, ...), else the bar counts without one (filter, generator, repeat(
 closes once at the end, at a break and on an error. Updates are counted by a recording
 stand-in for tqdm; the elements are those of the same pipeline without the bar."""
 
-import sys
-import types
-
 import numpy as np
 import pytest
 
 import autograph as ag
 from autograph.runtime import progress
+from tests.runtime.test_progress import bars, described  # noqa: F401 (bars: tqdm recorded)
 
-
-from tests.runtime.test_progress import Recorded   # tqdm's interface, recording its use
-
-
-@pytest.fixture(autouse=True)
-def bars(monkeypatch):
-    Recorded.made = []
-    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=Recorded))
-    return Recorded.made
-
-
-def described(bar):
-    return (bar.total, bar.desc, bar.n, bar.closes)
+pytestmark = pytest.mark.usefixtures("bars")   # every test records its bars
 
 
 X = np.arange(2000.0).reshape(1000, 2)
