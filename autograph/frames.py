@@ -12,9 +12,11 @@ Kept at the bottom of the package (it imports nothing of autograph): the runtime
 import _thread
 import functools
 import itertools
+import linecache
 import os
 import sys
 import types
+import weakref
 
 # autograph's own modules live here; tests, examples and user code live elsewhere
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -185,14 +187,12 @@ def take_codegen_filename(graph_name, note=""):
 
 def register_source(filename, number, source, fn):
     """Show `source` as `filename` in linecache while `fn` lives; then free the name."""
-    import linecache
-    import weakref
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     weakref.finalize(fn, _release_filename, filename, number)
 
 
 def _release_filename(filename, number):
-    import linecache
+    # (a finalizer: it runs on whichever thread collects, so it imports nothing)
     linecache.cache.pop(filename, None)
     with _numbers_lock:
         _free_numbers.append(number)
