@@ -70,7 +70,7 @@ def test_missing_library_says_what_to_install(clean_registry, monkeypatch):
         clean_registry._MISSING.pop(name, None)
     with pytest.raises(DeviceUnavailable, match="'cuda' is not available: CuPy not installed"):
         get_device("cuda")
-    with pytest.raises(DeviceUnavailable, match="CuPy not installed.*pip install -e '\.\[cuda\]'"):
+    with pytest.raises(DeviceUnavailable, match=r"CuPy not installed.*pip install -e '\.\[cuda\]'"):
         get_device("cuda:1")
     rows = {row.name: row for row in ag.list_devices()}
     assert not rows["cuda"].available
