@@ -16,57 +16,37 @@ import autograph as ag
 AxisError = np.exceptions.AxisError
 HERE = os.path.basename(__file__)
 
-# (name, f(x, axis)): one per reduction the NumPy surface stages, functions and methods
-REDUCTIONS = [
-    ("sum", lambda x, a: np.sum(x, axis=a)),
-    ("mean", lambda x, a: np.mean(x, axis=a)),
-    ("max", lambda x, a: np.max(x, axis=a)),
-    ("min", lambda x, a: np.min(x, axis=a)),
-    ("prod", lambda x, a: np.prod(x, axis=a)),
+
+def _by_name(name):
+    """(name, f(x, axis)) calling numpy's function `name` (dots: a ufunc's method)."""
+    fn = np
+    for part in name.split("."):
+        fn = getattr(fn, part)
+    return name, lambda x, a: fn(x, axis=a)
+
+
+# one per reduction the NumPy surface stages, functions and methods
+REDUCTIONS = [_by_name(n) for n in (
+    "sum", "mean", "max", "min", "prod", "std", "var", "ptp", "count_nonzero", "average",
+    "median", "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar",
+    "nanmedian", "add.reduce", "maximum.reduce", "logaddexp.reduce", "linalg.norm")] + [
     ("any", lambda x, a: np.any(x > 0, axis=a)),
     ("all", lambda x, a: np.all(x > 0, axis=a)),
-    ("std", lambda x, a: np.std(x, axis=a)),
-    ("var", lambda x, a: np.var(x, axis=a)),
-    ("ptp", lambda x, a: np.ptp(x, axis=a)),
-    ("count_nonzero", lambda x, a: np.count_nonzero(x, axis=a)),
-    ("average", lambda x, a: np.average(x, axis=a)),
-    ("median", lambda x, a: np.median(x, axis=a)),
     ("quantile", lambda x, a: np.quantile(x, 0.25, axis=a)),
     ("percentile", lambda x, a: np.percentile(x, 75, axis=a)),
-    ("nansum", lambda x, a: np.nansum(x, axis=a)),
-    ("nanmean", lambda x, a: np.nanmean(x, axis=a)),
-    ("nanmax", lambda x, a: np.nanmax(x, axis=a)),
-    ("nanmin", lambda x, a: np.nanmin(x, axis=a)),
-    ("nanprod", lambda x, a: np.nanprod(x, axis=a)),
-    ("nanstd", lambda x, a: np.nanstd(x, axis=a)),
-    ("nanvar", lambda x, a: np.nanvar(x, axis=a)),
-    ("nanmedian", lambda x, a: np.nanmedian(x, axis=a)),
-    ("add.reduce", lambda x, a: np.add.reduce(x, axis=a)),
-    ("maximum.reduce", lambda x, a: np.maximum.reduce(x, axis=a)),
-    ("logaddexp.reduce", lambda x, a: np.logaddexp.reduce(x, axis=a)),
-    ("linalg.norm", lambda x, a: np.linalg.norm(x, axis=a)),
     ("x.sum", lambda x, a: x.sum(axis=a)),
     ("x.mean", lambda x, a: x.mean(a)),
     ("x.max", lambda x, a: x.max(axis=a, keepdims=True)),
     ("x.prod", lambda x, a: x.prod(axis=a)),
     ("x.std", lambda x, a: x.std(axis=a)),
 ]
-# one axis only (NumPy refuses a tuple for these)
-SINGLE_AXIS = [
-    ("argmax", lambda x, a: np.argmax(x, axis=a)),
-    ("argmin", lambda x, a: np.argmin(x, axis=a)),
-    ("nanargmax", lambda x, a: np.nanargmax(x, axis=a)),
-    ("nanargmin", lambda x, a: np.nanargmin(x, axis=a)),
-    ("cumsum", lambda x, a: np.cumsum(x, axis=a)),
-    ("cumprod", lambda x, a: np.cumprod(x, axis=a)),
-    ("add.accumulate", lambda x, a: np.add.accumulate(x, axis=a)),
+# one axis only (NumPy refuses a tuple for these); from sort on, the same shape rule
+# outside the reductions
+SINGLE_AXIS = [_by_name(n) for n in (
+    "argmax", "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod", "add.accumulate",
+    "sort", "argsort", "diff", "flip")] + [
     ("x.argmax", lambda x, a: x.argmax(axis=a)),
     ("x.cumsum", lambda x, a: x.cumsum(a)),
-    # the same shape rule, outside the reductions
-    ("sort", lambda x, a: np.sort(x, axis=a)),
-    ("argsort", lambda x, a: np.argsort(x, axis=a)),
-    ("diff", lambda x, a: np.diff(x, axis=a)),
-    ("flip", lambda x, a: np.flip(x, axis=a)),
     ("take", lambda x, a: np.take(x, [0], axis=a)),
     ("concatenate", lambda x, a: np.concatenate([x, x], axis=a)),
 ]
