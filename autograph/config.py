@@ -149,8 +149,10 @@ def check_numerics(enabled):
     (True), raising `ag.errors.NonFiniteError` (a FloatingPointError) that names the
     operation, your line and, inside loops, the iteration; or run unchecked (False, the
     default: the check is then not in the generated code at all). Graphs compiled before
-    are compiled again, once, for the other mode. Returns a context manager that restores
-    the previous setting. See autograph.runtime.exec.numerics."""
+    are compiled again, once, for the other mode (a jit_compile=True function runs the
+    checked generated code while it is on). Code that runs no graph (run_functions_eagerly)
+    is not checked. Returns a context manager that restores the previous setting. See
+    autograph.runtime.exec.numerics."""
     global _check_numerics
     saved = _check_numerics
     with _lock:

@@ -8,11 +8,10 @@ the hand-written `ag.TensorArray` it stands for. The per-element cost should not
 n (appending is O(n) in all; tests/operators/test_lists.py counts the stores and copies).
 """
 
-import time
-
 import numpy as np
 
 import autograph as ag
+from benchmarks.cpu_time import best
 
 
 def with_list(x, n):
@@ -29,15 +28,6 @@ def with_tensor_array(x, n):
     return out.stack()
 
 
-def _best(fn, *args, rounds=5):
-    best = float("inf")
-    for _ in range(rounds):
-        t = time.process_time()
-        fn(*args)
-        best = min(best, time.process_time() - t)
-    return best
-
-
 def main():
     x = np.arange(4.0)
     traced_list, traced_ta = ag.function(with_list), ag.function(with_tensor_array)
@@ -46,7 +36,8 @@ def main():
         m = np.int64(n)
         np.testing.assert_allclose(traced_list(x, m), with_list(x, n))
         traced_ta(x, m)
-        cols = [_best(with_list, x, n), _best(traced_list, x, m), _best(traced_ta, x, m)]
+        cols = [best(fn, x, k, rounds=5) for fn, k in
+                ((with_list, n), (traced_list, m), (traced_ta, m))]
         print(f"{n:>8} " + " ".join(f"{1e6 * c / n:>12.2f}" for c in cols))
 
 

@@ -10,11 +10,10 @@ queue is kept at 64 elements so both stay flat). Also the gradient of the stack 
 (ag.grad), whose backward pass stages no gradient-list shift for `pop()`.
 """
 
-import time
-
 import numpy as np
 
 import autograph as ag
+from benchmarks.cpu_time import best
 
 
 def stack(x, n):
@@ -34,15 +33,6 @@ def queue(x, n):
     return acc
 
 
-def _best(fn, *args, rounds=3):
-    best = float("inf")
-    for _ in range(rounds):
-        t = time.process_time()
-        fn(*args)
-        best = min(best, time.process_time() - t)
-    return best
-
-
 def main():
     x = np.arange(4.0)
     grad_stack = ag.grad(lambda x, n: np.sum(stack(x, n)))
@@ -54,8 +44,8 @@ def main():
         np.testing.assert_allclose(traced_stack(x, m), stack(x, n))
         np.testing.assert_allclose(traced_queue(x, m), queue(x, n))
         grad_stack(x, m)
-        cols = [_best(stack, x, n), _best(traced_stack, x, m), _best(queue, x, n),
-                _best(traced_queue, x, m), _best(grad_stack, x, m)]
+        cols = [best(stack, x, n), best(traced_stack, x, m), best(queue, x, n),
+                best(traced_queue, x, m), best(grad_stack, x, m)]
         print(f"{n:>8} " + " ".join(f"{1e6 * c / n:>10.2f}" for c in cols))
 
 

@@ -76,7 +76,7 @@ LAZY_EXCEPTIONS = {
     ("autograph.source.disk_cache", "autograph"):
         "reads autograph.__version__ and __file__ for the conversion key: the face is always "
         "imported before any of its modules, so this only names it (as FACE_CONSTANTS do)",
-    ("autograph.operators.control_flow", "autograph.data.lowering"):
+    ("autograph.operators.for_loops", "autograph.data.lowering"):
         "a `for` over an ag.data.Dataset while tracing becomes one while_loop that "
         "autograph.data builds, imported only when the iterable is a Dataset; the way out "
         "is a lowering hook that autograph.data registers with the operators",

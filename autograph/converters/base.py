@@ -26,7 +26,7 @@ class Conv(anno.NoValue):
                "emits `if_stmt(..., jump=True)` for it: when its condition is a tensor, the "
                "Python loop around it learns that its jumps depend on a tensor (a long "
                "Python range loop then stages the rest of its range; see "
-               "autograph.operators.control_flow._py_for).")
+               "autograph.operators.for_loops._py_for).")
 
 
 # Nodes that open a new scope: converters that rewrite a function's own statements

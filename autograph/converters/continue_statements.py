@@ -30,7 +30,7 @@ class _ContinueLowering(Transformer):
             return templates.replace("flag = True", origin=stmt, flag=flag)
 
         # its `if`s are marked: a Python range loop whose continue turns out to depend on a
-        # tensor stages the rest of its range (autograph.operators.control_flow._py_for)
+        # tensor stages the rest of its range (autograph.operators.for_loops._py_for)
         body = jumps.lower(node.body, gast.Continue, set_flag, flag, mark=True)
         first = body[0] if body else None
         sets_flag = (isinstance(first, gast.Assign) and len(first.targets) == 1

@@ -1,6 +1,6 @@
 """`for elem in dataset:` inside a traced function: one while_loop node.
 
-autograph.operators.control_flow.for_stmt hands a Dataset met while tracing to
+autograph.operators.for_loops.for_stmt hands a Dataset met while tracing to
 `DatasetLoop`, a staged iterable whose `staged_for` builds the loop:
 
 - an array-backed pipeline runs the stages of autograph.data.stages on tensors. The loop

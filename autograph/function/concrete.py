@@ -371,7 +371,8 @@ class ConcreteFunction:
             else:
                 graph = self._graph_to_run()
                 consts = constant_outputs(graph)
-                if self._jit_compile:   # native code (Numba); None and False: codegen
+                if self._jit_compile and not numerics:   # native code (Numba); None and
+                    # False, or check_numerics (native code has no tests): codegen
                     from autograph.runtime.exec import native
                     compiled = native.compile_graph(graph, dev, self._function_name)
                 else:

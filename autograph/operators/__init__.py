@@ -67,12 +67,12 @@ _tensor.set_context_note(_context_note)   # and say when that code could not be 
 _tensor.set_user_inplace_check(_inplace_check)   # `y = x; y += 1`: x would change in NumPy
 
 # name -> (module, attribute): imported on first use, so a trace loads only the operators
-# its generated code calls (collatz needs control_flow; asserts, f-strings, item updates
+# its generated code calls (collatz needs control_flow, a `for` for_loops; asserts, f-strings, item updates
 # and the logical operators load when some code uses them)
 _FROM = {
     "assert_stmt": ("asserts", "assert_stmt"),
     "converted_call": ("calls", "converted_call"), "del_item": ("calls", "del_item"),
-    "for_stmt": ("control_flow", "for_stmt"), "if_exp": ("control_flow", "if_exp"),
+    "for_stmt": ("for_loops", "for_stmt"), "if_exp": ("control_flow", "if_exp"),
     "if_stmt": ("control_flow", "if_stmt"), "while_stmt": ("control_flow", "while_stmt"),
     "any_format": ("formatting", "any_format"), "py_print": ("formatting", "py_print"),
     "str_format": ("formatting", "str_format"), "str_mod": ("formatting", "str_mod"),

@@ -8,7 +8,7 @@ compile with `jit_compile=True` (issue 30), against 0.2 s for JAX, whose users w
 
 While `ag.function(..., jit_compile=True)` traces (`tracing_for_native()`), a Python
 range of more than STAGE_RANGES_LONGER_THAN iterations is staged as one while_loop whose
-counter is the loop's item (operators.control_flow._stage_rest_of_range, the machinery
+counter is the loop's item (operators.for_loops._stage_rest_of_range, the machinery
 that stages the rest of a range with a tensor `break`). Where the body cannot take a
 tensor item (it indexes a Python list with it, makes a shape from it, changes a Python
 container), the attempt is refused and the range unrolls as before. Codegen, whose
@@ -17,7 +17,7 @@ unrolled code is as fast as a loop, keeps unrolling: this is the native path onl
 
 import _thread
 
-from autograph.operators import control_flow
+from autograph.operators import for_loops
 
 _state = _thread._local()     # (the C type: `threading` costs a fresh first call)
 
@@ -49,4 +49,4 @@ def stage(iterable, longer_than):
         getattr(_state, "on", False)
 
 
-control_flow._stage_long_ranges = stage   # (imported only by jit_compile traces)
+for_loops._stage_long_ranges = stage   # (imported only by jit_compile traces)

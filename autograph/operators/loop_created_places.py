@@ -2,8 +2,8 @@
 condition is a tensor, with no `y['a']` before it (TF's composite_names_in_control_flow_test
 `while_imbalanced`, `for_imbalanced`).
 
-Such a place is a loop variable that the body gives its first value (operators.control_flow
-`_staged_while_first`): it enters the graph loop as a placeholder of the type the body gives
+Such a place is a loop variable that the body gives its first value (operators.placeholders
+`staged_while_first`): it enters the graph loop as a placeholder of the type the body gives
 it, carrying a flag that an iteration assigned it, and a loop that ran zero times raises
 UnboundLocalError naming it (the graph cannot leave a key missing only sometimes).
 

@@ -3,7 +3,7 @@
 Eagerly (plain Python, `run_functions_eagerly`, a range of Python ints) the range is
 iterated through `iterate`; an eager dataset iterator steps a `Counter` per element. While
 tracing, `ag.range` makes its `range` node as usual and marks it (`mark`); the `for` loop
-that stages it (operators/control_flow.py's _staged_for) and a dataset loop
+that stages it (operators/for_loops.py's _staged_for) and a dataset loop
 (autograph/data/lowering.py) then stage the loop through `with_bar`, which adds three
 effectful nodes that read the loop from the host while the compiled loop runs (no
 callback machinery):

@@ -9,6 +9,10 @@ import pytest
 import autograph as ag
 from autograph import api
 from tests.autodiff.modes import MODES, fd, fd2, grad, second
+# (programs the list corpus holds already)
+from tests.converters.list_corpus import iterate_after as iterated_after
+from tests.converters.list_corpus import rows_of_python_lists as python_rows_in_staged_loop
+from tests.converters.list_corpus import stack_axis as stacked_axis
 
 
 def returned_list(x, n):
@@ -23,13 +27,6 @@ def stacked(x, n):
     for i in range(n):
         rows.append(np.sin(x) * i)
     return np.stack(rows)
-
-
-def stacked_axis(x, n):
-    rows = []
-    for i in range(n):
-        rows.append(x + i)
-    return np.stack(rows, axis=1)
 
 
 def while_with_branch(x, n):
@@ -112,16 +109,6 @@ def return_inside(x, n):
         if i == 3:
             return np.stack(seen).sum()
     return -np.stack(seen).sum() if seen else x
-
-
-def python_rows_in_staged_loop(x, n):
-    rows = []
-    for i in range(n):
-        row = []
-        for j in range(3):
-            row.append(x * i + j)
-        rows.append(np.stack(row))
-    return np.stack(rows)
 
 
 CASES = [
@@ -346,16 +333,6 @@ def _extend_unknown_length(x, n):
 def test_extend_by_an_array_of_unknown_length_is_refused():
     with pytest.raises(ag.errors.StagingError, match="known only when the graph runs"):
         ag.function(_extend_unknown_length)(np.arange(4.0), np.int64(2))
-
-
-def iterated_after(x, n):
-    vals = []
-    for i in range(n):
-        vals.append(x * i)
-    total = x * 0
-    for v in vals:
-        total = total + v * v
-    return total
 
 
 def test_iterating_the_list_after_the_loop():

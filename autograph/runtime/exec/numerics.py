@@ -76,8 +76,8 @@ def emit_checks(compiler, node, ins, env, depth):
         elif untested(node):
             return
         for t in outputs:
-            name = env.get(id(t))
-            if t.dtype.kind in "fc" and name is not None and name.isidentifier():
+            name = _value_text(env, t)
+            if t.dtype.kind in "fc" and name is not None:
                 test = _test_name(compiler, t, t.dtype.kind)
                 compiler.emit(depth, f"if not {test}({name}): "
                                      f"ag_nonfinite_seen({node.op!r}, {name})")
@@ -89,8 +89,8 @@ def emit_checks(compiler, node, ins, env, depth):
         kind = t.dtype.kind
         if kind not in "fc":
             continue
-        name = env.get(id(t))
-        if name is None or not name.isidentifier():
+        name = _value_text(env, t)
+        if name is None:
             continue
         test = _test_name(compiler, t, kind)
         # the inputs, to say whether one held the NaN already (not one the result replaced)
@@ -99,6 +99,16 @@ def emit_checks(compiler, node, ins, env, depth):
         compiler.emit(depth, f"if not {test}({name}): ag_nonfinite({node.op!r}, {name}, {inputs})")
     if "ag_nonfinite" not in compiler.namespace:
         compiler.namespace["ag_nonfinite"] = _raise_nonfinite
+
+
+def _value_text(env, t):
+    """The code's text for the value of `t`: a name, or (parenthesised) the expression that
+    reads it (a subscript of a buffer written in place), tested like a name; None when the
+    code holds no value for it (a result never written)."""
+    text = env.get(id(t))
+    if text is None or text.isidentifier():
+        return text
+    return f"({text})"
 
 
 def watch_plan(graph):

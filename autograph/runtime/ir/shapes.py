@@ -10,6 +10,8 @@ says which dimensions clash, as NumPy would at run time).
 import math
 from functools import lru_cache
 
+import numpy as np
+
 
 def fmt(shape):
     if shape is None:
@@ -44,26 +46,54 @@ def broadcast(*shapes):
 
 
 def normalize_axis(axis, ndim, what="axis"):
-    """`axis` (an int, possibly negative) as a non-negative int < ndim."""
-    if not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"{what} must be a Python int, not {type(axis).__name__}")
+    """`axis` (an integer, possibly negative: a Python int, a NumPy integer, anything with
+    `__index__` as NumPy takes) as a non-negative int < ndim. Out of range, NumPy's
+    AxisError (a ValueError and an IndexError), naming the user's line, at trace time. A
+    one-element tuple is its element; a longer one (a function with one axis only while
+    tracing) is refused once its axes are checked."""
+    if isinstance(axis, (tuple, list)):   # NumPy's errors for a bad axis first
+        axes = normalize_axes(axis, ndim)
+        if len(axes) == 1:
+            return axes[0]
+        raise NotImplementedError(f"several axes {tuple(axis)!r} are not supported here while "
+                                  f"tracing (one axis, or None){where()}")
+    axis = _as_axis(axis, what)
     if not -ndim <= axis < ndim:
-        raise ValueError(f"{what} {axis} is out of bounds for a tensor of rank {ndim}")
+        raise np.exceptions.AxisError(
+            f"{what} {axis} is out of bounds for a tensor of rank {ndim}{where()}")
     return axis % ndim if ndim else axis
 
 
 def normalize_axes(axis, ndim):
-    """`axis` (None, an int or a sequence of ints) as a sorted tuple of non-negative ints,
-    or None for all axes. With an unknown rank (ndim None) the axes are kept as given."""
+    """`axis` (None, an integer or a sequence of them) as a sorted tuple of non-negative
+    ints, or None for all axes. With an unknown rank (ndim None) the axes are kept as given.
+    An axis named twice is NumPy's ValueError."""
     if axis is None:
         return None
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     if ndim is None:
-        return axes
+        return tuple(_as_axis(a, "axis") for a in axes)
     out = tuple(sorted(normalize_axis(a, ndim) for a in axes))
     if len(set(out)) != len(out):
-        raise ValueError(f"repeated axis in {axis!r}")
+        raise ValueError(f"duplicate value in 'axis': {axis!r} names an axis twice (rank "
+                         f"{ndim}){where()}")
     return out
+
+
+def _as_axis(axis, what):
+    """`axis` as a Python int: what has `__index__` (NumPy integers, 0-d integer arrays),
+    not a bool (NumPy refuses it too) or a float."""
+    if isinstance(axis, bool) or not hasattr(type(axis), "__index__"):
+        raise TypeError(f"{what} must be an integer, not {type(axis).__name__} ({axis!r})"
+                        f"{where()}")
+    return axis.__index__()
+
+
+def where():
+    """' at file.py:12 (`source`)' for the user's line being traced, or '' (the runtime
+    knows no files: the compiler installs the locator in autograph.runtime.ir.tensor)."""
+    from autograph.runtime.ir import tensor
+    return tensor.where(" at ")
 
 
 def reduce(shape, axes, keepdims):

@@ -56,8 +56,9 @@ def reduction(name, x, axis=None, keepdims=False, dtype=None):
     argmin) of `x` over `axis` (None: all axes)."""
     x = as_tensor(x)
     if name in ("argmax", "argmin"):
-        if axis is not None and not isinstance(axis, int):
-            raise TypeError(f"numpy.{name}: axis must be an int or None, not {axis!r}")
+        if isinstance(axis, (tuple, list)):   # (an integer is checked as NumPy does below)
+            raise TypeError(f"numpy.{name}: axis must be an integer or None, not {axis!r}"
+                            f"{shapes.where()}")
         ndim = None if x.shape is None else len(x.shape)
         axes = None if axis is None else shapes.normalize_axes(axis, ndim)
         if x.dtype == BOOL:

@@ -60,11 +60,18 @@ def reduce(uf, x, axis=0, dtype=None, keepdims=False):
         ndim0 = None
     else:
         ndim0 = need_rank(x, name)
-    if isinstance(axis, tuple):
-        if len(axis) != 1:
-            raise NotImplementedError(f"{name} over several axes is not supported while "
-                                      "tracing")
-        axis = axis[0]
+    if isinstance(axis, (tuple, list)):
+        axes = shapes.normalize_axes(axis, ndim0)   # NumPy's errors for a bad or repeated axis
+        if len(axes) != 1:
+            if uf not in REORDERABLE:
+                raise ValueError(f"reduction operation '{uf.__name__}' is not reorderable, "
+                                 "so at most one axis may be specified")
+            # one axis after another, the last first (the others keep their numbers)
+            out = cast(x, out_dtype) if not axes else x
+            for ax in reversed(axes):
+                out = reduce(uf, out, ax, None, keepdims)
+            return out if dtype is None else cast(out, np.dtype(dtype))
+        axis = axes[0]
     moved, ax, n = _along(x, axis, name)
     if uf in ASSOCIATIVE:   # op(T, T) -> T once in the loop's dtype (logical ones: bool)
         parts = cast(moved, out_dtype)
