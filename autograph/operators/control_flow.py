@@ -18,14 +18,10 @@ exactly like the original. Only when a condition (or a loop's iterable) is a sym
 is the statement staged, as one `cond` or `while_loop` node of the graph being traced.
 
 This module holds `if_stmt`, `if_exp`, `while_stmt` and the staged `if` and `while` every
-traced program uses. What only some programs need lives beside it, imported on first use:
-    for_loops.py        `for_stmt`: Python for loops (unrolled, or the rest of a long range
-                        staged) and staged ones over tensors, ranges and datasets
-    placeholders.py     values undefined on some paths: a variable bound in one branch or
-                        first in a loop body, a return value, a list that becomes a TensorList
-    staged_places.py    attributes and items a staged `if` or loop writes, carried as state
-    statement_errors.py the errors these raise, naming the user's line and variable
-`for_stmt` and STAGE_RANGES_LONGER_THAN stay importable from here.
+traced program uses. Beside it, imported on first need (docs/internals.md): for_loops.py
+(`for_stmt`, still importable from here, as STAGE_RANGES_LONGER_THAN is), placeholders.py
+(values undefined on some paths), staged_places.py (attributes and items a staged statement
+writes) and statement_errors.py (the errors, naming the user's line and variable).
 """
 
 import _thread
@@ -44,7 +40,7 @@ def _runtime():
     return control_flow
 
 
-def _placeholders():
+def _placeholders():   # (the modules beside this one: imported on first need)
     from autograph.operators import placeholders
     return placeholders
 
