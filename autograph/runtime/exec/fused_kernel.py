@@ -159,6 +159,26 @@ def _kernel(n_arrays, n_scalars, lines, results, checked=(), layout=None):
     return found
 
 
+def _underflow_ignored():
+    """np.geterr()["under"] == "ignore", asked of NumPy's error state object once per
+    state (np.geterr builds a dict: ~1.5 us a call, a fused call's largest cost but one)."""
+    global _state
+    try:
+        obj = _ufunc_config._extobj_contextvar.get()
+    except AttributeError:           # another NumPy: ask it the slow way
+        return np.geterr()["under"] == "ignore"
+    if obj is not _state[0]:
+        _state = (obj, np.geterr()["under"] == "ignore")
+    return _state[1]
+
+
+try:
+    from numpy._core import _ufunc_config
+except ImportError:                  # NumPy 1.x
+    from numpy.core import _ufunc_config
+_state = (None, False)
+
+
 class Chain:
     """`chain(*arrays, *scalars)` -> a tuple of the chain's outputs (arrays of `shape`, or
     of their `out_shapes` where given; of `out_dtypes`); scalars arrive as NumPy scalars or
@@ -185,6 +205,8 @@ class Chain:
         self.scalar_types = tuple(np.dtype(d).type for d in scalar_dtypes)
         self.out_dtypes = tuple(np.dtype(d) for d in out_dtypes)
         self.out_shapes = out_shapes
+        self.out_sizes = tuple((int(np.prod(s)), d) for s, d in zip(out_shapes,
+                                                                     self.out_dtypes))
         self.n_arrays = n_arrays
         self.loop, self.results = tuple(loop), tuple(results)
         self.layout = None if layout is None else layout[1:]
@@ -225,18 +247,19 @@ class Chain:
             if self.calls <= HOT_AFTER or not self._hot():
                 return self._numpy(args)
             kernel = self.kernel
-        if np.geterr()["under"] != "ignore":     # underflow the loop cannot report
+        if not _underflow_ignored():          # underflow the loop cannot report
             return self._numpy(args)
         _stats["fused_calls"] += 1
         n = self.n_arrays
         flat = [a.reshape(-1) for a in args[:n]]        # a view, or a copy when strided
-        flat += [to(s) for to, s in zip(self.scalar_types, args[n:])]
-        outs = [np.empty(s, d) for s, d in zip(self.out_shapes, self.out_dtypes)]
+        flat += [s if s.__class__ is to else to(s)      # (a NumPy scalar is passed as is)
+                 for to, s in zip(self.scalar_types, args[n:])]
+        outs = [np.empty(size, d) for size, d in self.out_sizes]
         if self.calls >= 0:
-            bad = kernel(*self.rows, *flat, *(o.reshape(-1) for o in outs))
+            bad = kernel(*self.rows, *flat, *outs)
         else:
             try:   # its first call compiles (or loads) the machine code for these dtypes
-                bad = kernel(*self.rows, *flat, *(o.reshape(-1) for o in outs))
+                bad = kernel(*self.rows, *flat, *outs)
             except Exception:      # Numba refused: NumPy computes the same values
                 self.kernel, self.calls = None, -(1 << 62)
                 bad = True
@@ -247,7 +270,7 @@ class Chain:
             # FloatingPointErrors come as they would without fusion (same values)
             _stats["fused_calls"] -= 1
             return self._numpy(args)
-        return tuple(outs)
+        return tuple(o.reshape(s) for o, s in zip(outs, self.out_shapes))
 
     def _hot(self):
         """Get the kernel (once); False keeps the NumPy form for good."""
