@@ -1,0 +1,251 @@
+"""Fused chains with broadcast operands and a trailing sum over the leading axes (issue 30,
+goal 3; autograph/runtime/exec/fused_chains.py `_splits`/`_reduction`, fused_kernel's
+two-deep loop).
+
+Counted, never timed: the chains (`k_chain` calls) and the NumPy calls left in the generated
+source, and the calls the fused loops ran. Every program is compared bit for bit (signs of
+zeros included) with the interpreter, in float32 and float64, for every broadcast pattern
+the loop indexes: an inner block (a bias: shape[k:], with or without leading ones), an outer
+one (a column: shape[:k] then ones), both in one chain, at splits k = 1 and 2; gradients
+whose bias sums are fused are compared with the unfused program and with central
+differences."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import autograph as ag  # noqa: E402
+from autograph.runtime.exec import codegen, fused_chains, fused_kernel  # noqa: E402
+from tests.runtime.tracing import run, trace  # noqa: E402
+
+RNG = np.random.default_rng(11)
+DTYPES = (np.float32, np.float64)
+
+
+@pytest.fixture(autouse=True)
+def _hot_at_once(monkeypatch):
+    """Fused from the first call, small arrays included."""
+    monkeypatch.setattr(fused_kernel, "HOT_AFTER", 0)
+    monkeypatch.setattr(fused_chains, "LARGE", 0)
+    monkeypatch.delenv("AUTOGRAPH_FUSE", raising=False)
+
+
+def _same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))   # -0.0 vs 0.0
+
+
+def _check(fn, *args, chains, left=()):
+    """`fn` traced on `args`: `chains` fused chains, none of the NumPy calls in `left`
+    ... only those; outputs equal the interpreter's bit for bit, twice."""
+    g, _ = trace(fn, *args)
+    src = codegen.source_of(g)
+    assert src.count("= k_chain") == chains, src
+    want = run(g, args, "interpreter")
+    before = fused_kernel.stats()["fused_calls"]
+    for _ in range(2):
+        for w, a in zip(want, run(g, args, "codegen")):
+            _same_bits(a, w)
+    assert fused_kernel.stats()["fused_calls"] - before == 2 * chains
+    for call in left:
+        assert call in src, src
+    return src
+
+
+PATTERNS = [   # (chain shape, broadcast operand shapes): every split and kind the loop takes
+    ((6, 7), [(7,)]),                  # a bias (inner, k = 1)
+    ((6, 7), [(1, 7)]),                # the same with its leading one kept
+    ((6, 7), [(6, 1)]),                # a column (outer, k = 1)
+    ((6, 7), [(7,), (6, 1)]),          # both in one chain
+    ((4, 5, 3), [(5, 3)]),             # inner, k = 1
+    ((4, 5, 3), [(3,)]),               # inner, k = 2
+    ((4, 5, 3), [(4, 1, 1)]),          # outer, k = 1
+    ((4, 5, 3), [(4, 5, 1), (3,)]),    # outer and inner, k = 2
+    ((4, 1, 3), [(1, 3)]),             # ones inside the shape
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,operands", PATTERNS)
+def test_every_broadcast_pattern_equals_the_interpreter(shape, operands, dtype):
+    x = RNG.standard_normal(shape).astype(dtype)
+    ops = [RNG.standard_normal(s).astype(dtype) for s in operands]
+    c = dtype(0.5)
+
+    def f(x, *bs):
+        h = x * c
+        for b in bs:
+            h = h + b
+        return np.maximum(h * b - x, 0.0 * x)      # 0.0 * x: -0.0 where x < 0
+
+    _check(f, x, *ops, chains=1)
+
+
+def test_broadcasts_the_loop_does_not_index_stay_unfused():
+    """(5, 1) against (4, 5, 6) is neither block; two operands needing different splits
+    end the chain at the second."""
+    x = RNG.standard_normal((4, 5, 6))
+
+    def f(x, c):
+        return (x * 2.0 + c) * c - c
+
+    _check(f, x, RNG.standard_normal((5, 1)), chains=0)
+
+    def g(x, a, b):
+        h = x * 2.0 + a                        # a: inner at k = 1
+        return (h * 3.0 + b) * b - 1.0         # b: outer at k = 2 only -> a second chain
+
+    src = _check(g, x, RNG.standard_normal((5, 6)), RNG.standard_normal((4, 5, 1)),
+                 chains=2)
+    assert "k_chain_1(" in src
+
+
+def _mlp(dtype, seed, shapes=((5, 8), (8,), (8, 3), (3,))):
+    rng = np.random.default_rng(seed)
+    return [ag.Variable((rng.standard_normal(s) * 0.5).astype(dtype), name=f"p{i}")
+            for i, s in enumerate(shapes)]
+
+
+def _grads_fn(vars_):
+    @ag.function
+    def grads(x, y):
+        with ag.GradientTape() as tape:
+            h = np.maximum(x @ vars_[0] + vars_[1], 0.0)
+            z = h @ vars_[2] + vars_[3]
+            loss = np.sum((z - y) ** 2) * 0.5
+        return [loss] + tape.gradient(loss, vars_)
+    return grads
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_bias_gradient_summed_in_the_loop_equals_unfused_and_finite_differences(
+        dtype, monkeypatch):
+    """The ReLU's gradient and the bias gradient's sum over the batch are one loop; the
+    gradients equal the unfused program's bit for bit (a hidden unit dead on every row
+    makes its bias gradient a sum of signed zeros: +0.0, as NumPy's sum from +0.0 gives)
+    and central differences (float64)."""
+    x = RNG.standard_normal((6, 5)).astype(dtype)
+    y = RNG.standard_normal((6, 3)).astype(dtype)
+    fused_vars = _mlp(dtype, 1)
+    fused_vars[1].assign(np.where(np.arange(8) == 2, -50.0, 0.1).astype(dtype))  # unit 2 dead
+    grads = _grads_fn(fused_vars)
+    monkeypatch.setenv("AUTOGRAPH_FUSE", "0")
+    ref_vars = _mlp(dtype, 1)
+    ref_vars[1].assign(fused_vars[1].numpy())
+    want = [np.asarray(v) for v in _grads_fn(ref_vars)(x, y)]
+    monkeypatch.delenv("AUTOGRAPH_FUSE")
+    got = [np.asarray(v) for v in grads(x, y)]
+    src = codegen.source_of(grads.get_concrete_function(x, y)._graph_to_run())
+    assert src.count("= k_chain") == 3 and "k_sum_to_shape" not in src, src  # both sums
+    for g, w in zip(got, want):
+        _same_bits(g, w)
+    assert got[2][2] == 0 and not np.signbit(got[2][2])
+    if dtype is np.float64:
+        def loss(params):
+            h = np.maximum(x @ params[0] + params[1], 0.0)
+            return np.sum((h @ params[2] + params[3] - y) ** 2) * 0.5
+        params = [v.numpy().copy() for v in fused_vars]
+        for i in (1, 3):                        # the two biases: their sums are fused
+            num = np.zeros_like(params[i])
+            for j in range(params[i].size):
+                up = [p.copy() for p in params]
+                dn = [p.copy() for p in params]
+                up[i].flat[j] += 1e-6
+                dn[i].flat[j] -= 1e-6
+                num.flat[j] = (loss(up) - loss(dn)) / 2e-6
+            np.testing.assert_allclose(got[i + 1], num, rtol=1e-6, atol=1e-8)
+
+
+def test_sums_the_loop_does_not_take_stay_numpy():
+    """A sum to a column (over the last axis: NumPy sums a row pairwise) and a sum keeping
+    one element per row stay NumPy calls, with the same results."""
+    x = RNG.standard_normal((6, 7))
+    col = ag.Variable(RNG.standard_normal((6, 1)), name="col")
+    one = ag.Variable(RNG.standard_normal(1), name="one")
+
+    @ag.function
+    def grads(x):
+        with ag.GradientTape() as tape:
+            a = np.sum((x * 2.0 + col) * x)                 # d/dcol: x summed along rows
+            b = np.sum((x[:, :1] * 2.0 + one) * x[:, :1])   # d/done: x[:, 0] summed
+            loss = a + b
+        return tape.gradient(loss, [col, one])
+
+    got = grads(x)
+    src = codegen.source_of(grads.get_concrete_function(x)._graph_to_run())
+    assert src.count("k_sum_to_shape") == 2, src
+    np.testing.assert_allclose(got[0], np.sum(x, axis=1, keepdims=True), rtol=1e-13)
+    np.testing.assert_allclose(got[1], np.sum(x[:, :1], axis=0), rtol=1e-13)
+
+
+def test_an_overflowing_sum_warns_and_raises_as_numpy_does():
+    """A bias gradient that overflows float32: the loop reports it and NumPy computes the
+    sum again, so np.errstate's warnings and errors are NumPy's."""
+    w = ag.Variable(np.ones(4, np.float32), name="w")
+
+    @ag.function
+    def grad(x):
+        with ag.GradientTape() as tape:
+            loss = np.sum(np.maximum(x + w, 0.0) * x)
+        return tape.gradient(loss, w)
+
+    x = np.full((3, 4), 3e38, np.float32)
+    with np.errstate(over="ignore"):
+        got = grad(x)
+    assert np.all(np.isinf(got))
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        grad(x)
+    np.testing.assert_array_equal(grad(np.ones((3, 4), np.float32)), np.full(4, 3.0))
+
+
+def test_one_kernel_for_one_structure_on_every_shape():
+    """The kernel text depends on the chain's structure and which operands broadcast how,
+    never on the shapes: a bias chain on (6, 7) and on (3, 2, 9) shares one kernel."""
+    def f(x, b):
+        return (x * 0.5 + b) * b - x
+
+    texts = set()
+    for shape in ((6, 7), (3, 2, 9)):
+        x, b = RNG.standard_normal(shape), RNG.standard_normal(shape[-1])
+        g, _ = trace(f, x, b)
+        last, _ = fused_chains.plan(g)
+        (chain,) = last.values()
+        loop, _, results = chain.source()
+        texts.add(fused_kernel.kernel_source("k", len(chain.arrays), len(chain.scalars),
+                                             loop, results, (), (chain.kinds,
+                                                                 tuple(chain.reductions))))
+    assert len(texts) == 1
+
+
+def test_a_chain_rebuilt_from_its_recipe_computes_the_same():
+    """function/trace_cache keeps a Chain as its plain-data recipe (layout and output
+    shapes included): the rebuilt one runs the same loop."""
+    x, b = RNG.standard_normal((6, 7)), RNG.standard_normal(7)
+
+    def f(x, b):
+        return (x * b + x) * b - x     # (no constants: the chain takes x, b)
+
+    g, _ = trace(f, x, b)
+    fn = codegen.compile_graph(g)
+    chain = next(v for v in fn.__globals__.values() if isinstance(v, fused_kernel.Chain))
+    again = fused_kernel.Chain(*chain.__fused_chain__)
+    assert again.layout == chain.layout and again.out_shapes == chain.out_shapes
+    for a, w in zip(again(x, b), chain(x, b)):
+        _same_bits(a, w)
+
+
+def test_a_two_op_chain_fuses_only_on_large_arrays(monkeypatch):
+    """A bias add and its ReLU (two ops) are one loop from fused_chains.PAIR elements on
+    (one pass instead of two); below that NumPy's two calls are cheaper."""
+    monkeypatch.setattr(fused_chains, "LARGE", 1 << 15)
+    monkeypatch.setattr(fused_chains, "PAIR", 64)
+
+    def f(x, b):
+        return np.maximum(x + b, 0.0)
+
+    _check(f, RNG.standard_normal((8, 8)), RNG.standard_normal(8), chains=1)
+    _check(f, RNG.standard_normal((7, 9)), RNG.standard_normal(9), chains=0,
+           left=("k_maximum",))
