@@ -18,8 +18,16 @@ all
   transcendental function, whose Numba and NumPy versions may differ in the last bit),
   without attributes and not overridden by the device;
 - of a float32 or float64 result of a static shape S (at least one dimension), with every
-  input either an array of exactly S and that dtype, or a 0-d value of that dtype (no
-  broadcasting: the loop runs over S flattened, so the kernel is the same for every shape).
+  input an array of that dtype and either of exactly S, or broadcasting to S as one block
+  (`_splits`: S[k:], a bias repeated over the rows, or S[:k] followed by ones, a column
+  repeated along each row; every such input of a chain at the same k), or a 0-d value of
+  that dtype. Without broadcasts the loop runs over S flattened; with them it is two
+  deep, R = prod(S[:k]) rows of C = prod(S[k:]) (fused_kernel.kernel_source).
+
+A chain may end with a `sum_to_shape` of one of its values over exactly its first k axes
+(`_reduction`: a bias gradient), kept as C sums the loop adds each row into, in row order
+from +0.0: NumPy's order for `sum(axis=0)` of a C-contiguous array, so the sums are NumPy's
+bit for bit. With C = 1 NumPy sums pairwise instead: not fused.
 
 A chain of at least `MIN_MEMBERS` nodes is fused when that pays (`_pays`: long, or on
 large arrays; a short chain on small arrays costs more in calls than it saves). Its kernel's source depends only on the
@@ -29,9 +37,10 @@ compiled once per machine (Numba's `cache=True`, in autograph's cache folder; se
 fused_kernel). Assigns met inside the run are emitted after the chain's call (their values
 are its outputs); a read of a Variable assigned inside the run ends it.
 
-Everything else (broadcasting, reductions, transcendental functions, other dtypes) runs as
-before. The tests compare the fused programs with the interpreter
-(tests/runtime/test_fused_chains.py); benchmarks case 14 measures what it saves.
+Everything else (other broadcasts, other reductions, transcendental functions, other
+dtypes) runs as before. The tests compare the fused programs with the interpreter
+(tests/runtime/test_fused_chains.py, test_fused_broadcasts.py); benchmarks case 14
+measures what it saves.
 """
 
 import numpy as np
