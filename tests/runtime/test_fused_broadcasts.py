@@ -1,5 +1,5 @@
 """Fused chains with broadcast operands and a trailing sum over the leading axes (issue 30,
-goal 3; autograph/runtime/exec/fused_chains.py `_splits`/`_reduction`, fused_kernel's
+goal 3; autograph/runtime/exec/fused_blocks.py, fused_chains.py, fused_kernel's
 two-deep loop).
 
 Counted, never timed: the chains (`k_chain` calls) and the NumPy calls left in the generated

@@ -19,19 +19,20 @@ all
   without attributes and not overridden by the device;
 - of a float32 or float64 result of a static shape S (at least one dimension), with every
   input an array of that dtype and either of exactly S, or broadcasting to S as one block
-  (`_splits`: S[k:], a bias repeated over the rows, or S[:k] followed by ones, a column
-  repeated along each row; every such input of a chain at the same k), or a 0-d value of
-  that dtype. Without broadcasts the loop runs over S flattened; with them it is two
-  deep, R = prod(S[:k]) rows of C = prod(S[k:]) (fused_kernel.kernel_source).
+  (`fused_blocks.splits`: S[k:], a bias repeated over the rows, or S[:k] followed by
+  ones, a column repeated along each row; every such input of a chain at the same k), or a
+  0-d value of that dtype. Without broadcasts the loop runs over S flattened; with them it
+  is two deep, R = prod(S[:k]) rows of C = prod(S[k:]) (fused_kernel.kernel_source).
 
 A chain may end with a `sum_to_shape` of one of its values over exactly its first k axes
-(`_reduction`: a bias gradient), kept as C sums the loop adds each row into, in row order
-from +0.0: NumPy's order for `sum(axis=0)` of a C-contiguous array, so the sums are NumPy's
-bit for bit. With C = 1 NumPy sums pairwise instead: not fused.
+(`fused_blocks.reduction`: a bias gradient), kept as C sums the loop adds each row into,
+in row order from +0.0: NumPy's order for `sum(axis=0)` of a C-contiguous array, so the
+sums are NumPy's bit for bit. With C = 1 NumPy sums pairwise instead: not fused.
 
-A chain of at least `MIN_MEMBERS` nodes is fused when that pays (`_pays`: long, or on
-large arrays; a short chain on small arrays costs more in calls than it saves). Its kernel's source depends only on the
-chain's structure (operations and how they connect), never on shapes or constants' values
+A chain of at least `MIN_MEMBERS` nodes (two from `PAIR` elements) is fused when that
+pays (`_pays`: long, or on large arrays; a short chain on small arrays costs more in calls
+than it saves). Its kernel's source depends only on the chain's structure (operations
+and how they connect, which operands broadcast how), never on shapes or constants' values
 (those are arguments): the Adam update of every parameter of every program is one kernel,
 compiled once per machine (Numba's `cache=True`, in autograph's cache folder; see
 fused_kernel). Assigns met inside the run are emitted after the chain's call (their values
@@ -44,6 +45,8 @@ measures what it saves.
 """
 
 import numpy as np
+
+from autograph.runtime.exec import fused_blocks
 
 _ARITHMETIC = {"add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}",
                "divide": "{0} / {1}", "negative": "-{0}", "positive": "+{0}",
@@ -76,18 +79,18 @@ class Chain:
 
     def __init__(self, shape):
         self.shape = shape
-        self.split = None         # k: arrays broadcast as shape[k:] or shape[:k] (see _splits)
+        self.split = None         # k: arrays broadcast as shape[k:] or shape[:k] (fused_blocks)
         self.members = []
         self.ids = set()          # id(member output)
         self.deferred = []        # assign_variable nodes met inside the run
         self.arrays = []          # external array inputs (tensors), in first-read order
         self.scalars = []         # external 0-d inputs
         self.outputs = []         # member outputs read after the chain
-        self.kinds = ""           # per array: "f" full, "i" inner block, "o" outer (_splits)
+        self.kinds = ""           # per array: "f" full, "i" inner block, "o" outer (fused_blocks)
 
     def accepts(self, node, splits=()):
         """Take `node` when it makes this chain's shape and its broadcast inputs (their
-        `_splits`) agree with the chain's split."""
+        `fused_blocks.splits`) agree with the chain's split."""
         out = node.outputs[0]
         if tuple(out.shape) != self.shape:
             return False
@@ -200,27 +203,9 @@ def _dtype_ok(node):
     return all(d == out for d in ins)
 
 
-def _splits(in_shape, shape):
-    """{k: kind} for the splits 1 <= k < rank at which an array of `in_shape` broadcasts to
-    `shape` as one block the two-deep loop indexes directly: "i" (inner) when it is
-    shape[k:] (a bias against a batch of rows), "o" (outer) when it is shape[:k] followed
-    by ones (a row's max, kept as a column). Empty: some other broadcast (not fused)."""
-    n = len(shape)
-    if in_shape is None or len(in_shape) > n or \
-            not all(isinstance(d, int) for d in in_shape):
-        return {}
-    padded = (1,) * (n - len(in_shape)) + tuple(in_shape)
-    found = {}
-    for k in range(1, n):
-        if padded == (1,) * k + shape[k:]:
-            found[k] = "i"
-        elif padded == shape[:k] + (1,) * (n - k):
-            found[k] = "o"
-    return found
-
-
 def _fusible(node, overridden):
-    """None when `node` cannot be a member; else the `_splits` of its broadcast inputs."""
+    """None when `node` cannot be a member; else the `fused_blocks.splits` of its
+    broadcast inputs."""
     if node.op not in OPS or node.attrs or len(node.outputs) != 1 or node.op in overridden:
         return None
     out = node.outputs[0]
@@ -234,35 +219,11 @@ def _fusible(node, overridden):
             if t.node.op == "Const" and np.asarray(t.node.attrs["value"]).dtype != t.dtype:
                 return None
         elif t.shape != shape:
-            found = _splits(t.shape, tuple(shape))
+            found = fused_blocks.splits(t.shape, tuple(shape))
             if not found:
                 return None
             splits.append(found)
     return splits
-
-
-def _reduction(node, chain, overridden):
-    """The split k when `node` is a `sum_to_shape` of a member of `chain` over its first k
-    axes exactly (the axes sum_to_shape's kernel sums, so the fused sum adds what NumPy
-    adds), keeping more than one element per row: NumPy then adds the rows in order,
-    element by element from +0.0, as the loop does (a single kept element is summed
-    pairwise instead, so it is left to NumPy)."""
-    if node.op != "sum_to_shape" or node.op in overridden or len(node.inputs) != 1 or \
-            id(node.inputs[0]) not in chain.ids:
-        return None
-    shape, target = chain.shape, node.attrs.get("shape")
-    if not isinstance(target, tuple) or not all(isinstance(d, int) for d in target) or \
-            len(target) > len(shape) or node.outputs[0].dtype != node.inputs[0].dtype:
-        return None
-    lead = len(shape) - len(target)
-    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(target)
-                                      if d == 1 and shape[lead + i] != 1)
-    k = len(axes)
-    padded = (1,) * lead + target
-    if not 0 < k < len(shape) or axes != tuple(range(k)) or padded[k:] != shape[k:] or \
-            int(np.prod(shape[k:])) < 2 or chain.split not in (None, k):
-        return None
-    return k
 
 
 def plan(graph, overridden=()):
@@ -284,8 +245,9 @@ def plan(graph, overridden=()):
             assigned.add(_variable(node))
             current.deferred.append(node)
             continue
-        if current is not None and _reduction(node, current, overridden) is not None:
-            current.split = _reduction(node, current, overridden)
+        k = current and fused_blocks.reduction(node, current, overridden)
+        if k:
+            current.split = k
             current.members.append(node)       # the chain's last member: its sum
             current.ids.add(id(node.outputs[0]))
             current = None
@@ -344,7 +306,7 @@ def plan(graph, overridden=()):
                     continue
                 c.arrays.append(t)
                 c.kinds += "f" if tuple(t.shape) == c.shape else \
-                    _splits(t.shape, c.shape)[c.split]
+                    fused_blocks.splits(t.shape, c.shape)[c.split]
         c.outputs = [n.outputs[0] for n in c.members if id(n.outputs[0]) in outside]
         end = order[id(c.members[-1])]
         c.deferred = [n for n in c.deferred if order[id(n)] < end]
