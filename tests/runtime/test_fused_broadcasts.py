@@ -10,6 +10,8 @@ one (a column: shape[:k] then ones), both in one chain, at splits k = 1 and 2; g
 whose bias sums are fused are compared with the unfused program and with central
 differences."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -149,6 +151,10 @@ def test_a_bias_gradient_summed_in_the_loop_equals_unfused_and_finite_difference
     got = [np.asarray(v) for v in grads(x, y)]
     src = codegen.source_of(grads.get_concrete_function(x, y)._graph_to_run())
     assert src.count("= k_chain") == 3 and "k_sum_to_shape" not in src, src  # both sums
+    # the ReLU gradient, a chain's output but not its last member's, is dropped after its
+    # last read (codegen releases every output a chain's call binds)
+    relu_grad = re.search(r"(\w+), \w+ = k_chain_2\(", src).group(1)
+    assert re.search(rf"\n\s*del [^\n]*\b{relu_grad}\b", src), src
     for g, w in zip(got, want):
         _same_bits(g, w)
     assert got[2][2] == 0 and not np.signbit(got[2][2])
@@ -264,3 +270,30 @@ def test_a_two_op_chain_fuses_only_on_large_arrays(monkeypatch):
     _check(f, RNG.standard_normal((8, 8)), RNG.standard_normal(8), chains=1)
     _check(f, RNG.standard_normal((7, 9)), RNG.standard_normal(9), chains=0,
            left=("k_maximum",))
+
+
+def test_underflow_reports_follow_np_errstate_in_and_out():
+    """The loop cannot report an underflow: under np.errstate(under="raise") the chain
+    runs as NumPy and raises as unfused code does, and once the state is back to
+    "ignore" the loop runs again (fused_kernel asks NumPy's state once per state)."""
+    c = np.float64(0.5)
+
+    def f(x, b):                                   # the patterns' structure: its kernel
+        return np.maximum((x * c + b) * b - x, 0.0 * x)
+
+    x, b = np.full((4, 5), 1e-200), np.full(5, 1e-200)    # (x c + b) b: 1.5e-400
+    g, _ = trace(f, x, b)
+    fn = codegen.compile_graph(g)
+    want = run(g, (x, b), "interpreter")
+    stats = [fused_kernel.stats()["fused_calls"]]
+    _same_bits(fn(x, b)[0], want[0])
+    stats.append(fused_kernel.stats()["fused_calls"])
+    with np.errstate(under="raise"):
+        with pytest.raises(FloatingPointError):
+            run(g, (x, b), "interpreter")
+        with pytest.raises(FloatingPointError):
+            fn(x, b)
+    stats.append(fused_kernel.stats()["fused_calls"])
+    _same_bits(fn(x, b)[0], want[0])
+    stats.append(fused_kernel.stats()["fused_calls"])
+    assert np.diff(stats).tolist() == [1, 0, 1]
