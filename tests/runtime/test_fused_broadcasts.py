@@ -207,13 +207,20 @@ def test_an_overflowing_sum_warns_and_raises_as_numpy_does():
             loss = np.sum(np.maximum(x + w, 0.0) * x)
         return tape.gradient(loss, w)
 
-    x = np.full((3, 4), 3e38, np.float32)
+    ones = np.ones((3, 4), np.float32)
+    np.testing.assert_array_equal(grad(ones), np.full(4, 3.0))
+    src = codegen.source_of(grad.get_concrete_function(ones)._graph_to_run())
+    assert "k_sum_to_shape" not in src, src          # the sum is the loop's
+    x = np.full((3, 4), 3e38, np.float32)            # 3 x 3e38 overflows float32
+    before = fused_kernel.stats()["numpy_calls"]
     with np.errstate(over="ignore"):
         got = grad(x)
-    assert np.all(np.isinf(got))
+    assert np.all(np.isinf(got)) and fused_kernel.stats()["numpy_calls"] > before
     with np.errstate(over="raise"), pytest.raises(FloatingPointError):
         grad(x)
-    np.testing.assert_array_equal(grad(np.ones((3, 4), np.float32)), np.full(4, 3.0))
+    with np.errstate(over="warn"), pytest.warns(RuntimeWarning, match="overflow"):
+        grad(x)
+    np.testing.assert_array_equal(grad(ones), np.full(4, 3.0))
 
 
 def test_one_kernel_for_one_structure_on_every_shape():
