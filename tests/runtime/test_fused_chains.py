@@ -82,8 +82,9 @@ def test_relu_gradient_with_nan_and_signed_zero():
 
 
 def test_transposed_and_broadcast_inputs():
-    """A strided input (a transpose) is read correctly; a broadcast input or a mixed dtype
-    does not join a chain."""
+    """A strided input (a transpose) is read correctly; a bias-like broadcast input joins a
+    chain (tests/runtime/test_fused_broadcasts.py), other broadcasts and a mixed dtype do
+    not."""
     x = RNG.standard_normal((20, 30))
     y = RNG.standard_normal((30, 20))
     b = RNG.standard_normal(30)
@@ -94,9 +95,14 @@ def test_transposed_and_broadcast_inputs():
     _check(f, x, y, chains=1)
 
     def g(x, b):
-        return (x * 2.0 + b) * b - b          # b broadcasts: not fused
+        return (x * 2.0 + b) * b - b          # b broadcasts along the rows: fused
 
-    _check(g, x, b, chains=0)
+    _check(g, x, b, chains=1)
+
+    def g2(x, c):
+        return (x * 2.0 + c) * c - c          # (5, 1) against (4, 5, 6): not fused
+
+    _check(g2, RNG.standard_normal((4, 5, 6)), RNG.standard_normal((5, 1)), chains=0)
 
     def h(x):
         x32 = x.astype(np.float32)
@@ -153,9 +159,12 @@ def test_adam_step_fuses_each_update_and_equals_the_unfused_program(monkeypatch)
     for want in losses:
         assert step(x, y) == want
     src = codegen.source_of(step.get_concrete_function(x, y)._graph_to_run())
-    # one loop per parameter's Adam update (+ the ReLU's gradient), fused on every step
-    assert src.count("= k_chain") == 5
-    assert fused_kernel.stats()["fused_calls"] - before == 3 * 5
+    # one loop per parameter's Adam update, the ReLU's gradient with its bias gradient's
+    # sum, the output layer's bias add with the loss's subtract and square, the loss's
+    # gradient with its bias gradient's sum: fused on every step
+    assert src.count("= k_chain") == 7
+    assert src.count("k_sum_to_shape") == 0
+    assert fused_kernel.stats()["fused_calls"] - before == 3 * 7
     for v, r in zip(vars_, ref_vars):
         np.testing.assert_array_equal(v.numpy(), r.numpy())
         for slot in ("m", "v"):

@@ -308,7 +308,9 @@ class _Compiler:
         for p, node in enumerate(graph.nodes):
             op = node.op
             if releases is not None and p:
-                dead = releases.after(p - 1, graph.nodes[p - 1], env)
+                prev = graph.nodes[p - 1]     # (a chain: every output its call binds)
+                dead = releases.after(p - 1, chains[id(prev)] if id(prev) in chains
+                                      else prev, env)
                 if dead:
                     self.emit(depth, f"del {', '.join(dead)}")
             if op == "Placeholder" or node in skip or id(node) in in_chain:

@@ -18,23 +18,35 @@ all
   transcendental function, whose Numba and NumPy versions may differ in the last bit),
   without attributes and not overridden by the device;
 - of a float32 or float64 result of a static shape S (at least one dimension), with every
-  input either an array of exactly S and that dtype, or a 0-d value of that dtype (no
-  broadcasting: the loop runs over S flattened, so the kernel is the same for every shape).
+  input an array of that dtype and either of exactly S, or broadcasting to S as one block
+  (`fused_blocks.splits`: S[k:], a bias repeated over the rows, or S[:k] followed by
+  ones, a column repeated along each row; every such input of a chain at the same k), or a
+  0-d value of that dtype. Without broadcasts the loop runs over S flattened; with them it
+  is two deep, R = prod(S[:k]) rows of C = prod(S[k:]) (fused_kernel.kernel_source).
 
-A chain of at least `MIN_MEMBERS` nodes is fused when that pays (`_pays`: long, or on
-large arrays; a short chain on small arrays costs more in calls than it saves). Its kernel's source depends only on the
-chain's structure (operations and how they connect), never on shapes or constants' values
+A chain may end with a `sum_to_shape` of one of its values over exactly its first k axes
+(`fused_blocks.reduction`: a bias gradient), kept as C sums the loop adds each row into,
+in row order from +0.0: NumPy's order for `sum(axis=0)` of a C-contiguous array, so the
+sums are NumPy's bit for bit. With C = 1 NumPy sums pairwise instead: not fused.
+
+A chain of at least `MIN_MEMBERS` nodes (two from `PAIR` elements) is fused when that
+pays (`_pays`: long, or on large arrays; a short chain on small arrays costs more in calls
+than it saves). Its kernel's source depends only on the chain's structure (operations
+and how they connect, which operands broadcast how), never on shapes or constants' values
 (those are arguments): the Adam update of every parameter of every program is one kernel,
 compiled once per machine (Numba's `cache=True`, in autograph's cache folder; see
 fused_kernel). Assigns met inside the run are emitted after the chain's call (their values
 are its outputs); a read of a Variable assigned inside the run ends it.
 
-Everything else (broadcasting, reductions, transcendental functions, other dtypes) runs as
-before. The tests compare the fused programs with the interpreter
-(tests/runtime/test_fused_chains.py); benchmarks case 14 measures what it saves.
+Everything else (other broadcasts, other reductions, transcendental functions, other
+dtypes) runs as before. The tests compare the fused programs with the interpreter
+(tests/runtime/test_fused_chains.py, test_fused_broadcasts.py); benchmarks case 14
+measures what it saves.
 """
 
 import numpy as np
+
+from autograph.runtime.exec import fused_blocks
 
 _ARITHMETIC = {"add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}",
                "divide": "{0} / {1}", "negative": "-{0}", "positive": "+{0}",
@@ -56,6 +68,7 @@ OPS.update({
 })
 MIN_MEMBERS = 3
 LONG, LARGE = 8, 1 << 15       # see _pays
+PAIR = 1 << 15
 _VIEWS = ("permute_dims", "reshape", "expand_dims", "squeeze", "getitem", "broadcast_to")
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -66,17 +79,28 @@ class Chain:
 
     def __init__(self, shape):
         self.shape = shape
+        self.split = None         # k: arrays broadcast as shape[k:] or shape[:k] (fused_blocks)
         self.members = []
         self.ids = set()          # id(member output)
         self.deferred = []        # assign_variable nodes met inside the run
         self.arrays = []          # external array inputs (tensors), in first-read order
         self.scalars = []         # external 0-d inputs
         self.outputs = []         # member outputs read after the chain
+        self.kinds = ""           # per array: "f" full, "i" inner block, "o" outer (fused_blocks)
 
-    def accepts(self, node):
+    def accepts(self, node, splits=()):
+        """Take `node` when it makes this chain's shape and its broadcast inputs (their
+        `fused_blocks.splits`) agree with the chain's split."""
         out = node.outputs[0]
         if tuple(out.shape) != self.shape:
             return False
+        ks = {self.split} if self.split is not None else None
+        for found in splits:
+            ks = set(found) if ks is None else ks & set(found)
+        if ks is not None and not ks:
+            return False
+        if ks is not None:
+            self.split = min(ks)
         self.members.append(node)
         self.ids.add(id(out))
         return True
@@ -90,11 +114,15 @@ class Chain:
             names[id(t)] = f"x{k}"
         for k, t in enumerate(self.scalars):
             names[id(t)] = f"s{k}"
-        loop, whole = [], []
+        loop, whole, self.reductions = [], [], []
         for n, node in enumerate(self.members):
             ins = [names[id(t)] for t in node.inputs]
-            one, every = OPS[node.op]
             names[id(node.outputs[0])] = f"v{n}"
+            if node.op == "sum_to_shape":      # summed over the rows, after the loop body
+                self.reductions.append((f"v{n}", ins[0]))
+                whole.append(f"v{n} = np.sum({ins[0]}, axis={tuple(range(self.split))})")
+                continue
+            one, every = OPS[node.op]
             loop.append(f"v{n} = {one.format(*ins)}")
             whole.append(f"v{n} = {every.format(*ins)}")
         return loop, whole, [names[id(t)] for t in self.outputs]
@@ -150,8 +178,10 @@ def _pays(chain):
     dispatch), NumPy ~1 us per operation plus a pass over memory: fusing pays for long
     chains, and for short ones on large arrays (measured: 3 ops on 2,048 float64 run
     4.6 us in NumPy with out=, 6.6 us fused)."""
-    n = len(chain.members)
-    return n >= MIN_MEMBERS and (n >= LONG or int(np.prod(chain.shape)) * n >= LARGE)
+    n, size = len(chain.members), int(np.prod(chain.shape))
+    if n == 2 and size >= PAIR:     # one pass instead of two (a bias add and its ReLU,
+        return True                 # 128x256 float32: 44-60 us unfused, 20-31 us fused)
+    return n >= MIN_MEMBERS and (n >= LONG or size * n >= LARGE)
 
 
 def _variable(node):
@@ -174,20 +204,26 @@ def _dtype_ok(node):
 
 
 def _fusible(node, overridden):
+    """None when `node` cannot be a member; else the `fused_blocks.splits` of its
+    broadcast inputs."""
     if node.op not in OPS or node.attrs or len(node.outputs) != 1 or node.op in overridden:
-        return False
+        return None
     out = node.outputs[0]
     shape = out.shape
     if shape is None or not shape or not all(isinstance(d, int) for d in shape) or \
             not _dtype_ok(node):
-        return False
+        return None
+    splits = []
     for t in node.inputs:
         if t.shape == ():
             if t.node.op == "Const" and np.asarray(t.node.attrs["value"]).dtype != t.dtype:
-                return False
+                return None
         elif t.shape != shape:
-            return False
-    return True
+            found = fused_blocks.splits(t.shape, tuple(shape))
+            if not found:
+                return None
+            splits.append(found)
+    return splits
 
 
 def plan(graph, overridden=()):
@@ -209,21 +245,31 @@ def plan(graph, overridden=()):
             assigned.add(_variable(node))
             current.deferred.append(node)
             continue
+        k = current and fused_blocks.reduction(node, current, overridden)
+        if k:
+            current.split = k
+            current.members.append(node)       # the chain's last member: its sum
+            current.ids.add(id(node.outputs[0]))
+            current = None
+            continue
         update = _update(node, overridden)
+        splits = ()
         if update is not None and current is not None and \
                 any(isinstance(n, _Update) for n in current.members):
             current = None             # one update per chain (one lock held at a time)
         if update is not None:
             assigned.add(_variable(node))
             node = update
-        elif not _fusible(node, overridden):
-            current = None
-            continue
-        if current is None or not current.accepts(node):
+        else:
+            splits = _fusible(node, overridden)
+            if splits is None:
+                current = None
+                continue
+        if current is None or not current.accepts(node, splits):
             out = node.outputs[0]
             current = Chain(tuple(out.shape))
             assigned = {_variable(node.original)} if update is not None else set()
-            current.accepts(node)
+            current.accepts(node, splits)
             runs.append(current)
     runs = [c for c in runs if _pays(c)]
     if not runs:
@@ -255,7 +301,12 @@ def plan(graph, overridden=()):
                 if id(t) in c.ids or id(t) in seen:
                     continue
                 seen.add(id(t))
-                (c.scalars if t.shape == () else c.arrays).append(t)
+                if t.shape == ():
+                    c.scalars.append(t)
+                    continue
+                c.arrays.append(t)
+                c.kinds += "f" if tuple(t.shape) == c.shape else \
+                    fused_blocks.splits(t.shape, c.shape)[c.split]
         c.outputs = [n.outputs[0] for n in c.members if id(n.outputs[0]) in outside]
         end = order[id(c.members[-1])]
         c.deferred = [n for n in c.deferred if order[id(n)] < end]
@@ -287,10 +338,12 @@ def emit(compiler, chain, env, depth):
                    if isinstance(o, _Value) and o.update is t.update]
             update = (at, new[0])
     checked = [f"v{n}" for n, node in enumerate(chain.members)
-               if node.outputs[0].dtype.kind == "f"]
+               if node.outputs[0].dtype.kind == "f" and node.op != "sum_to_shape"]
+    layout = None if chain.split is None else (chain.split, chain.kinds, chain.reductions)
     fn = fused_kernel.Chain(chain.shape, [t.dtype for t in chain.scalars],
                             [t.dtype for t in chain.outputs], len(chain.arrays), loop,
-                            whole, results, update, checked)
+                            whole, results, update, checked, layout,
+                            [tuple(t.shape) for t in chain.outputs])
     name = compiler.bind("k_chain", fn)
     args, var = [], None
     for t in values:

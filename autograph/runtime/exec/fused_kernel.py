@@ -56,15 +56,22 @@ def stats():
     return dict(_stats)
 
 
-def kernel_source(name, n_arrays, n_scalars, lines, results, checked=()):
+def kernel_source(name, n_arrays, n_scalars, lines, results, checked=(), layout=None):
     """The Numba loop; it returns whether any value in `checked` (the float ones) came out
-    infinite or NaN, where NumPy may have warned or raised (see Chain.run)."""
+    infinite or NaN, where NumPy may have warned or raised (see Chain.run).
+
+    `layout` None: every array has the chain's shape, one loop over the flattened arrays.
+    Else `(kinds, reductions)`: the shape is split into R outer and C inner elements and the
+    loop is two deep (`r`, `c`); `kinds` says per array how it is indexed ("f" all R*C
+    elements, "i" an inner block of C repeated over the rows (a bias), "o" an outer one of R
+    repeated along each row (a row's max)); `reductions` are (result, value) pairs: that
+    result is the value summed over the rows, in row order from +0.0 (NumPy's order)."""
+    if layout is not None:
+        return _split_source(name, n_arrays, n_scalars, lines, results, checked, layout)
     params = ([f"a{k}" for k in range(n_arrays)] + [f"s{k}" for k in range(n_scalars)]
               + [f"o{k}" for k in range(len(results))])
-    text = ["import numpy as np", "from numba import njit", "", "",
-            "@njit(cache=True, error_model='numpy', boundscheck=False)",
-            f"def {name}({', '.join(params)}):",
-            "    n = a0.shape[0]"]
+    text = _HEADER + [f"def {name}({', '.join(params)}):",
+                      "    n = a0.shape[0]"]
     for k in range(1, n_arrays):
         text.append(f"    if a{k}.shape[0] != n:")
         text.append("        raise ValueError('a fused chain got arrays of different sizes')")
@@ -74,6 +81,42 @@ def kernel_source(name, n_arrays, n_scalars, lines, results, checked=()):
     text += ["        " + line for line in lines]
     text += [f"        o{k}[i] = {r}" for k, r in enumerate(results)]
     text += [f"        bad |= ({v} - {v}) != ({v} - {v})" for v in checked]   # inf or NaN
+    text.append("    return bad")
+    return "\n".join(text) + "\n"
+
+
+_HEADER = ["import numpy as np", "from numba import njit", "", "",
+           "@njit(cache=True, error_model='numpy', boundscheck=False)"]
+_INDEX = {"f": "i", "i": "c", "o": "r"}
+_SIZE = {"f": "R * C", "i": "C", "o": "R"}
+
+
+def _split_source(name, n_arrays, n_scalars, lines, results, checked, layout):
+    kinds, reductions = layout
+    summed = dict(reductions)
+    params = (["R", "C"] + [f"a{k}" for k in range(n_arrays)]
+              + [f"s{k}" for k in range(n_scalars)] + [f"o{k}" for k in range(len(results))])
+    text = _HEADER + [f"def {name}({', '.join(params)}):"]
+    for k, kind in enumerate(kinds):
+        text.append(f"    if a{k}.shape[0] != {_SIZE[kind]}:")
+        text.append("        raise ValueError('a fused chain got arrays of the wrong sizes')")
+    sums = [k for k, r in enumerate(results) if r in summed]
+    text.append("    bad = False")
+    if sums:
+        text.append("    for c in range(C):")
+        text += [f"        o{k}[c] = 0.0" for k in sums]
+    text.append("    for r in range(R):")
+    text.append("        for c in range(C):")
+    text.append("            i = r * C + c")
+    text += [f"            x{k} = a{k}[{_INDEX[kind]}]" for k, kind in enumerate(kinds)]
+    text += ["            " + line for line in lines]
+    for k, r in enumerate(results):
+        text.append(f"            o{k}[c] += {summed[r]}" if r in summed else
+                    f"            o{k}[i] = {r}")
+    text += [f"            bad |= ({v} - {v}) != ({v} - {v})" for v in checked]
+    if sums:
+        text.append("    for c in range(C):")
+        text += [f"        bad |= (o{k}[c] - o{k}[c]) != (o{k}[c] - o{k}[c])" for k in sums]
     text.append("    return bad")
     return "\n".join(text) + "\n"
 
@@ -94,9 +137,9 @@ def _numpy_form(source):
     return fn
 
 
-def _kernel(n_arrays, n_scalars, lines, results, checked=()):
+def _kernel(n_arrays, n_scalars, lines, results, checked=(), layout=None):
     """The njit dispatcher of this chain structure, or None without Numba."""
-    probe = kernel_source("chain", n_arrays, n_scalars, lines, results, checked)
+    probe = kernel_source("chain", n_arrays, n_scalars, lines, results, checked, layout)
     if probe in _kernels:
         return _kernels[probe]
     try:
@@ -108,34 +151,67 @@ def _kernel(n_arrays, n_scalars, lines, results, checked=()):
         return None
     digest = hashlib.sha256(f"{numba.__version__}\0{ag_version}\0{probe}".encode()).hexdigest()
     name = f"ag_chain_{digest[:16]}"
-    found = jit._load(kernel_source(name, n_arrays, n_scalars, lines, results, checked),
+    found = jit._load(kernel_source(name, n_arrays, n_scalars, lines, results, checked,
+                                    layout),
                       digest, name)
     _stats["compiled"] += 1
     _kernels[probe] = found
     return found
 
 
+def _underflow_ignored():
+    """np.geterr()["under"] == "ignore", asked of NumPy's error state object once per
+    state (np.geterr builds a dict: ~1.5 us a call, a fused call's largest cost but one)."""
+    global _state
+    try:
+        obj = _ufunc_config._extobj_contextvar.get()
+    except AttributeError:           # another NumPy: ask it the slow way
+        return np.geterr()["under"] == "ignore"
+    if obj is not _state[0]:
+        _state = (obj, np.geterr()["under"] == "ignore")
+    return _state[1]
+
+
+try:
+    from numpy._core import _ufunc_config
+except ImportError:                  # NumPy 1.x
+    from numpy.core import _ufunc_config
+_state = (None, False)
+
+
 class Chain:
-    """`chain(*arrays, *scalars)` -> a tuple of the chain's outputs (arrays of `shape`,
-    of `out_dtypes`); scalars arrive as NumPy scalars or 0-d arrays of `scalar_dtypes`."""
+    """`chain(*arrays, *scalars)` -> a tuple of the chain's outputs (arrays of `shape`, or
+    of their `out_shapes` where given; of `out_dtypes`); scalars arrive as NumPy scalars or
+    0-d arrays of `scalar_dtypes`. `layout` (split, kinds, reductions): the two-deep loop
+    of `kernel_source`, R = prod(shape[:split]) rows of C = prod(shape[split:])."""
 
     def __init__(self, shape, scalar_dtypes, out_dtypes, n_arrays, loop, whole, results,
-                 update=None, checked=()):
+                 update=None, checked=(), layout=None, out_shapes=None):
+        shape = tuple(shape)
+        out_shapes = tuple(tuple(s) for s in out_shapes or [shape] * len(out_dtypes))
+        layout = None if layout is None else (int(layout[0]), str(layout[1]),
+                                              tuple(tuple(p) for p in layout[2]))
         # what rebuilds it (plain data: function/trace_cache keeps it with the trace)
-        self.__fused_chain__ = (tuple(shape), tuple(np.dtype(d).str for d in scalar_dtypes),
+        self.__fused_chain__ = (shape, tuple(np.dtype(d).str for d in scalar_dtypes),
                                 tuple(np.dtype(d).str for d in out_dtypes), n_arrays,
                                 tuple(loop), tuple(whole), tuple(results), update,
-                                tuple(checked))
+                                tuple(checked), layout, out_shapes)
         self.checked = tuple(checked)
         # (array position, result position): that argument is a Variable whose value the
         # chain reads there and whose new value is that result, under the Variable's lock
         # (an update loses nothing to another thread's, as update_variable's kernel)
         self.update = None if update is None else tuple(update)
-        self.shape = tuple(shape)
+        self.shape = shape
         self.scalar_types = tuple(np.dtype(d).type for d in scalar_dtypes)
         self.out_dtypes = tuple(np.dtype(d) for d in out_dtypes)
+        self.out_shapes = out_shapes
+        self.out_sizes = tuple((int(np.prod(s)), d) for s, d in zip(out_shapes,
+                                                                     self.out_dtypes))
         self.n_arrays = n_arrays
         self.loop, self.results = tuple(loop), tuple(results)
+        self.layout = None if layout is None else layout[1:]
+        self.rows = () if layout is None else (
+            int(np.prod(shape[:layout[0]])), int(np.prod(shape[layout[0]:])))
         self.__doc__ = numpy_source(n_arrays, len(scalar_dtypes), whole, results)
         self.numpy = _numpy_form(self.__doc__)
         self.kernel = None
@@ -156,27 +232,34 @@ class Chain:
             var._value = outs[result]
         return outs[:result] + outs[result + 1:]
 
+    def _numpy(self, args):
+        _stats["numpy_calls"] += 1
+        outs = self.numpy(*args)
+        if self.layout is None:
+            return outs
+        # a reduction's NumPy form sums without keepdims: its shape is the output's
+        return tuple(o.reshape(s) for o, s in zip(outs, self.out_shapes))
+
     def run(self, args):
         kernel = self.kernel
         if kernel is None:
             self.calls += 1
             if self.calls <= HOT_AFTER or not self._hot():
-                _stats["numpy_calls"] += 1
-                return self.numpy(*args)
+                return self._numpy(args)
             kernel = self.kernel
-        if np.geterr()["under"] != "ignore":     # underflow the loop cannot report
-            _stats["numpy_calls"] += 1
-            return self.numpy(*args)
+        if not _underflow_ignored():          # underflow the loop cannot report
+            return self._numpy(args)
         _stats["fused_calls"] += 1
         n = self.n_arrays
         flat = [a.reshape(-1) for a in args[:n]]        # a view, or a copy when strided
-        flat += [to(s) for to, s in zip(self.scalar_types, args[n:])]
-        outs = [np.empty(self.shape, d) for d in self.out_dtypes]
+        flat += [s if s.__class__ is to else to(s)      # (a NumPy scalar is passed as is)
+                 for to, s in zip(self.scalar_types, args[n:])]
+        outs = [np.empty(size, d) for size, d in self.out_sizes]
         if self.calls >= 0:
-            bad = kernel(*flat, *(o.reshape(-1) for o in outs))
+            bad = kernel(*self.rows, *flat, *outs)
         else:
             try:   # its first call compiles (or loads) the machine code for these dtypes
-                bad = kernel(*flat, *(o.reshape(-1) for o in outs))
+                bad = kernel(*self.rows, *flat, *outs)
             except Exception:      # Numba refused: NumPy computes the same values
                 self.kernel, self.calls = None, -(1 << 62)
                 bad = True
@@ -186,15 +269,14 @@ class Chain:
             # an inf or a NaN: NumPy computes it again, so that np.errstate's warnings and
             # FloatingPointErrors come as they would without fusion (same values)
             _stats["fused_calls"] -= 1
-            _stats["numpy_calls"] += 1
-            return self.numpy(*args)
-        return tuple(outs)
+            return self._numpy(args)
+        return tuple(o.reshape(s) for o, s in zip(outs, self.out_shapes))
 
     def _hot(self):
         """Get the kernel (once); False keeps the NumPy form for good."""
         try:
             self.kernel = _kernel(self.n_arrays, len(self.scalar_types), self.loop,
-                                  self.results, self.checked)
+                                  self.results, self.checked, self.layout)
         except Exception:      # Numba refused or failed: NumPy computes the same values
             self.kernel = None
         if self.kernel is None:
