@@ -155,10 +155,16 @@ class Lowering:
             self.node = (node.name, op, node.origin)
             if id(node) in members:
                 if id(node) in kernels:        # a fused run, emitted at its last member
-                    native_kernel.emit(self, kernels[id(node)], env, depth)
-                    for assign in kernels[id(node)].deferred:   # (native_fuse.plan)
+                    kernel = kernels[id(node)]
+                    for update in kernel.updates():   # (native/fuse_updates.py)
+                        env[id(update.inputs[0])] = self.variable_local(update.original)
+                    native_kernel.emit(self, kernel, env, depth)
+                    for assign in kernel.deferred:   # (native_fuse.plan)
                         self.node = (assign.name, assign.op, assign.origin)
-                        self.variable(assign, env, depth)
+                        if hasattr(assign, "original"):    # a fused update's value
+                            self.write_back(assign, env, depth)
+                        else:
+                            self.variable(assign, env, depth)
             elif op == "Const":
                 self.const(node, env)
             elif op == "Identity":
@@ -340,7 +346,8 @@ class Lowering:
     def fill_stack(self, node, env, depth):
         env[id(node.outputs[0])] = env[id(node.inputs[0])]
 
-    def variable(self, node, env, depth):
+    def variable_entry(self, node):
+        """(local, weak ref, attrs) of the Variable `node` reads or writes."""
         attrs = node.attrs
         var = attrs["variable"]()
         if var is None:
@@ -351,6 +358,23 @@ class Lowering:
             entry = self.variables[id(var)] = (
                 self.fresh(f"var_{attrs['name']}"), attrs["variable"],
                 {"name": attrs["name"], "dtype": np.dtype(var.dtype), "shape": shape})
+        return entry
+
+    def variable_local(self, node):
+        return self.variable_entry(node)[0]
+
+    def write_back(self, update, env, depth):
+        """A fused update's new value (a kernel output) becomes its Variable's local."""
+        var = update.variable
+        local = self.variable_local(update.original)
+        self.emit(depth, f"{local} = {env[id(update.outputs[0])]}")
+        if id(var) not in self.assigned:
+            self.assigned.append(id(var))
+
+    def variable(self, node, env, depth):
+        attrs = node.attrs
+        var = attrs["variable"]()
+        entry = self.variable_entry(node)
         local = entry[0]
         if node.op == "read_variable":
             if not native_ops.is_scalar(node.outputs[0]):
