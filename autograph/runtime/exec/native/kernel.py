@@ -46,13 +46,15 @@ class _Body(list):
             self.append(item)
 
 
-def emit(low, k, env, depth):
+def emit(low, k, env, depth, into=None, alias=None):
     """Write kernel `k` into Lowering `low`: its function among low's helpers (with the
-    node behind each line), one call in the body binding its outputs in `env`."""
+    node behind each line), one call in the body binding its outputs in `env`. `into`:
+    {id(output): the main function's array it is written into}; `alias`: {main-function
+    name: another name of the same array, passed instead} (both native/inplace.py)."""
     for node in k.members:
         for t in node.outputs:
             low.check_tensor(node, t)
-    source = KernelSource(k, low.fresh("fused"), env)
+    source = KernelSource(k, low.fresh("fused"), env, into, alias)
     lines = source.build()
     low.helpers.extend(lines)
     low.helper_made_by.extend(None if n is None else (n.name, n.op, n.origin)
@@ -77,8 +79,9 @@ class KernelSource:
     """Writes kernel `k` as function `name`; `call_args` are the main function's
     expressions it is called with, `outputs` the tensors it returns (in order)."""
 
-    def __init__(self, k, name, env):
+    def __init__(self, k, name, env, into=None, alias=None):
         self.k, self.name, self.env = k, name, env
+        self.into, self.alias = into or {}, alias or {}
         self.shape = k.shape
         self.rank = len(k.shape)
         self.params = {}        # main-function name -> parameter name
@@ -95,15 +98,20 @@ class KernelSource:
         outer = [f"i{d}" for d in range(self.rank - 1)]
         return outer + (["0"] if row else ["j"])
 
+    def param(self, expr, shape):
+        """The parameter that the main function's `expr` is passed as."""
+        name = self.params.get(expr)
+        if name is None:
+            name = self.params[expr] = f"a{len(self.params)}"
+            if shape:
+                self.param_shapes[name] = tuple(shape)
+        return name
+
     def external(self, t, row):
         expr = self.env[id(t)]
         if not _is_name(expr):
             return f"({expr})"           # a literal constant
-        name = self.params.get(expr)
-        if name is None:
-            name = self.params[expr] = f"a{len(self.params)}"
-            if t.shape:
-                self.param_shapes[name] = tuple(t.shape)
+        name = self.param(self.alias.get(expr, expr), t.shape)
         if not t.shape:
             return name
         idx = self.loop_index(row)
@@ -147,7 +155,10 @@ class KernelSource:
         for n, node in enumerate(members):
             t = node.outputs[0]
             key = id(t)
-            if key in out_ids and t.shape:
+            if key in out_ids and t.shape and key in self.into:   # its Variable's array
+                self.stored[key] = f"o{n}"
+                allocs.append(f"o{n} = {self.param(self.into[key], t.shape)}")
+            elif key in out_ids and t.shape:
                 self.stored[key] = f"o{n}"
                 allocs.append(f"o{n} = np.empty({tuple(t.shape)!r}, {dtype_name(t.dtype)})")
             elif key in later:

@@ -27,7 +27,9 @@ import numpy as np
 from autograph import errors
 from autograph.runtime.exec.native import bounds as native_bounds
 from autograph.runtime.exec.native import copies as native_copies
+from autograph.runtime.exec import inplace_reads
 from autograph.runtime.exec.native import fuse as native_fuse
+from autograph.runtime.exec.native import inplace as native_inplace
 from autograph.runtime.exec.native import kernel as native_kernel
 from autograph.runtime.exec.native import library as native_library
 from autograph.runtime.exec.native import ops as native_ops
@@ -69,6 +71,7 @@ class Lowering:
         self.helper_made_by = []   # the node behind each of those lines (or None)
         self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
         self.library = set()       # names of the shared library's helpers called (library.py)
+        self.inplace = set()       # ids of Variables written in their own array (inplace.py)
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -148,6 +151,7 @@ class Lowering:
         outer = self.node
         self.grad.enter_graph(graph)
         kernels, members = native_fuse.plan(graph)
+        readers = None
         for node in graph.nodes:
             op = node.op
             if op == "Placeholder":
@@ -158,7 +162,10 @@ class Lowering:
                     kernel = kernels[id(node)]
                     for update in kernel.updates():   # (native/fuse_updates.py)
                         env[id(update.inputs[0])] = self.variable_local(update.original)
-                    native_kernel.emit(self, kernel, env, depth)
+                    if readers is None:
+                        readers = inplace_reads.Readers(graph)
+                    into, alias = native_inplace.plan(self, kernel, graph, readers, depth, env)
+                    native_kernel.emit(self, kernel, env, depth, into, alias)
                     for assign in kernel.deferred:   # (native_fuse.plan)
                         self.node = (assign.name, assign.op, assign.origin)
                         if hasattr(assign, "original"):    # a fused update's value
