@@ -206,7 +206,9 @@ def plan(graph):
     assign: an assign met inside a run is emitted after the kernel (`Kernel.deferred`),
     which is the same program as long as no read of that Variable follows it inside the
     run (such a read ends the run). So an optimizer's update of one parameter, which reads
-    its slots, assigns them and computes the step, is one kernel."""
+    its slots, assigns them and computes the step, is one kernel. An `assign_add` /
+    `assign_sub` of an elementwise delta is a member itself (fuse_updates.Update: `new =
+    old - delta` in the loop), its new value assigned after the kernel like an assign."""
     kernels, current = [], None
     assigned = set()     # Variables assigned inside the current run
     for node in graph.nodes:
