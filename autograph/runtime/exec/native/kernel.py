@@ -26,6 +26,8 @@ import keyword
 
 import numpy as np
 
+from autograph.runtime.exec import inplace_reads
+from autograph.runtime.exec.native import inplace as native_inplace
 from autograph.runtime.exec.native import vector_math as native_math
 from autograph.runtime.exec.native.fuse import _REDUCTIONS, FLAT, FULL, scalar_expr
 from autograph.runtime.exec.native.ops import dtype_name, scalar_of
@@ -69,6 +71,33 @@ def emit(low, k, env, depth, into=None, alias=None):
         outs.append(low.fresh(t.node.name))
         env[id(t)] = outs[-1]
     low.emit(depth, f"{', '.join(outs)} = {source.name}({', '.join(source.call_args())})")
+
+
+def emit_run(low, k, graph, env, depth, readers):
+    """Kernel `k` of `graph` with its Variable writes: the old values of fused updates
+    passed in (fuse_updates.py), the outputs written into Variables' arrays where
+    native/inplace.py allows, then the deferred assigns and the updates' new values
+    given to the Variables' locals, in the graph's order. Returns `readers` (the graph's
+    inplace_reads.Readers, made on first need)."""
+    for update in k.updates():
+        env[id(update.inputs[0])] = low.variable_local(update.original)
+    into, alias = {}, {}
+    if k.updates() or k.deferred:
+        if readers is None:
+            readers = inplace_reads.Readers(graph)
+        into, alias = native_inplace.plan(low, k, graph, readers, depth, env)
+    emit(low, k, env, depth, into, alias)
+    for assign in k.deferred:   # (native_fuse.plan)
+        low.node = (assign.name, assign.op, assign.origin)
+        if hasattr(assign, "original"):    # a fused update's value
+            var = assign.variable
+            low.emit(depth, f"{low.variable_local(assign.original)} = "
+                            f"{env[id(assign.outputs[0])]}")
+            if id(var) not in low.assigned:
+                low.assigned.append(id(var))
+        else:
+            low.variable(assign, env, depth)
+    return readers
 
 
 def _is_name(expr):

@@ -27,9 +27,7 @@ import numpy as np
 from autograph import errors
 from autograph.runtime.exec.native import bounds as native_bounds
 from autograph.runtime.exec.native import copies as native_copies
-from autograph.runtime.exec import inplace_reads
 from autograph.runtime.exec.native import fuse as native_fuse
-from autograph.runtime.exec.native import inplace as native_inplace
 from autograph.runtime.exec.native import kernel as native_kernel
 from autograph.runtime.exec.native import library as native_library
 from autograph.runtime.exec.native import ops as native_ops
@@ -159,19 +157,8 @@ class Lowering:
             self.node = (node.name, op, node.origin)
             if id(node) in members:
                 if id(node) in kernels:        # a fused run, emitted at its last member
-                    kernel = kernels[id(node)]
-                    for update in kernel.updates():   # (native/fuse_updates.py)
-                        env[id(update.inputs[0])] = self.variable_local(update.original)
-                    if readers is None:
-                        readers = inplace_reads.Readers(graph)
-                    into, alias = native_inplace.plan(self, kernel, graph, readers, depth, env)
-                    native_kernel.emit(self, kernel, env, depth, into, alias)
-                    for assign in kernel.deferred:   # (native_fuse.plan)
-                        self.node = (assign.name, assign.op, assign.origin)
-                        if hasattr(assign, "original"):    # a fused update's value
-                            self.write_back(assign, env, depth)
-                        else:
-                            self.variable(assign, env, depth)
+                    readers = native_kernel.emit_run(self, kernels[id(node)], graph, env,
+                                                     depth, readers)
             elif op == "Const":
                 self.const(node, env)
             elif op == "Identity":
@@ -369,14 +356,6 @@ class Lowering:
 
     def variable_local(self, node):
         return self.variable_entry(node)[0]
-
-    def write_back(self, update, env, depth):
-        """A fused update's new value (a kernel output) becomes its Variable's local."""
-        var = update.variable
-        local = self.variable_local(update.original)
-        self.emit(depth, f"{local} = {env[id(update.outputs[0])]}")
-        if id(var) not in self.assigned:
-            self.assigned.append(id(var))
 
     def variable(self, node, env, depth):
         attrs = node.attrs
