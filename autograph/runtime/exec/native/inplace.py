@@ -21,6 +21,9 @@ Variable's new value (a fused `assign_add`/`assign_sub`, fuse_updates.py, or a d
   memory, inplace_reads.reads_done) happens before the member that computes the new
   value, in the order the kernel's body and the main function run, and none is a result
   of the function or kept by an effectful node;
+- the kernel's members read the old value only directly, element (i, j) at (i, j): not
+  through a view (`W.T`, a reshape, a slice), whose element (i, j) is another element of
+  the array, one the loop may have overwritten already;
 - one Variable per value (a value assigned to two Variables stays a new array).
 
 What the caller holds, checked at every call (`owned`): the array must be referenced by
@@ -69,6 +72,8 @@ def plan(low, kernel, graph, readers, depth, env):
         reads = _old_reads(graph, readers, var, writer)
         if not all(inplace_reads.reads_done(readers, r.outputs[0], producer) for r in reads):
             continue
+        if _reads_a_view(kernel, readers, reads):
+            continue
         taken.add(id(var))
         into[id(t)] = local = low.variable_local(writer)
         alias.update((env[id(r.outputs[0])], local) for r in reads
@@ -83,6 +88,24 @@ def _old_reads(graph, readers, var, writer):
     limit = readers.order[id(writer)]
     return [node for node in graph.nodes[:limit]
             if node.op == "read_variable" and _var(node) is var]
+
+
+def _reads_a_view(kernel, readers, reads):
+    """True when a member of `kernel` reads the old value other than directly (element
+    (i, j) of a transpose, a reshape or a slice is another element of the array, one
+    the loop may have overwritten already)."""
+    direct = {id(r.outputs[0]) for r in reads}
+    aliases, stack = set(), [r.outputs[0] for r in reads]
+    while stack:
+        for node, _ in readers.get(stack.pop()):
+            if node is None or inplace_reads.makes_new(node):
+                continue
+            for out in node.outputs:
+                if id(out) not in aliases:
+                    aliases.add(id(out))
+                    stack.append(out)
+    return any(id(t) in aliases and id(t) not in direct
+               for member in kernel.members for t in member.inputs)
 
 
 def _var(node):
