@@ -6,7 +6,8 @@ kernel that computed `delta`: the kernel stores `delta` in an array of `w`'s siz
 second pass reads it and `w` again and allocates the new value. As a member it is one more
 scalar expression of the kernel's loop (`o = a_w[i, j] - v`), `delta` stays in a register,
 and the kernel returns the new value, which the main function assigns to the Variable's
-local after the call (`Update.write_back`), where the unfused line assigned it.
+local after the call (kernel.emit_run), where the unfused line assigned it; the kernel
+may write it into the Variable's own array (inplace.py).
 
 A member needs what NumPy's `old - delta` would give without broadcasting or casting: add
 or subtract, a delta of the Variable's own static shape (at least 1-d) and dtype, the
