@@ -5,6 +5,7 @@ jit compiles and runs (the disk cache, the runner); lower writes a graph as the 
 Python source, one node a line, with ops (each primitive as a Numba expression), fills
 (TensorArrays as preallocated arrays), grad, handles and grad_code (the handles and updates
 of backward graphs), fuse, kernel and vector_math (elementwise runs fused into one loop),
+fuse_updates and inplace (a Variable's update inside that loop, written into its own array),
 copies (array assignments as loops) and library (the helpers shared by every generated
 module, compiled once per machine).
 """

@@ -30,6 +30,7 @@ LLVM vectorizes its loops; the main function keeps bounds checks for the user's 
 
 import numpy as np
 
+from autograph.runtime.exec.native import fuse_updates
 from autograph.runtime.exec.native import ops as native_ops, vector_math as native_math
 
 _ELEMENTWISE = (set(native_ops._OPERATORS) | set(native_ops._UFUNCS)
@@ -156,6 +157,10 @@ class Kernel:
         self.outputs = []   # member outputs read after the kernel
         self.deferred = []  # assign_variable nodes met inside the run: emitted after it
 
+    def updates(self):
+        """The Variable updates among the members (fuse_updates.Update)."""
+        return [n for n in self.members if isinstance(n, fuse_updates.Update)]
+
     def row_shapes(self):
         return {self.shape[:-1] + (1,): ROW, self.shape[:-1]: FLAT}
 
@@ -201,7 +206,9 @@ def plan(graph):
     assign: an assign met inside a run is emitted after the kernel (`Kernel.deferred`),
     which is the same program as long as no read of that Variable follows it inside the
     run (such a read ends the run). So an optimizer's update of one parameter, which reads
-    its slots, assigns them and computes the step, is one kernel."""
+    its slots, assigns them and computes the step, is one kernel. An `assign_add` /
+    `assign_sub` of an elementwise delta is a member itself (fuse_updates.Update: `new =
+    old - delta` in the loop), its new value assigned after the kernel like an assign."""
     kernels, current = [], None
     assigned = set()     # Variables assigned inside the current run
     for node in graph.nodes:
@@ -216,7 +223,13 @@ def plan(graph):
             assigned.add(_variable(node))
             current.deferred.append(node)
             continue
-        if not fusible(node):
+        update = fuse_updates.member(node)      # assign_add/assign_sub (fuse_updates.py)
+        if update is not None:
+            if _variable(node) in assigned or not fusible(update):
+                current = None
+                continue
+            node = update
+        elif not fusible(node):
             current = None
             continue
         if current is None or not current.accepts(node):
@@ -227,8 +240,12 @@ def plan(graph):
             if not current.accepts(node):      # (a reduction's own input shape: always)
                 current = None
                 kernels.pop()
+                continue
+        if update is not None:     # its new value is assigned after the kernel, in order
+            assigned.add(_variable(update.original))
+            current.deferred.append(update)
     outside = {}      # id(tensor) -> read by a node outside its kernel or a graph output
-    member_of = {id(n): k for k in kernels for n in k.members}
+    member_of = {id(_graph_node(n)): k for k in kernels for n in k.members}
     for node in graph.nodes:
         k = member_of.get(id(node))
         for t in node.inputs:
@@ -240,12 +257,21 @@ def plan(graph):
     found, members = {}, set()
     order = {id(n): p for p, n in enumerate(graph.nodes)}
     for k in kernels:
+        for n in k.members:
+            if isinstance(n, fuse_updates.Update):   # a Variable's new value: always read
+                outside[id(n.outputs[0])] = n.outputs[0]
         k.outputs = [n.outputs[0] for n in k.members if id(n.outputs[0]) in outside]
-        last = order[id(k.members[-1])]
-        k.deferred = [n for n in k.deferred if order[id(n)] < last]   # (after: in place)
+        last = order[id(_graph_node(k.members[-1]))]
+        k.deferred = [n for n in k.deferred                             # (after: in place)
+                      if order[id(_graph_node(n))] < last or n is k.members[-1]]
         if not k.outputs or all(n.op == "Identity" for n in k.members):
             continue
-        found[id(k.members[-1])] = k
-        members.update(id(n) for n in k.members)
-        members.update(id(n) for n in k.deferred)
+        found[id(_graph_node(k.members[-1]))] = k
+        members.update(id(_graph_node(n)) for n in k.members)
+        members.update(id(_graph_node(n)) for n in k.deferred)
     return found, members
+
+
+def _graph_node(member):
+    """The graph's node behind a kernel member (an Update stands for its update_variable)."""
+    return getattr(member, "original", member)

@@ -248,14 +248,20 @@ class _Runner:
             args.append(f"c{i}")
         lines = []
         variables = list(low.variables.values())
+        var_ids = list(low.variables)
         if variables:
             from autograph.runtime import variables as var_module
             ns["deref"] = var_module._deref
-            for i, (_, ref, attrs) in enumerate(variables):
+            for i, (vid, (_, ref, attrs)) in enumerate(zip(var_ids, variables)):
                 ns[f"vref{i}"], ns[f"vname{i}"] = ref, attrs["name"]
                 lines.append(f"v{i} = deref(vref{i}, vname{i}, {self.function_name!r})")
                 shape = attrs.get("shape")
-                args.append(f"v{i}._value[()]" if shape == () else f"v{i}._value")
+                if shape != () and vid in low.inplace:   # written in place (inplace.py)
+                    from autograph.runtime.exec.native.inplace import owned
+                    ns["owned"] = owned
+                    args.append(f"owned(v{i}._value)")
+                else:
+                    args.append(f"v{i}._value[()]" if shape == () else f"v{i}._value")
         lines.append(f"r = native({', '.join(args)})")
         shape0 = g.outputs[0].shape if g.outputs else None   # None: a Variable's value
         bare = first_only and low.single and shape0 != ()

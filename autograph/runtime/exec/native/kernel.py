@@ -26,6 +26,8 @@ import keyword
 
 import numpy as np
 
+from autograph.runtime.exec import inplace_reads
+from autograph.runtime.exec.native import inplace as native_inplace
 from autograph.runtime.exec.native import vector_math as native_math
 from autograph.runtime.exec.native.fuse import _REDUCTIONS, FLAT, FULL, scalar_expr
 from autograph.runtime.exec.native.ops import dtype_name, scalar_of
@@ -46,13 +48,15 @@ class _Body(list):
             self.append(item)
 
 
-def emit(low, k, env, depth):
+def emit(low, k, env, depth, into=None, alias=None):
     """Write kernel `k` into Lowering `low`: its function among low's helpers (with the
-    node behind each line), one call in the body binding its outputs in `env`."""
+    node behind each line), one call in the body binding its outputs in `env`. `into`:
+    {id(output): the main function's array it is written into}; `alias`: {main-function
+    name: another name of the same array, passed instead} (both native/inplace.py)."""
     for node in k.members:
         for t in node.outputs:
             low.check_tensor(node, t)
-    source = KernelSource(k, low.fresh("fused"), env)
+    source = KernelSource(k, low.fresh("fused"), env, into, alias)
     lines = source.build()
     low.helpers.extend(lines)
     low.helper_made_by.extend(None if n is None else (n.name, n.op, n.origin)
@@ -69,6 +73,33 @@ def emit(low, k, env, depth):
     low.emit(depth, f"{', '.join(outs)} = {source.name}({', '.join(source.call_args())})")
 
 
+def emit_run(low, k, graph, env, depth, readers):
+    """Kernel `k` of `graph` with its Variable writes: the old values of fused updates
+    passed in (fuse_updates.py), the outputs written into Variables' arrays where
+    native/inplace.py allows, then the deferred assigns and the updates' new values
+    given to the Variables' locals, in the graph's order. Returns `readers` (the graph's
+    inplace_reads.Readers, made on first need)."""
+    for update in k.updates():
+        env[id(update.inputs[0])] = low.variable_local(update.original)
+    into, alias = {}, {}
+    if k.updates() or k.deferred:
+        if readers is None:
+            readers = inplace_reads.Readers(graph)
+        into, alias = native_inplace.plan(low, k, graph, readers, depth, env)
+    emit(low, k, env, depth, into, alias)
+    for assign in k.deferred:   # (native_fuse.plan)
+        low.node = (assign.name, assign.op, assign.origin)
+        if hasattr(assign, "original"):    # a fused update's value
+            var = assign.variable
+            low.emit(depth, f"{low.variable_local(assign.original)} = "
+                            f"{env[id(assign.outputs[0])]}")
+            if id(var) not in low.assigned:
+                low.assigned.append(id(var))
+        else:
+            low.variable(assign, env, depth)
+    return readers
+
+
 def _is_name(expr):
     return expr.isidentifier() and not keyword.iskeyword(expr)
 
@@ -77,8 +108,9 @@ class KernelSource:
     """Writes kernel `k` as function `name`; `call_args` are the main function's
     expressions it is called with, `outputs` the tensors it returns (in order)."""
 
-    def __init__(self, k, name, env):
+    def __init__(self, k, name, env, into=None, alias=None):
         self.k, self.name, self.env = k, name, env
+        self.into, self.alias = into or {}, alias or {}
         self.shape = k.shape
         self.rank = len(k.shape)
         self.params = {}        # main-function name -> parameter name
@@ -95,15 +127,20 @@ class KernelSource:
         outer = [f"i{d}" for d in range(self.rank - 1)]
         return outer + (["0"] if row else ["j"])
 
+    def param(self, expr, shape):
+        """The parameter that the main function's `expr` is passed as."""
+        name = self.params.get(expr)
+        if name is None:
+            name = self.params[expr] = f"a{len(self.params)}"
+            if shape:
+                self.param_shapes[name] = tuple(shape)
+        return name
+
     def external(self, t, row):
         expr = self.env[id(t)]
         if not _is_name(expr):
             return f"({expr})"           # a literal constant
-        name = self.params.get(expr)
-        if name is None:
-            name = self.params[expr] = f"a{len(self.params)}"
-            if t.shape:
-                self.param_shapes[name] = tuple(t.shape)
+        name = self.param(self.alias.get(expr, expr), t.shape)
         if not t.shape:
             return name
         idx = self.loop_index(row)
@@ -147,7 +184,10 @@ class KernelSource:
         for n, node in enumerate(members):
             t = node.outputs[0]
             key = id(t)
-            if key in out_ids and t.shape:
+            if key in out_ids and t.shape and key in self.into:   # its Variable's array
+                self.stored[key] = f"o{n}"
+                allocs.append(f"o{n} = {self.param(self.into[key], t.shape)}")
+            elif key in out_ids and t.shape:
                 self.stored[key] = f"o{n}"
                 allocs.append(f"o{n} = np.empty({tuple(t.shape)!r}, {dtype_name(t.dtype)})")
             elif key in later:

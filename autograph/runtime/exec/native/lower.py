@@ -69,6 +69,7 @@ class Lowering:
         self.helper_made_by = []   # the node behind each of those lines (or None)
         self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
         self.library = set()       # names of the shared library's helpers called (library.py)
+        self.inplace = set()       # ids of Variables written in their own array (inplace.py)
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -148,6 +149,7 @@ class Lowering:
         outer = self.node
         self.grad.enter_graph(graph)
         kernels, members = native_fuse.plan(graph)
+        readers = None
         for node in graph.nodes:
             op = node.op
             if op == "Placeholder":
@@ -155,10 +157,8 @@ class Lowering:
             self.node = (node.name, op, node.origin)
             if id(node) in members:
                 if id(node) in kernels:        # a fused run, emitted at its last member
-                    native_kernel.emit(self, kernels[id(node)], env, depth)
-                    for assign in kernels[id(node)].deferred:   # (native_fuse.plan)
-                        self.node = (assign.name, assign.op, assign.origin)
-                        self.variable(assign, env, depth)
+                    readers = native_kernel.emit_run(self, kernels[id(node)], graph, env,
+                                                     depth, readers)
             elif op == "Const":
                 self.const(node, env)
             elif op == "Identity":
@@ -340,7 +340,8 @@ class Lowering:
     def fill_stack(self, node, env, depth):
         env[id(node.outputs[0])] = env[id(node.inputs[0])]
 
-    def variable(self, node, env, depth):
+    def variable_entry(self, node):
+        """(local, weak ref, attrs) of the Variable `node` reads or writes."""
         attrs = node.attrs
         var = attrs["variable"]()
         if var is None:
@@ -351,6 +352,15 @@ class Lowering:
             entry = self.variables[id(var)] = (
                 self.fresh(f"var_{attrs['name']}"), attrs["variable"],
                 {"name": attrs["name"], "dtype": np.dtype(var.dtype), "shape": shape})
+        return entry
+
+    def variable_local(self, node):
+        return self.variable_entry(node)[0]
+
+    def variable(self, node, env, depth):
+        attrs = node.attrs
+        var = attrs["variable"]()
+        entry = self.variable_entry(node)
         local = entry[0]
         if node.op == "read_variable":
             if not native_ops.is_scalar(node.outputs[0]):
