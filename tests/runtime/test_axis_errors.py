@@ -156,3 +156,17 @@ def test_one_axis_functions_check_a_tuple_before_refusing_it():
     with pytest.raises(AxisError) as info:
         ag.function(out_of_range)(X)
     assert f"{HERE}:{out_of_range.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+@pytest.mark.parametrize("name,fn", SINGLE_AXIS, ids=[n for n, _ in SINGLE_AXIS])
+def test_a_tuple_of_one_axis_is_taken_or_refused_as_numpy_does(name, fn):
+    """argmax, cumsum, sort, take... take one integer axis: NumPy's TypeError for (1,),
+    even with one element (it was taken as its element); flip takes a tuple."""
+    try:
+        expected = fn(X, (1,))
+    except TypeError:
+        with pytest.raises(TypeError, match="axis must be an integer") as info:
+            _traced(fn, (1,))
+        _names_user_line(info.value, fn)
+        return
+    np.testing.assert_allclose(ag.function(lambda x: fn(x, (1,)))(X), expected)

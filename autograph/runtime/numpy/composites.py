@@ -129,6 +129,8 @@ def _nanarg(name):
     def fn(a, axis=None, out=None, *, keepdims=False):
         x = as_tensor(a)
         if x.dtype.kind in "fc":
+            if axis is not None:   # NumPy checks the axis as np.all(isnan(a), axis) first
+                shapes.normalize_axes(axis, need_rank(x, "nan" + name), element_ok=True)
             x = _nan_to(x, -np.inf if name == "argmax" else np.inf)
         return reduction(name, x, axis, keepdims)
     fn.__name__ = "nan" + name

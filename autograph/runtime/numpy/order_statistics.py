@@ -61,7 +61,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     if axis is None:
         lanes, ax = np.reshape(x, (-1,)), 0
     else:
-        ax = shapes.normalize_axis(axis, ndim)
+        ax = shapes.single_axis(axis, ndim)
         lanes = np.moveaxis(x, ax, -1)
     n = _known(lanes.shape[-1], "numpy.nanquantile")
     ordered = np.sort(lanes, axis=-1)[..., None, :]                  # (..., 1, n)

@@ -53,7 +53,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if axis is None:
         x, ax = ravel(x), 0
     else:
-        ax = shapes.normalize_axis(axis, ndim)
+        ax = shapes.single_axis(axis, ndim)
     n = x.shape[ax]
     if n is None:
         raise NotImplementedError("numpy.quantile needs the length of the reduced axis known "
