@@ -143,16 +143,15 @@ def test_a_reduction_over_several_axes_of_a_non_reorderable_ufunc_is_numpys_erro
     assert type(traced.value) is type(eager.value)
 
 
-def test_one_axis_functions_check_a_tuple_before_refusing_it():
-    """np.median over several axes is not staged yet: refused as such, but an axis out of
-    range in the tuple is NumPy's AxisError first."""
+def test_order_statistics_take_a_tuple_of_axes_and_check_it():
+    """np.median over several axes is staged (tests/runtime/test_quantiles_over_axes.py);
+    an axis out of range in the tuple is NumPy's AxisError, naming the line."""
     def several(x):
         return np.median(x, axis=(0, 1))
 
     def out_of_range(x):
         return np.median(x, axis=(0, 2))
-    with pytest.raises(NotImplementedError, match=r"several axes \(0, 1\)"):
-        ag.function(several)(X)
+    np.testing.assert_allclose(ag.function(several)(X), several(X))
     with pytest.raises(AxisError) as info:
         ag.function(out_of_range)(X)
     assert f"{HERE}:{out_of_range.__code__.co_firstlineno + 1}" in str(info.value)

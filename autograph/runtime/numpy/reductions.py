@@ -222,7 +222,11 @@ def median(a, axis=None, keepdims=False):
     else:
         if ndim is None:
             raise ValueError(f"numpy.median needs the rank of {x!r}, unknown while tracing")
-        flat, ax = x, shapes.single_axis(axis, ndim)
+        from autograph.runtime.numpy import merged_axes   # (a tuple of axes only)
+        axes = merged_axes.several_axes(x, axis, "numpy.median")
+        if axes is not None:
+            return merged_axes.over_axes(lambda t: median(t, -1), x, axes, keepdims)
+        flat, ax = x, merged_axes.one_axis(x, axis, "numpy.median")
     n = flat.shape[ax] if flat.shape is not None else None
     if n is None:
         raise NotImplementedError(f"numpy.median needs the length of the reduced axis of "
