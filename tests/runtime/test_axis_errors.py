@@ -169,3 +169,16 @@ def test_a_tuple_of_one_axis_is_taken_or_refused_as_numpy_does(name, fn):
         _names_user_line(info.value, fn)
         return
     np.testing.assert_allclose(ag.function(lambda x: fn(x, (1,)))(X), expected)
+
+
+@pytest.mark.parametrize("fn", [lambda x, a: np.add.accumulate(x, axis=a),
+                                lambda x, a: np.cumulative_sum(x, axis=a)],
+                         ids=["add.accumulate", "cumulative_sum"])
+@pytest.mark.parametrize("axis", [(0, 1), ()], ids=str)
+def test_an_accumulation_over_several_axes_or_none_is_numpys_value_error(fn, axis):
+    with pytest.raises(ValueError, match="accumulate does not allow multiple axes"):
+        fn(X, axis)
+    with pytest.raises(ValueError, match="accumulate does not allow multiple axes") as info:
+        _traced(fn, axis)
+    assert not isinstance(info.value, IndexError)
+    assert HERE in str(info.value)

@@ -61,16 +61,17 @@ def normalize_axis(axis, ndim, what="axis"):
     return axis % ndim if ndim else axis
 
 
-def single_axis(axis, ndim):
-    """normalize_axis for the functions that take a tuple of axes but stage one only: a
-    one-element tuple is its element; a longer one is refused once its axes are checked."""
+def accumulate_axis(axis, ndim):
+    """normalize_axis for ufunc.accumulate (np.cumulative_sum/prod): NumPy takes a tuple of
+    one axis as that axis, and refuses more or none with its ValueError once the axes are
+    checked (an axis out of range is AxisError first)."""
     if not isinstance(axis, (tuple, list)):
         return normalize_axis(axis, ndim)
-    axes = normalize_axes(axis, ndim)   # NumPy's errors for a bad axis first
-    if len(axes) == 1:
-        return axes[0]
-    raise NotImplementedError(f"several axes {tuple(axis)!r} are not supported here while "
-                              f"tracing (one axis, or None){where()}")
+    axes = normalize_axes(axis, ndim)
+    if len(axes) != 1:
+        raise ValueError(f"accumulate does not allow multiple axes, got {tuple(axis)!r}"
+                         f"{where()}")
+    return axes[0]
 
 
 def names_the_element(axis, ndim):

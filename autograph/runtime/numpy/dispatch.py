@@ -81,7 +81,7 @@ def ufunc_method(uf, method, inputs, kwargs):
         axis = kwargs.pop("axis", 0)
         if isinstance(axis, (tuple, list)):   # NumPy's accumulate takes (1,) as 1
             x = as_tensor(inputs[0])
-            axis = shapes.single_axis(axis, None if x.shape is None else len(x.shape))
+            axis = shapes.accumulate_axis(axis, None if x.shape is None else len(x.shape))
         return cumulative(_UFUNC_ACCUMULATE[uf], inputs[0], axis, dtype)
     extra = _coverage_ufunc_method(uf, method, inputs, kwargs, dtype)   # coverage block
     if extra is not NotImplemented:

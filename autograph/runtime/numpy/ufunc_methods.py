@@ -23,7 +23,7 @@ REORDERABLE = ASSOCIATIVE | {np.add, np.multiply, np.logaddexp, np.logaddexp2, n
 def _along(x, axis, what):
     """x with `axis` moved first, and its known length."""
     ndim = need_rank(x, what)
-    ax = shapes.single_axis(axis, ndim)   # (NumPy's accumulate takes (1,) too)
+    ax = shapes.accumulate_axis(axis, ndim)   # (NumPy's accumulate takes (1,) too)
     order = (ax,) + tuple(i for i in range(ndim) if i != ax)
     n = x.shape[ax]
     if n is None:
