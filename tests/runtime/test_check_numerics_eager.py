@@ -215,3 +215,14 @@ def test_a_nan_number_passed_in_is_reported_where_the_graph_reports_it():
             _eagerly(scaled, arg)
         assert np.geterr()["invalid"] == "ignore"   # the caller's error state again
     assert np.isnan(_graph(scaled, float("nan"))) and np.isnan(_eagerly(scaled, float("nan")))
+
+
+def test_off_a_dataset_function_runs_nothing_of_the_check(monkeypatch):
+    calls = []
+    real = eager_numerics.call
+    monkeypatch.setattr(eager_numerics, "call", lambda *a, **k: calls.append(a) or real(*a, **k))
+    ds = Dataset.from_tensor_slices(X).map(log_each)
+    assert np.isnan(list(ds)[0]) and calls == []
+    with ag.config.check_numerics(True):
+        assert len(list(Dataset.from_tensor_slices(X[2:]).map(log_each))) == 2
+    assert len(calls) == 2   # one per element, while on
