@@ -150,9 +150,12 @@ def check_numerics(enabled):
     operation, your line and, inside loops, the iteration; or run unchecked (False, the
     default: the check is then not in the generated code at all). Graphs compiled before
     are compiled again, once, for the other mode (a jit_compile=True function runs the
-    checked generated code while it is on). Code that runs no graph (run_functions_eagerly)
-    is not checked. Returns a context manager that restores the previous setting. See
-    autograph.runtime.exec.numerics."""
+    checked generated code while it is on). Code that runs no graph (a function called
+    under run_functions_eagerly, a Dataset's map/filter function run by the host) is
+    checked too: NumPy raises at the operation that makes a NaN or an infinity from finite
+    values, and an argument holding one raises at the first operation computing with it, as
+    in the graph (autograph.runtime.exec.eager_numerics). Returns a context manager that
+    restores the previous setting. See autograph.runtime.exec.numerics."""
     global _check_numerics
     saved = _check_numerics
     with _lock:

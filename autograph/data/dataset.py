@@ -13,6 +13,7 @@ data never enters the graph as constants.
 
 import numpy as np
 
+from autograph import config
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import Tensor
 
@@ -270,6 +271,9 @@ class Dataset:
         up = ups[0] if ups else None
         indexed = isinstance(up, stages.Indexed)
         fn = _converted(self._fn) if kind in ("map", "filter") else None
+        if fn is not None and not graph and config._check_numerics:
+            from autograph.runtime.exec import eager_numerics   # the host runs fn eagerly
+            fn = eager_numerics.checked(fn)
         if kind == "slices":
             return stages.Slices(self._structure, own)
         if kind == "tensors":

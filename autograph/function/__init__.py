@@ -304,6 +304,10 @@ class Function:
             # called while another function is traced: inline our Python into its graph
             return self._python_call(self._traceable(), args, kwargs)
         if config._run_functions_eagerly:
+            if config._check_numerics:   # NumPy's own operations, checked eagerly
+                from autograph.runtime.exec import eager_numerics
+                return eager_numerics.call(self._python_call, self._python_function, args,
+                                           kwargs)
             return self._python_call(self._python_function, args, kwargs)
         if config._check_numerics and self._fast_checked and not kwargs and \
                 not SCOPES.__dict__.get("stack"):

@@ -143,16 +143,42 @@ def test_a_reduction_over_several_axes_of_a_non_reorderable_ufunc_is_numpys_erro
     assert type(traced.value) is type(eager.value)
 
 
-def test_one_axis_functions_check_a_tuple_before_refusing_it():
-    """np.median over several axes is not staged yet: refused as such, but an axis out of
-    range in the tuple is NumPy's AxisError first."""
+def test_order_statistics_take_a_tuple_of_axes_and_check_it():
+    """np.median over several axes is staged (tests/runtime/test_quantiles_over_axes.py);
+    an axis out of range in the tuple is NumPy's AxisError, naming the line."""
     def several(x):
         return np.median(x, axis=(0, 1))
 
     def out_of_range(x):
         return np.median(x, axis=(0, 2))
-    with pytest.raises(NotImplementedError, match=r"several axes \(0, 1\)"):
-        ag.function(several)(X)
+    np.testing.assert_allclose(ag.function(several)(X), several(X))
     with pytest.raises(AxisError) as info:
         ag.function(out_of_range)(X)
     assert f"{HERE}:{out_of_range.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+@pytest.mark.parametrize("name,fn", SINGLE_AXIS, ids=[n for n, _ in SINGLE_AXIS])
+def test_a_tuple_of_one_axis_is_taken_or_refused_as_numpy_does(name, fn):
+    """argmax, cumsum, sort, take... take one integer axis: NumPy's TypeError for (1,),
+    even with one element (it was taken as its element); flip takes a tuple."""
+    try:
+        expected = fn(X, (1,))
+    except TypeError:
+        with pytest.raises(TypeError, match="axis must be an integer") as info:
+            _traced(fn, (1,))
+        _names_user_line(info.value, fn)
+        return
+    np.testing.assert_allclose(ag.function(lambda x: fn(x, (1,)))(X), expected)
+
+
+@pytest.mark.parametrize("fn", [lambda x, a: np.add.accumulate(x, axis=a),
+                                lambda x, a: np.cumulative_sum(x, axis=a)],
+                         ids=["add.accumulate", "cumulative_sum"])
+@pytest.mark.parametrize("axis", [(0, 1), ()], ids=str)
+def test_an_accumulation_over_several_axes_or_none_is_numpys_value_error(fn, axis):
+    with pytest.raises(ValueError, match="accumulate does not allow multiple axes"):
+        fn(X, axis)
+    with pytest.raises(ValueError, match="accumulate does not allow multiple axes") as info:
+        _traced(fn, axis)
+    assert not isinstance(info.value, IndexError)
+    assert HERE in str(info.value)

@@ -176,13 +176,15 @@ def test_finite_values_pass_and_equal_numpy(fn, monkeypatch):
         np.testing.assert_allclose(b, a, rtol=1e-12)
 
 
-def test_code_that_runs_no_graph_is_not_checked():
-    """run_functions_eagerly: NumPy runs the Python function itself; the switch checks
-    graphs only (documented in autograph/config.py and runtime/exec/numerics.py)."""
+def test_code_that_runs_no_graph_is_checked_too():
+    """run_functions_eagerly: NumPy runs the Python function itself, under the switch's
+    errstate (runtime/exec/eager_numerics.py; tests/runtime/test_check_numerics_eager.py
+    has the rest): the same error, naming the same line."""
     with ag.config.check_numerics(True):
         ag.config.run_functions_eagerly(True)
         try:
-            out = ag.function(named)(X)
+            with pytest.raises(ag.errors.NonFiniteError, match="log made NaN") as info:
+                ag.function(named)(X)
         finally:
             ag.config.run_functions_eagerly(False)
-    assert np.isnan(out).all()
+    assert "np.log(x)" in str(info.value) and "run eagerly" in str(info.value)

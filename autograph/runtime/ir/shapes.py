@@ -49,14 +49,11 @@ def normalize_axis(axis, ndim, what="axis"):
     """`axis` (an integer, possibly negative: a Python int, a NumPy integer, anything with
     `__index__` as NumPy takes) as a non-negative int < ndim. Out of range, NumPy's
     AxisError (a ValueError and an IndexError), naming the user's line, at trace time. A
-    one-element tuple is its element; a longer one (a function with one axis only while
-    tracing) is refused once its axes are checked."""
-    if isinstance(axis, (tuple, list)):   # NumPy's errors for a bad axis first
-        axes = normalize_axes(axis, ndim)
-        if len(axes) == 1:
-            return axes[0]
-        raise NotImplementedError(f"several axes {tuple(axis)!r} are not supported here while "
-                                  f"tracing (one axis, or None){where()}")
+    tuple is NumPy's TypeError (the functions that take one axis refuse it even with one
+    element: argmax, cumsum, sort, take...)."""
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"{what} must be an integer, not a {type(axis).__name__} "
+                        f"({axis!r}): this function takes one axis{where()}")
     axis = _as_axis(axis, what)
     if not -ndim <= axis < ndim:
         raise np.exceptions.AxisError(
@@ -64,12 +61,39 @@ def normalize_axis(axis, ndim, what="axis"):
     return axis % ndim if ndim else axis
 
 
-def normalize_axes(axis, ndim):
+def accumulate_axis(axis, ndim):
+    """normalize_axis for ufunc.accumulate (np.cumulative_sum/prod): NumPy takes a tuple of
+    one axis as that axis, and refuses more or none with its ValueError once the axes are
+    checked (an axis out of range is AxisError first)."""
+    if not isinstance(axis, (tuple, list)):
+        return normalize_axis(axis, ndim)
+    axes = normalize_axes(axis, ndim)
+    if len(axes) != 1:
+        raise ValueError(f"accumulate does not allow multiple axes, got {tuple(axis)!r}"
+                         f"{where()}")
+    return axes[0]
+
+
+def names_the_element(axis, ndim):
+    """True for an integer `axis` 0 or -1 on a 0-d input (ndim 0). NumPy takes it for the
+    ufunc reductions and what is built on them (sum, max, any, ptp, nansum...: no axis left
+    to reduce) and for the functions that take one axis of the flattened input (argmax,
+    cumsum, argsort, take, repeat: a 1-element vector); mean, std, median, quantile and
+    sort refuse it (AxisError), and every one refuses a tuple (0,) or axis 1. So each
+    function that takes it asks here before normalizing."""
+    return (ndim == 0 and not isinstance(axis, (bool, tuple, list))
+            and hasattr(type(axis), "__index__") and axis.__index__() in (0, -1))
+
+
+def normalize_axes(axis, ndim, element_ok=False):
     """`axis` (None, an integer or a sequence of them) as a sorted tuple of non-negative
     ints, or None for all axes. With an unknown rank (ndim None) the axes are kept as given.
-    An axis named twice is NumPy's ValueError."""
+    An axis named twice is NumPy's ValueError. `element_ok`: a ufunc reduction, which takes
+    axis 0 or -1 of a 0-d input as no axis at all (see names_the_element)."""
     if axis is None:
         return None
+    if element_ok and names_the_element(axis, ndim):
+        return ()
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     if ndim is None:
         return tuple(_as_axis(a, "axis") for a in axes)

@@ -312,9 +312,14 @@ register("sort", _sort_infer, _sort_kernel, doc="numpy.sort (stable)")
 register("argsort", _argsort_infer, _argsort_kernel, doc="numpy.argsort (stable)")
 
 
+def _rank(x):
+    return None if x.shape is None else len(x.shape)
+
+
 def _sorting(name, a, axis):
     x = as_tensor(a)
-    if axis is None:
+    # NumPy's argsort takes axis 0 of a 0-d input as the flattened input; sort refuses it
+    if axis is None or (name == "argsort" and shapes.names_the_element(axis, _rank(x))):
         x, axis = reshape(x, (-1,)), 0
     else:
         axis = shapes.normalize_axis(axis, need_rank(x, name))

@@ -129,6 +129,8 @@ def _nanarg(name):
     def fn(a, axis=None, out=None, *, keepdims=False):
         x = as_tensor(a)
         if x.dtype.kind in "fc":
+            if axis is not None:   # NumPy checks the axis as np.all(isnan(a), axis) first
+                shapes.normalize_axes(axis, need_rank(x, "nan" + name), element_ok=True)
             x = _nan_to(x, -np.inf if name == "argmax" else np.inf)
         return reduction(name, x, axis, keepdims)
     fn.__name__ = "nan" + name
@@ -301,8 +303,8 @@ def extract(condition, arr):
 def compress(condition, a, axis=None, out=None):
     c = cast(as_tensor(condition), BOOL)
     x = as_tensor(a)
-    if axis is None:
-        x = ravel(x)
+    if axis is None or shapes.names_the_element(axis, need_rank(x, "numpy.compress")):
+        x = ravel(x)   # (NumPy: axis 0 of a 0-d input is its flattening)
         axis = 0
     axis = shapes.normalize_axis(axis, need_rank(x, "numpy.compress"))
     n = c.shape[0]
@@ -338,6 +340,11 @@ for _name, _impl in (("trapezoid", trapezoid),
 
 def _cumulative2(name, x, axis, dtype, include_initial):
     t = as_tensor(x)
+    if isinstance(axis, (tuple, list)):   # NumPy: a tuple of one axis is that axis
+        if len(axis) != 1:
+            raise ValueError(f"accumulate does not allow multiple axes, got {tuple(axis)!r}"
+                             f"{shapes.where()}")
+        (axis,) = axis
     if axis is None:
         if need_rank(t, f"numpy.{name}") > 1:
             raise ValueError(f"numpy.{name}: axis must be given for arrays of more than one "

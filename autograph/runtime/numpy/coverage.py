@@ -65,7 +65,12 @@ def render():
              "current -->", "",
              f"Inside a traced function these {total} NumPy names work on symbolic tensors "
              "(NumPy's dtypes, NEP 50 promotion and broadcasting; the inferred dtype and "
-             "static shape are NumPy's). Functions whose result length depends on the data "
+             "static shape are NumPy's; an `axis` is checked as each NumPy function checks "
+             "it, while tracing: `axis=0` or `-1` of a 0-d input where NumPy takes it, as "
+             "for `sum`, `argmax`, `cumsum`, and refused where NumPy refuses it, as for "
+             "`mean`, `median`, `sort`; a tuple where NumPy takes one, `median` and the "
+             "quantiles included, and only there). Functions whose result length depends "
+             "on the data "
              "(`unique`, `nonzero`, `argwhere`, `flatnonzero`, `bincount`, `x[mask]`) give "
              "tensors with an unknown (`None`) dimension. Calling anything else on a tensor "
              "raises `NotImplementedError` pointing here; functions that cannot mean "

@@ -19,7 +19,7 @@ Everything a layer above needs is re-exported here: `numpy_ops.reshape(x, ...)`,
 
 import numpy as np
 
-from autograph.runtime.ir import dtypes
+from autograph.runtime.ir import dtypes, shapes
 from autograph.runtime.numpy.array_ops import (  # noqa: F401  (re-exported)
     arange, argsort, clip, diff, dot, full, full_like, imag, inner, matmul, ones, ones_like,
     outer, real, round_, sort, tensordot, where, zeros, zeros_like)
@@ -78,7 +78,11 @@ def ufunc_method(uf, method, inputs, kwargs):
             raise TypeError(f"{name}: unsupported keyword arguments {sorted(kwargs)}")
         return reduction(_UFUNC_REDUCE[uf], inputs[0], axis, keepdims, dtype)
     if method == "accumulate" and uf in _UFUNC_ACCUMULATE and len(inputs) == 1:
-        return cumulative(_UFUNC_ACCUMULATE[uf], inputs[0], kwargs.pop("axis", 0), dtype)
+        axis = kwargs.pop("axis", 0)
+        if isinstance(axis, (tuple, list)):   # NumPy's accumulate takes (1,) as 1
+            x = as_tensor(inputs[0])
+            axis = shapes.accumulate_axis(axis, None if x.shape is None else len(x.shape))
+        return cumulative(_UFUNC_ACCUMULATE[uf], inputs[0], axis, dtype)
     extra = _coverage_ufunc_method(uf, method, inputs, kwargs, dtype)   # coverage block
     if extra is not NotImplemented:
         return extra

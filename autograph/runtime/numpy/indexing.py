@@ -145,8 +145,8 @@ def _is_array_index(k):
 
 def take(a, indices, axis=None):
     x = as_tensor(a)
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+    if axis is None or shapes.names_the_element(axis, None if x.shape is None else len(x.shape)):
+        x, axis = reshape(x, (-1,)), 0   # (NumPy: axis 0 of a 0-d input is its flattening)
     else:
         axis = shapes.normalize_axis(axis, need_rank(x, "take"))
     i = as_tensor(indices)

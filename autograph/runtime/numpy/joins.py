@@ -183,6 +183,8 @@ def repeat(a, repeats, axis=None):
         from autograph.runtime.numpy.counted_shapes import counted_repeat
         return counted_repeat(a, repeats, axis)
     x = as_tensor(a)
+    if shapes.names_the_element(axis, None if x.shape is None else len(x.shape)):
+        axis = None   # NumPy: axis 0 of a 0-d input is its flattening
     if axis is not None:
         axis = shapes.normalize_axis(axis, need_rank(x, "repeat"))
     return bind1("repeat", (x,), {"repeats": int(repeats), "axis": axis})

@@ -5,7 +5,7 @@ quantiles nanquantile/nanpercentile/nanmedian.
 
 import numpy as np
 
-from autograph.runtime.ir import shapes
+from autograph.runtime.numpy import merged_axes
 from autograph.runtime.numpy.elementwise import as_tensor
 from autograph.runtime.numpy.shape_ops import need_rank
 from autograph.runtime.numpy.statistics import check_quantile_args
@@ -61,7 +61,11 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     if axis is None:
         lanes, ax = np.reshape(x, (-1,)), 0
     else:
-        ax = shapes.normalize_axis(axis, ndim)
+        axes = merged_axes.several_axes(x, axis, "numpy.nanquantile")
+        if axes is not None:
+            return merged_axes.over_axes(lambda t: nanquantile(t, q, -1), x, axes, keepdims,
+                                         qs.shape)
+        ax = merged_axes.one_axis(x, axis, "numpy.nanquantile")
         lanes = np.moveaxis(x, ax, -1)
     n = _known(lanes.shape[-1], "numpy.nanquantile")
     ordered = np.sort(lanes, axis=-1)[..., None, :]                  # (..., 1, n)

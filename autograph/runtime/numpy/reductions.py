@@ -60,12 +60,15 @@ def reduction(name, x, axis=None, keepdims=False, dtype=None):
             raise TypeError(f"numpy.{name}: axis must be an integer or None, not {axis!r}"
                             f"{shapes.where()}")
         ndim = None if x.shape is None else len(x.shape)
+        if shapes.names_the_element(axis, ndim):   # NumPy: the flattened 0-d input
+            axis = None
         axes = None if axis is None else shapes.normalize_axes(axis, ndim)
         if x.dtype == BOOL:
             x = cast(x, INT8)
         return bind1(name, (x,), {"axis": None if axes is None else axes[0],
                                   "keepdims": bool(keepdims)})
-    axes = shapes.normalize_axes(axis, None if x.shape is None else len(x.shape))
+    axes = shapes.normalize_axes(axis, None if x.shape is None else len(x.shape),
+                                 element_ok=name != "mean")   # NumPy's mean refuses it
     attrs = {"axis": axes, "keepdims": bool(keepdims)}
     if name in ("sum", "prod", "mean"):
         rule = _REDUCTIONS[name]
@@ -93,7 +96,8 @@ register("cumulative_prod", _cumulative_infer, "cumulative_prod", doc="numpy.cum
 def cumulative(name, x, axis=None, dtype=None):
     """np.cumsum / np.cumprod: axis None runs over the flattened tensor."""
     x = as_tensor(x)
-    if axis is None:
+    if axis is None or shapes.names_the_element(axis, None if x.shape is None else
+                                                len(x.shape)):
         x = reshape(x, (-1,))
         axis = 0
     elif x.shape is not None:
@@ -218,7 +222,11 @@ def median(a, axis=None, keepdims=False):
     else:
         if ndim is None:
             raise ValueError(f"numpy.median needs the rank of {x!r}, unknown while tracing")
-        flat, ax = x, shapes.normalize_axis(axis, ndim)
+        from autograph.runtime.numpy import merged_axes   # (a tuple of axes only)
+        axes = merged_axes.several_axes(x, axis, "numpy.median")
+        if axes is not None:
+            return merged_axes.over_axes(lambda t: median(t, -1), x, axes, keepdims)
+        flat, ax = x, merged_axes.one_axis(x, axis, "numpy.median")
     n = flat.shape[ax] if flat.shape is not None else None
     if n is None:
         raise NotImplementedError(f"numpy.median needs the length of the reduced axis of "

@@ -171,7 +171,9 @@ def squeeze(x, axis=None):
                              "tracing (some lengths are unknown); pass axis= explicitly")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
-        axes = shapes.normalize_axes(static_ints(axis, "axis"), ndim)
+        # NumPy: axis 0 of a 0-d input is no axis; (0,) is out of range
+        axes = () if shapes.names_the_element(axis, ndim) else \
+            shapes.normalize_axes(static_ints(axis, "axis"), ndim)
         for a in axes:
             if x.shape[a] not in (1, None):
                 raise ValueError(f"cannot select an axis to squeeze out which has size not "

@@ -5,7 +5,6 @@ bincount (a primitive: its length depends on the data, unknown while tracing).""
 
 import numpy as np
 
-from autograph.runtime.ir import shapes
 from autograph.runtime.ir.dtypes import FLOAT64, INT64
 from autograph.runtime.ir.primitives import bind1, defvjp, register
 from autograph.runtime.ir.tensor import Tensor
@@ -53,7 +52,12 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if axis is None:
         x, ax = ravel(x), 0
     else:
-        ax = shapes.normalize_axis(axis, ndim)
+        from autograph.runtime.numpy import merged_axes   # (a tuple of axes only)
+        axes = merged_axes.several_axes(x, axis, "numpy.quantile")
+        if axes is not None:
+            return merged_axes.over_axes(lambda t: quantile(t, q, -1), x, axes, keepdims,
+                                         np.shape(qs))
+        ax = merged_axes.one_axis(x, axis, "numpy.quantile")
     n = x.shape[ax]
     if n is None:
         raise NotImplementedError("numpy.quantile needs the length of the reduced axis known "

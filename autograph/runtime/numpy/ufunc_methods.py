@@ -23,7 +23,7 @@ REORDERABLE = ASSOCIATIVE | {np.add, np.multiply, np.logaddexp, np.logaddexp2, n
 def _along(x, axis, what):
     """x with `axis` moved first, and its known length."""
     ndim = need_rank(x, what)
-    ax = shapes.normalize_axis(axis, ndim)
+    ax = shapes.accumulate_axis(axis, ndim)   # (NumPy's accumulate takes (1,) too)
     order = (ax,) + tuple(i for i in range(ndim) if i != ax)
     n = x.shape[ax]
     if n is None:
@@ -60,6 +60,8 @@ def reduce(uf, x, axis=0, dtype=None, keepdims=False):
         ndim0 = None
     else:
         ndim0 = need_rank(x, name)
+        if shapes.names_the_element(axis, ndim0):   # NumPy: nothing to reduce
+            return cast(x, out_dtype if dtype is None else np.dtype(dtype))
     if isinstance(axis, (tuple, list)):
         axes = shapes.normalize_axes(axis, ndim0)   # NumPy's errors for a bad or repeated axis
         if len(axes) != 1:
