@@ -33,7 +33,7 @@ _CHILD = textwrap.dedent("""
 
     event.register("numba:compile", Count())
 
-    def loss(W, xs, h0):
+    def loss(W, xs, h0):   # (renamed by the test: a new program, the same kernels)
         h = h0
         for t in ag.range(xs.shape[0]):
             h = np.tanh(h @ W + xs[t])
@@ -49,8 +49,9 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def _run(env):
-    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
+def _run(env, name="loss"):
+    child = _CHILD.replace("loss", name)
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True,
                          text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -70,3 +71,9 @@ def test_rnn_gradient_compiles_few_functions_then_loads_them(tmp_path):
     assert second["close"]
     assert second["compiled"] == []   # Numba typed and compiled nothing
     assert second["stats"]["cache_hits"] == 1 and second["stats"]["compiled"] == 0
+    # a new program (another function name) with the same fused loops and helpers: the
+    # kernels' modules (kernel_modules.py) and the library load, only the function compiles
+    third = _run(env, "other_loss")
+    assert third["close"] and third["stats"]["compiled"] == 1
+    assert "native_other_loss" in third["compiled"]
+    assert not [n for n in third["compiled"] if n.startswith(("fused", "put_", "grow"))]

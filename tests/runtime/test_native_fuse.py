@@ -233,9 +233,12 @@ def test_kernel_lines_name_the_node_that_made_them():
     x, b = np.ones((3, 200)), np.ones(200)
     graph = ag.function(f, jit_compile=True).get_concrete_function(x, b)._graph_to_run()
     low = Lowering(graph, "native_f")
-    lines = low.build().split("\n")[:-1]
-    assert len(lines) == len(low.made_by)
-    owner = {line.strip(): made for line, made in zip(lines, low.made_by)}
+    modules = [(low.build(), low.made_by)] + [(m.text, m.made_by) for m, _ in low.kernels]
+    owner = {}
+    for text, made_by in modules:       # the function, then each kernel's own module
+        lines = text.split("\n")[:-1]
+        assert len(lines) == len(made_by)
+        owner.update((line.strip(), made) for line, made in zip(lines, made_by))
     tanh_line = next(line for line in owner if line.startswith("v") and "_y = 2.0 * abs(" in line)
     assert owner[tanh_line][1] == "tanh" and "test_native_fuse.py" in str(owner[tanh_line][2])
     assert {made[1] for line, made in owner.items()

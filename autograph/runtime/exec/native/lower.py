@@ -65,9 +65,10 @@ class Lowering:
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
         self.buffers = set()       # names of lowered TensorArrays' buffers (fills)
         self.grad = None           # handles and updates (grad.py)
-        self.helpers = []          # source lines of fused kernels (native_fuse), in order
+        self.helpers = []          # source lines of helpers defined in the module (copies)
         self.helper_made_by = []   # the node behind each of those lines (or None)
-        self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
+        self.kernels = []          # (kernel_modules.KernelModule, local name), in order
+        self.kernel_names = {}     # a kernel module's name -> its local name here
         self.library = set()       # names of the shared library's helpers called (library.py)
 
     # -- names and lines --------------------------------------------------------------------
@@ -127,7 +128,8 @@ class Lowering:
         self.made_by.extend(made_by)
         used = sorted(set(self.grad.header()) | self.library)
         head = ["import math", "import numpy as np", "from numba import njit"] + (
-            [native_library.import_line(used)] if used else []) + [""]
+            [native_library.import_line(used)] if used else []) + [
+            module.import_line(local) for module, local in self.kernels] + [""]
         checks = not native_bounds.in_bounds(g, self.consts)   # (native/bounds.py)
         tail = ["", "", f"@njit(cache=True, error_model='numpy', boundscheck={checks})"]
         source = "\n".join(head + self.helpers + tail + self.lines) + "\n"
