@@ -78,12 +78,14 @@ class Lowering:
         if base[0].isdigit():
             base = "_" + base
         name, i = base, 1
-        while name in self.used or name in ("np", "bool", "int", "matmul"):
+        while name in self.used or name in ("np", "bool", "int") or native_library.holds(name):
             name, i = f"{base}_{i}", i + 1
         self.used.add(name)
         return name
 
     def emit(self, depth, text):
+        text, wrapped = native_library.wrap(text)   # NumPy calls compiled once per machine
+        self.library.update(wrapped)
         self.lines.append("    " * depth + text)
         self.made_by.append(self.node)
 
