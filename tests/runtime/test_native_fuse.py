@@ -244,3 +244,31 @@ def test_kernel_lines_name_the_node_that_made_them():
     assert owner[tanh_line][1] == "tanh" and "test_native_fuse.py" in str(owner[tanh_line][2])
     assert {made[1] for line, made in owner.items()
             if made and "ag_pairwise_sum_float64(" in line and "=" in line} == {"mean", "sum"}
+
+
+def test_the_same_kernel_is_one_module_shared_by_programs_and_calls():
+    """A fused loop is a module of its own named by its text (kernel_modules.py): two
+    identical runs in one function call one kernel, and another program with the same run
+    imports the same module (a machine compiles it once), with the interpreter's results."""
+    from autograph.runtime.exec.native.lower import Lowering
+
+    def twice(x, y):
+        a = np.tanh(x * 2.0 + 1.0)
+        b = a @ y                       # (a matmul ends the first run)
+        return np.tanh(b * 2.0 + 1.0) @ y
+
+    def once(z):
+        return np.tanh(z * 2.0 + 1.0) @ z.T
+
+    x, y = np.linspace(-1, 1, 12).reshape(3, 4), np.eye(4) * 0.5
+    got, want, source = run_both(twice, x, y)
+    assert_close(got, want, rtol=4e-16 * 8, atol=1e-15)
+    graph = ag.function(twice, jit_compile=True).get_concrete_function(x, y)._graph_to_run()
+    low = Lowering(graph, "native_twice")
+    main = low.build()
+    assert len(low.kernels) == 1 and main.count(f"{low.kernels[0][1]}(") == 2, main
+    assert source.count("\ndef fused(") == 1
+    other = Lowering(ag.function(once, jit_compile=True).get_concrete_function(
+        np.ones((3, 4)))._graph_to_run(), "native_once")
+    other.build()
+    assert low.kernels[0][0].module_name in {m.module_name for m, _ in other.kernels}
