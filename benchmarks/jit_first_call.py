@@ -14,7 +14,9 @@ Each process (threads pinned to 1) measures its own CPU time (`time.process_time
   and how many functions Numba compiled there (0: nothing typed);
 - `new program`: a fresh process with that cache dir and a never-seen copy of the
   program: what a new program pays on a machine whose shared helpers (native/library.py)
-  are compiled already;
+  and fused loops (native/kernel_modules.py) are compiled already;
+- `again`: a fresh process with an empty cache that compiles the program under another
+  name, then times a never-seen copy (what case 13e of `python -m benchmarks` times);
 - `run`: the minimum CPU time of 5 later calls.
 
 Trees alternate (A B A B ...) for `--rounds` rounds; medians are reported.
@@ -50,24 +52,34 @@ if mode == "warm":
     numba.njit(lambda a: np.dot(a, a) + 1.0)(np.ones((2, 2)))
     compiled.clear()
 from benchmarks.programs import MANDELBROT, fresh_function
-if which == "rnn":
-    text = (f"""
+
+
+def program(k):
+    if which == "rnn":
+        text = (f"""
 def loss_{k}(W, xs, h0):
     h = h0
     for t in ag.range(xs.shape[0]):
         h = np.tanh(h @ W + xs[t])
     return np.sum(h)
 """)
-    rng = np.random.default_rng(0)
-    args = (rng.standard_normal((64, 64)) / 8, 0.5 * rng.standard_normal((1000, 32, 64)),
-            np.zeros((32, 64)))
-    loss = fresh_function(text, f"loss_{k}", {"np": np, "ag": ag})
-    fn = ag.function(ag.value_and_grad(loss), jit_compile=True)
-else:
+        rng = np.random.default_rng(0)
+        args = (rng.standard_normal((64, 64)) / 8, 0.5 * rng.standard_normal((1000, 32, 64)),
+                np.zeros((32, 64)))
+        loss = fresh_function(text, f"loss_{k}", {"np": np, "ag": ag})
+        return ag.function(ag.value_and_grad(loss), jit_compile=True), args
     text = MANDELBROT.format(k=k)
     side = 200
     args = (np.linspace(-2, 1, side)[None, :] + 1j * np.linspace(-1.5, 1.5, side)[:, None],)
-    fn = ag.function(fresh_function(text, f"mandelbrot_{k}", {"np": np}), jit_compile=True)
+    return ag.function(fresh_function(text, f"mandelbrot_{k}", {"np": np}),
+                       jit_compile=True), args
+
+
+if mode == "again":     # the benchmark harness's case: this program compiled before under
+    other, args = program(str(k) + "_before")   # another name in this process
+    other(*args)
+    compiled.clear()
+fn, args = program(k)
 t2 = time.process_time()
 fn(*args)
 t3 = time.process_time()
@@ -107,9 +119,11 @@ def measure(trees, rounds):
                     cached = _child(tree, which, "cached", k, cache)   # same program, cache
                     other = _child(tree, which, "new", k + 5_000, cache)   # (library cached)
                     warm = _child(tree, which, "warm", k + 10_000, os.path.join(folder, f"w{k}"))
+                    again = _child(tree, which, "again", k + 20_000,
+                                   os.path.join(folder, f"a{k}"))
                     r = rows.setdefault((tree, which), {"import": [], "first": [], "warm": [],
-                                                        "new program": [], "cached": [],
-                                                        "run": [],
+                                                        "new program": [], "again": [],
+                                                        "cached": [], "run": [],
                                                         "compiled first": [],
                                                         "compiled cached": []})
                     r["import"].append(first["import"])
@@ -117,6 +131,7 @@ def measure(trees, rounds):
                     r["warm"].append(warm["first"])
                     r["cached"].append(cached["first"])
                     r["new program"].append(other["first"])
+                    r["again"].append(again["first"])
                     r["run"].append(min(first["run"], cached["run"], warm["run"]))
                     r["compiled first"].append(first["compiled"])
                     r["compiled cached"].append(cached["compiled"])

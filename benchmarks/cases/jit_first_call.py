@@ -1,8 +1,9 @@
 """Case 13e (issue 30, goal 6): the first call of the RNN gradient under `jit_compile=True`.
 
 `value_and_grad` of `h = tanh(h @ W + x_t)` (case 11's sizes: T = 1000, H = 64, B = 32,
-float64) with respect to W, a never-seen function each call (its name differs, so Numba's
-disk cache cannot answer). Contenders:
+float64) with respect to W, a never-seen function each call (its name differs, in every
+run, so Numba's disk cache cannot answer for the function; the shared helpers and fused
+loops, the same text in every program, load from it after the warm-up: native.md). Contenders:
 
 - `numpy_hand`: the hand-written forward and backward pass (steady state: the reference and
   the floor, so the column reads "first calls per steady call");
@@ -76,9 +77,12 @@ def build(quick):
     ag = autograph()
     W, xs, h0 = _data(quick)
     counter = iter(range(1 << 62))
+    run = os.urandom(4).hex()
 
     def fresh_loss():
-        name = f"rnn_loss_{next(counter)}"
+        # (a token of this run in the name: the names of an earlier run on this machine
+        # would find their machine code in Numba's disk cache and time a load)
+        name = f"rnn_loss_{run}_{next(counter)}"
         return programs.fresh_function(LOSS.format(name=name), name, {"np": np, "ag": ag})
 
     def first_call(jit):

@@ -178,8 +178,11 @@ def test_typing_error_takes_the_innermost_generated_line():
     made_by[11] = ("outer", "outer_op", None)       # line 12: the call of the fused loop
     py_func = types.SimpleNamespace(__code__=types.SimpleNamespace(
         co_filename="/cache/native/ag_0123abcd.py"))
+    kernel = types.SimpleNamespace(file_name="ag_k_77ee.py", made_by=[None] * 5)
+    kernel.made_by[3] = ("kernel_node", "kernel_op", None)   # a fused loop's own module
     runner = types.SimpleNamespace(function_name="f", dispatcher=types.SimpleNamespace(
-        py_func=py_func), lowering=types.SimpleNamespace(made_by=made_by))
+        py_func=py_func), lowering=types.SimpleNamespace(made_by=made_by,
+                                                         kernels=[(kernel, "fused_1")]))
     message = ("No implementation of function Function(<ufunc 'x'>) found for signature\n"
                'File "numba/core/typing/npydecl.py", line 3, in generic\n'
                "During: typing of intrinsic-call at /cache/native/ag_0123abcd.py (7)\n\n"
@@ -192,6 +195,11 @@ def test_typing_error_takes_the_innermost_generated_line():
     error = native._Runner.typing_error(runner, Exception(
         'File "numba/core/typing/npydecl.py", line 3, in generic'))
     assert "'f'" in str(error) and "decoy" not in str(error)
+    # a line of a fused loop's module (kernel_modules.py) before the line calling it
+    error = native._Runner.typing_error(runner, Exception(
+        "During: typing of intrinsic-call at /cache/native/ag_k_77ee.py (4)\n"
+        "During: typing of call at /cache/native/ag_0123abcd.py (12)\n"))
+    assert "`kernel_op`" in str(error) and "outer" not in str(error)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.bool_, np.float16])

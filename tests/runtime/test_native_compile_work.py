@@ -33,7 +33,7 @@ _CHILD = textwrap.dedent("""
 
     event.register("numba:compile", Count())
 
-    def loss(W, xs, h0):
+    def loss(W, xs, h0):   # (renamed by the test: a new program, the same kernels)
         h = h0
         for t in ag.range(xs.shape[0]):
             h = np.tanh(h @ W + xs[t])
@@ -49,8 +49,9 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def _run(env):
-    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
+def _run(env, name="loss"):
+    child = _CHILD.replace("loss", name)
+    out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True,
                          text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -70,3 +71,28 @@ def test_rnn_gradient_compiles_few_functions_then_loads_them(tmp_path):
     assert second["close"]
     assert second["compiled"] == []   # Numba typed and compiled nothing
     assert second["stats"]["cache_hits"] == 1 and second["stats"]["compiled"] == 0
+    # a new program (another function name) with the same fused loops and helpers: the
+    # kernels' modules (kernel_modules.py) and the library load, only the function compiles
+    third = _run(env, "other_loss")
+    assert third["close"] and third["stats"]["compiled"] == 1
+    assert "native_other_loss" in third["compiled"]
+    assert not [n for n in third["compiled"] if n.startswith(("fused", "put_", "grow", "np_"))]
+
+
+def test_numpy_calls_go_through_the_library_without_literals():
+    """`np.empty((0, 32), t)` in the generated function calls the library's wrapper (compiled
+    once per machine, not once per process) with `int(...)` items: a literal shape would
+    make Numba compile the wrapper once per value. Calls with keywords, other functions
+    and constants inside indexing (a tuple's item needs a literal) stay as written."""
+    from autograph.runtime.exec.native import library
+    line, used = library.wrap("    b = np.empty((0, 32) + (n,), np.float64)")
+    assert line == "    b = np_empty_2((int(0), int(32)) + (n,), np.float64)" and \
+        used == {"np_empty_2"}
+    line, used = library.wrap("s = np.sum(np.ascontiguousarray(h[0]), axis=1) + np.sum(t[1])")
+    assert line == "s = np.sum(np_ascontiguousarray_1(h[0]), axis=1) + np_sum_1(t[1])"
+    assert used == {"np_ascontiguousarray_1", "np_sum_1"}
+    assert library.wrap("q = np.full((2,), True, np.bool_)")[0] == \
+        "q = np_full_3((int(2),), bool(True), np.bool_)"
+    assert library.wrap("if np.all(x):") == ("if np.all(x):", ())   # not a whole statement
+    assert library.wrap("y = np.tanh(x)") == ("y = np.tanh(x)", set())
+    assert used <= library.names()

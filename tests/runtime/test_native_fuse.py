@@ -60,7 +60,8 @@ def test_layer_norm_and_activations_are_one_kernel():
     # one kernel (one call) after the matmul: every intermediate stays in the loop
     assert source.count("\ndef fused") == 1
     main = source.rsplit("@njit(", 1)[1]         # the main function comes last
-    assert main.count("fused(") == 1 and "np.tanh" not in main and "np.sum" not in main
+    assert main.count("fused(") == 1 and "np.tanh" not in main and "np.sum" not in main \
+        and "np_sum" not in main
 
 
 @pytest.mark.parametrize("shapes", [((3, 1, 4), (5, 1)), ((4,), (3, 4)), ((2, 3, 1), (1, 3, 5)),
@@ -233,10 +234,41 @@ def test_kernel_lines_name_the_node_that_made_them():
     x, b = np.ones((3, 200)), np.ones(200)
     graph = ag.function(f, jit_compile=True).get_concrete_function(x, b)._graph_to_run()
     low = Lowering(graph, "native_f")
-    lines = low.build().split("\n")[:-1]
-    assert len(lines) == len(low.made_by)
-    owner = {line.strip(): made for line, made in zip(lines, low.made_by)}
+    modules = [(low.build(), low.made_by)] + [(m.text, m.made_by) for m, _ in low.kernels]
+    owner = {}
+    for text, made_by in modules:       # the function, then each kernel's own module
+        lines = text.split("\n")[:-1]
+        assert len(lines) == len(made_by)
+        owner.update((line.strip(), made) for line, made in zip(lines, made_by))
     tanh_line = next(line for line in owner if line.startswith("v") and "_y = 2.0 * abs(" in line)
     assert owner[tanh_line][1] == "tanh" and "test_native_fuse.py" in str(owner[tanh_line][2])
     assert {made[1] for line, made in owner.items()
             if made and "ag_pairwise_sum_float64(" in line and "=" in line} == {"mean", "sum"}
+
+
+def test_the_same_kernel_is_one_module_shared_by_programs_and_calls():
+    """A fused loop is a module of its own named by its text (kernel_modules.py): two
+    identical runs in one function call one kernel, and another program with the same run
+    imports the same module (a machine compiles it once), with the interpreter's results."""
+    from autograph.runtime.exec.native.lower import Lowering
+
+    def twice(x, y):
+        a = np.tanh(x * 2.0 + 1.0)
+        b = a @ y                       # (a matmul ends the first run)
+        return np.tanh(b * 2.0 + 1.0) @ y
+
+    def once(z):
+        return np.tanh(z * 2.0 + 1.0) @ z.T
+
+    x, y = np.linspace(-1, 1, 12).reshape(3, 4), np.eye(4) * 0.5
+    got, want, source = run_both(twice, x, y)
+    assert_close(got, want, rtol=4e-16 * 8, atol=1e-15)
+    graph = ag.function(twice, jit_compile=True).get_concrete_function(x, y)._graph_to_run()
+    low = Lowering(graph, "native_twice")
+    main = low.build()
+    assert len(low.kernels) == 1 and main.count(f"{low.kernels[0][1]}(") == 2, main
+    assert source.count("\ndef fused(") == 1
+    other = Lowering(ag.function(once, jit_compile=True).get_concrete_function(
+        np.ones((3, 4)))._graph_to_run(), "native_once")
+    other.build()
+    assert low.kernels[0][0].module_name in {m.module_name for m, _ in other.kernels}

@@ -30,9 +30,11 @@ def _main(fn, *args):
 
 
 def _kernels(source):
-    """{kernel name: its text}."""
-    parts = re.split(r"\n(?=@njit)", source)
-    return {re.search(r"def (\w+)\(", p).group(1): p for p in parts if "def fused" in p}
+    """{kernel module's file: its text}: source_of shows each fused kernel's module
+    (kernel_modules.py) under a `# ag_k_<hash>.py` line, then the function's module."""
+    parts = re.split(r"^# (ag_k_\w+\.py)\n", source, flags=re.M)
+    return {parts[i]: parts[i + 1].split("\n\nimport math")[0]
+            for i in range(1, len(parts), 2)}
 
 
 def _in_place_outputs(text):

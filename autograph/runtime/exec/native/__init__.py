@@ -6,8 +6,9 @@ Python source, one node a line, with ops (each primitive as a Numba expression),
 (TensorArrays as preallocated arrays), grad, handles and grad_code (the handles and updates
 of backward graphs), fuse, kernel and vector_math (elementwise runs fused into one loop),
 fuse_updates and inplace (a Variable's update inside that loop, written into its own array),
-copies (array assignments as loops) and library (the helpers shared by every generated
-module, compiled once per machine).
+copies (array assignments as loops), library (the helpers and NumPy calls shared by every
+generated module, compiled once per machine) and kernel_modules (each fused kernel a module
+of its own, compiled once per machine for its text).
 """
 
 from autograph.runtime.exec.native.jit import (NativeLoweringError, available, compile_graph,

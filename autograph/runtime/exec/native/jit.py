@@ -120,22 +120,28 @@ def _build(graph, function_name):
     digest = hashlib.sha256(f"{numba.__version__}\0{ag_version}\0{source}".encode()).hexdigest()
     dispatcher = _modules.get(digest)
     if dispatcher is None:
-        dispatcher = _modules[digest] = _load(source, digest, lowering.name)
-    return _Runner(graph, lowering, dispatcher, source, function_name).make()
+        dispatcher = _modules[digest] = _load(source, digest, lowering)
+    # what source_of shows: the fused kernels' modules (kernel_modules.py), then the function
+    shown = "".join(f"# {m.file_name}\n{m.text}\n" for m, _ in lowering.kernels) + source
+    return _Runner(graph, lowering, dispatcher, shown, function_name).make()
 
 
 def _identifier(name):
     return "".join(c if c.isalnum() else "_" for c in name)
 
 
-def _load(source, digest, name):
+def _load(source, digest, lowering):
     """The njit dispatcher defined by `source`, from a file in the cache dir named by
-    `digest` (written when missing or different; executed from the string in memory)."""
+    `digest` (written when missing or different; executed from the string in memory),
+    after the shared library and the fused kernels' modules it imports."""
     if "from autograph_native_lib_" in source:
         from autograph.runtime.exec.native import library
         library.ensure_loaded()
+    if lowering.kernels:
+        from autograph.runtime.exec.native import kernel_modules
+        kernel_modules.ensure_loaded([m for m, _ in lowering.kernels])
     module = _load_module(source, f"autograph_native_{digest[:32]}", f"ag_{digest[:32]}.py")
-    return module.__dict__[name]
+    return module.__dict__[lowering.name]
 
 
 def _load_module(source, module_name, file_name):
@@ -324,12 +330,15 @@ class _Runner:
         never line numbers of Numba's own files that the message may quote."""
         import re
         message = str(exc)
-        generated = os.path.basename(self.dispatcher.py_func.__code__.co_filename)
+        files = {os.path.basename(self.dispatcher.py_func.__code__.co_filename):
+                 self.lowering.made_by}
+        files.update((m.file_name, m.made_by) for m, _ in self.lowering.kernels)
         made_by = None
-        for m in re.finditer(re.escape(generated) + r'(?:", line | \()(\d+)', message):
-            line = int(m.group(1)) - 1
-            if 0 <= line < len(self.lowering.made_by) and self.lowering.made_by[line]:
-                made_by = self.lowering.made_by[line]
+        pattern = "(" + "|".join(map(re.escape, files)) + r')(?:", line | \()(\d+)'
+        for m in re.finditer(pattern, message):
+            lines, line = files[m.group(1)], int(m.group(2)) - 1
+            if 0 <= line < len(lines) and lines[line]:
+                made_by = lines[line]
                 break
         first = message.strip().splitlines()[0] if message.strip() else "typing failed"
         if made_by is None:

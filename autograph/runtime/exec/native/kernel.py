@@ -28,7 +28,7 @@ import numpy as np
 
 from autograph.runtime.exec import inplace_reads
 from autograph.runtime.exec.native import inplace as native_inplace
-from autograph.runtime.exec.native import vector_math as native_math
+from autograph.runtime.exec.native import kernel_modules, vector_math as native_math
 from autograph.runtime.exec.native.fuse import _REDUCTIONS, FLAT, FULL, scalar_expr
 from autograph.runtime.exec.native.ops import dtype_name, scalar_of
 
@@ -49,28 +49,28 @@ class _Body(list):
 
 
 def emit(low, k, env, depth, into=None, alias=None):
-    """Write kernel `k` into Lowering `low`: its function among low's helpers (with the
-    node behind each line), one call in the body binding its outputs in `env`. `into`:
-    {id(output): the main function's array it is written into}; `alias`: {main-function
-    name: another name of the same array, passed instead} (both native/inplace.py)."""
+    """Write kernel `k` as a module of its own (kernel_modules.py: one per text, compiled
+    once per machine) that `low`'s module imports under a fresh local name, and one call in
+    the body binding its outputs in `env`. `into`: {id(output): the main function's array
+    it is written into}; `alias`: {main-function name: another name of the same array,
+    passed instead} (both native/inplace.py)."""
     for node in k.members:
         for t in node.outputs:
             low.check_tensor(node, t)
-    source = KernelSource(k, low.fresh("fused"), env, into, alias)
+    source = KernelSource(k, kernel_modules.NAME, env, into, alias)
     lines = source.build()
-    low.helpers.extend(lines)
-    low.helper_made_by.extend(None if n is None else (n.name, n.op, n.origin)
-                              for n in source.owners)
-    for dtype in sorted(source.pairwise - low.pairwise):
-        text = native_math.pairwise_sum_source(dtype)
-        low.helpers[:0] = text
-        low.helper_made_by[:0] = [None] * len(text)
-    low.pairwise |= source.pairwise
+    module = kernel_modules.KernelModule(
+        lines, [None if n is None else (n.name, n.op, n.origin) for n in source.owners],
+        source.pairwise)
+    local = low.kernel_names.get(module.module_name)
+    if local is None:
+        local = low.kernel_names[module.module_name] = low.fresh("fused")
+        low.kernels.append((module, local))
     outs = []
     for t in k.outputs:
         outs.append(low.fresh(t.node.name))
         env[id(t)] = outs[-1]
-    low.emit(depth, f"{', '.join(outs)} = {source.name}({', '.join(source.call_args())})")
+    low.emit(depth, f"{', '.join(outs)} = {local}({', '.join(source.call_args())})")
 
 
 def emit_run(low, k, graph, env, depth, readers):

@@ -65,9 +65,10 @@ class Lowering:
         self.fills = {}            # id(node) -> how a lowered TensorArray fill emits it
         self.buffers = set()       # names of lowered TensorArrays' buffers (fills)
         self.grad = None           # handles and updates (grad.py)
-        self.helpers = []          # source lines of fused kernels (native_fuse), in order
+        self.helpers = []          # source lines of helpers defined in the module (copies)
         self.helper_made_by = []   # the node behind each of those lines (or None)
-        self.pairwise = set()      # dtypes whose NumPy-order sum helper is in self.helpers
+        self.kernels = []          # (kernel_modules.KernelModule, local name), in order
+        self.kernel_names = {}     # a kernel module's name -> its local name here
         self.library = set()       # names of the shared library's helpers called (library.py)
         self.inplace = set()       # ids of Variables written in their own array (inplace.py)
 
@@ -78,12 +79,14 @@ class Lowering:
         if base[0].isdigit():
             base = "_" + base
         name, i = base, 1
-        while name in self.used or name in ("np", "bool", "int", "matmul"):
+        while name in self.used or name in ("np", "bool", "int") or native_library.holds(name):
             name, i = f"{base}_{i}", i + 1
         self.used.add(name)
         return name
 
     def emit(self, depth, text):
+        text, wrapped = native_library.wrap(text)   # NumPy calls compiled once per machine
+        self.library.update(wrapped)
         self.lines.append("    " * depth + text)
         self.made_by.append(self.node)
 
@@ -128,7 +131,8 @@ class Lowering:
         self.made_by.extend(made_by)
         used = sorted(set(self.grad.header()) | self.library)
         head = ["import math", "import numpy as np", "from numba import njit"] + (
-            [native_library.import_line(used)] if used else []) + [""]
+            [native_library.import_line(used)] if used else []) + [
+            module.import_line(local) for module, local in self.kernels] + [""]
         checks = not native_bounds.in_bounds(g, self.consts)   # (native/bounds.py)
         tail = ["", "", f"@njit(cache=True, error_model='numpy', boundscheck={checks})"]
         source = "\n".join(head + self.helpers + tail + self.lines) + "\n"
