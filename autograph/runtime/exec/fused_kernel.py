@@ -277,7 +277,9 @@ class Chain:
         try:
             self.kernel = _kernel(self.n_arrays, len(self.scalar_types), self.loop,
                                   self.results, self.checked, self.layout)
-        except Exception:      # Numba refused or failed: NumPy computes the same values
+        except Exception as e:   # Numba refused or failed: NumPy computes the same values
+            from autograph.config import log
+            log(1, "fused chain %r runs as NumPy calls: its kernel failed: %r", self, e)
             self.kernel = None
         if self.kernel is None:
             self.calls = -(1 << 62)

@@ -120,7 +120,8 @@ def _build(graph, function_name):
     digest = hashlib.sha256(f"{numba.__version__}\0{ag_version}\0{source}".encode()).hexdigest()
     dispatcher = _modules.get(digest)
     if dispatcher is None:
-        dispatcher = _modules[digest] = _load(source, digest, lowering)
+        dispatcher = _modules[digest] = _load(source, digest, lowering.name,
+                                              [m for m, _ in lowering.kernels])
     # what source_of shows: the fused kernels' modules (kernel_modules.py), then the function
     shown = "".join(f"# {m.file_name}\n{m.text}\n" for m, _ in lowering.kernels) + source
     return _Runner(graph, lowering, dispatcher, shown, function_name).make()
@@ -130,18 +131,19 @@ def _identifier(name):
     return "".join(c if c.isalnum() else "_" for c in name)
 
 
-def _load(source, digest, lowering):
-    """The njit dispatcher defined by `source`, from a file in the cache dir named by
+def _load(source, digest, name, kernels=()):
+    """The njit dispatcher `name` defined by `source`, from a file in the cache dir named by
     `digest` (written when missing or different; executed from the string in memory),
-    after the shared library and the fused kernels' modules it imports."""
+    after the shared library and the fused kernels' modules (`kernels`) it imports.
+    (fused_kernel.py loads the chains of code without jit_compile through it too.)"""
     if "from autograph_native_lib_" in source:
         from autograph.runtime.exec.native import library
         library.ensure_loaded()
-    if lowering.kernels:
+    if kernels:
         from autograph.runtime.exec.native import kernel_modules
-        kernel_modules.ensure_loaded([m for m, _ in lowering.kernels])
+        kernel_modules.ensure_loaded(kernels)
     module = _load_module(source, f"autograph_native_{digest[:32]}", f"ag_{digest[:32]}.py")
-    return module.__dict__[lowering.name]
+    return module.__dict__[name]
 
 
 def _load_module(source, module_name, file_name):
