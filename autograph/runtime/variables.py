@@ -99,7 +99,9 @@ def _on_device(xp, variable, name, function):
 
 
 def _read_kernel(xp, *, variable, name, function, **_):
-    return _on_device(xp, variable, name, function)._value
+    var = _on_device(xp, variable, name, function)
+    with var._lock:   # never while native code writes the array in place (native/inplace.py)
+        return var._value
 
 
 def _assign_kernel(xp, value, *, variable, name, function, **_):
@@ -224,7 +226,9 @@ class Variable:
 
     def numpy(self):
         """The current value as a NumPy array (always concrete)."""
-        return _host(self._value, self._device)
+        with self._lock:   # (native code may be writing the array in place: inplace.py)
+            value = self._value
+        return _host(value, self._device)
 
     # -- reading and writing -----------------------------------------------------------------
 
@@ -238,7 +242,8 @@ class Variable:
     def read_value(self):
         graph = get_default_graph()
         if graph is None:
-            return self._value
+            with self._lock:   # (as numpy())
+                return self._value
         attrs = self._attrs(graph)
         attrs.update(dtype=self._dtype, shape=self._shape)
         return primitives.bind1("read_variable", (), attrs, node_name="ReadVariableOp")

@@ -268,3 +268,37 @@ def test_random_programs_agree_with_generated_numpy_code():
         if not isinstance(got, str):
             exercised += fuzz.in_place_outputs(fn, np.zeros((4, 4)))
     assert exercised >= 1       # the program writes in place
+
+
+def test_the_ownership_check_and_the_write_hold_the_variables_locks(monkeypatch):
+    """Another thread never takes an array the call writes in place: the call holds its
+    Variables' locks from `owned` to the write-back, and readers (numpy(), read_value(),
+    a graph's read) take the lock, so a reader gets the array before the check (which then
+    copies) or the new one after."""
+    jit, w, b, opt = _step(True, np.float64)
+    gw, gb = _grads(np.float64)
+    seen = []
+    real = inplace.owned
+
+    def checking(a):
+        seen.append(w._lock.locked() and b._lock.locked())
+        return real(a)
+    monkeypatch.setattr(inplace, "owned", checking)   # (the runner binds it when built)
+    jit(gw, gb)
+    jit(gw, gb)
+    assert seen and all(seen), seen
+    import threading
+    got = []
+    w._lock.acquire()                    # as a running native call holds it
+    try:
+        reader = threading.Thread(target=lambda: got.append(w.numpy()))
+        reader.start()
+        reader.join(0.2)
+        assert reader.is_alive() and not got     # the reader waits for the call to end
+    finally:
+        w._lock.release()
+    reader.join(10)
+    assert len(got) == 1 and got[0] is w._value
+    before = got[0].copy()
+    jit(gw, gb)                                  # the reader holds it: the step copies
+    np.testing.assert_array_equal(got[0], before)

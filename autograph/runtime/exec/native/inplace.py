@@ -30,8 +30,10 @@ What the caller holds, checked at every call (`owned`): the array must be refere
 the Variable alone. If the user kept it (a result of an earlier call that returned the
 Variable's value, `v.numpy()`'s array, a view of it, a second Variable sharing it) or it
 is read-only or a view of memory something else owns, the call passes a copy instead, so
-writing in place is never visible outside the call. Native code holds the GIL while it
-runs, so no other thread can take a reference in between.
+writing in place is never visible outside the call. Between that check and the write no
+other thread can take a reference: the call holds its Variables' locks from reading their
+values to writing the new ones back (jit.py), and every reader of a Variable's array
+(`numpy()`, an eager `read_value()`, a graph's `read_variable`) takes the lock.
 """
 
 import sys

@@ -270,6 +270,16 @@ class _Runner:
                     args.append(f"owned(v{i}._value)")
                 else:
                     args.append(f"v{i}._value[()]" if shape == () else f"v{i}._value")
+        # the call holds its Variables' locks (in one order: no deadlock) from reading
+        # their values to writing the new ones back: another thread then never takes an
+        # array that this call writes in place (inplace.py; readers lock too), and an
+        # update on another thread is never lost between the read and the write-back
+        locked = [f"v{i}" for _, i in sorted((vid, i) for i, vid in enumerate(var_ids))]
+        for v in locked:
+            lines.append(f"{v}._lock.acquire()")
+        if locked:
+            lines.append("try:")
+        body_start = len(lines)
         lines.append(f"r = native({', '.join(args)})")
         shape0 = g.outputs[0].shape if g.outputs else None   # None: a Variable's value
         bare = first_only and low.single and shape0 != ()
@@ -297,6 +307,10 @@ class _Runner:
                 lines.append(f"v{j}._value = {value}")
             else:
                 lines.append(f"v{j}._value = r[{k + n}]")
+        if locked:
+            lines[body_start:] = ["    " + line for line in lines[body_start:]]
+            lines.append("finally:")
+            lines += [f"    {v}._lock.release()" for v in reversed(locked)]
         if first_only:
             bare = bare and outs[0] == "r[0]"
             lines.append("return r" if bare else f"return {outs[0]}")
