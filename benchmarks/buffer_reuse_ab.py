@@ -14,6 +14,7 @@ import numpy as np
 import autograph as ag
 from autograph.runtime.exec import buffer_reuse
 from benchmarks.cases.training_step import _data, make_autograph
+from benchmarks.cpu_time import per_call
 
 
 def _built(dtype, reuse):
@@ -29,13 +30,6 @@ def _built(dtype, reuse):
     return step
 
 
-def _cpu(fn, number):
-    t = time.process_time()
-    for _ in range(number):
-        fn()
-    return (time.process_time() - t) / number
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=15)
@@ -47,7 +41,7 @@ def main(argv=None):
         for r in range(args.rounds):
             order = [("reuse", on), ("no reuse", off)]
             for name, fn in (order if r % 2 == 0 else order[::-1]):
-                times[name].append(_cpu(fn, args.number))
+                times[name].append(per_call(fn, args.number))
         med = {k: statistics.median(v) for k, v in times.items()}
         print(f"{np.dtype(dtype).name}: reuse {med['reuse'] * 1e3:.2f} ms, no reuse "
               f"{med['no reuse'] * 1e3:.2f} ms, ratio {med['reuse'] / med['no reuse']:.3f} "

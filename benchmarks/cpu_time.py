@@ -17,3 +17,12 @@ def best(fn, *args, rounds=3):
         fn(*args)
         least = min(least, time.process_time() - t)
     return least
+
+
+def per_call(fn, number):
+    """CPU seconds per call of fn(), over `number` calls in a row (one round of the A/B
+    scripts' interleaved rounds)."""
+    t = time.process_time()
+    for _ in range(number):
+        fn()
+    return (time.process_time() - t) / number

@@ -17,6 +17,7 @@ import numpy as np
 import autograph as ag
 from autograph.runtime.exec.native import fuse_updates, inplace
 from benchmarks.cases.training_step import _data, make_autograph, make_jax
+from benchmarks.cpu_time import per_call
 
 VARIANTS = ("before", "fused", "fused+in place")
 
@@ -47,13 +48,6 @@ def _jax(dtype):
     return make_jax(params, x, y, jax, jnp, jax.lax)
 
 
-def _cpu(fn, number):
-    t = time.process_time()
-    for _ in range(number):
-        fn()
-    return (time.process_time() - t) / number
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=15)
@@ -70,7 +64,7 @@ def main(argv=None):
         for r in range(args.rounds):
             order = list(fns.items())
             for name, fn in (order if r % 2 == 0 else order[::-1]):
-                times[name].append(_cpu(fn, args.number))
+                times[name].append(per_call(fn, args.number))
         med = {k: statistics.median(v) for k, v in times.items()}
         print(f"{np.dtype(dtype).name} (CPU medians of {args.rounds} interleaved rounds of "
               f"{args.number} steps):")
