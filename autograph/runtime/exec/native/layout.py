@@ -62,3 +62,18 @@ def reshape_in_place(low, node, ins, expr):
         if expr.startswith(head):
             return f"{ins[0]}.reshape(" + expr[len(head):]
     return expr
+
+
+def filled_scalar(x, env):
+    """The scalar's name when array `x` is a 0-d value given dimensions of length 1
+    (`expand_dims`/`reshape`: ops.py lowers it as `np.full(shape, scalar)`, the scalar's
+    Numba type its dtype), so a broadcast of x is `np.full` of the broadcast's shape with
+    the same scalar instead of `np.empty` and a copy loop; else None."""
+    nd = x.node
+    if nd is None or nd.op not in _RESHAPES or len(nd.inputs) != 1 or \
+            nd.inputs[0].shape != () or not x.shape or \
+            not all(isinstance(d, int) and d == 1 for d in x.shape) or \
+            id(nd.inputs[0]) not in env or nd.outputs[0] is not x:
+        return None
+    name = env[id(nd.inputs[0])]
+    return name if name.isidentifier() else None

@@ -234,11 +234,15 @@ class Lowering:
         if not x.shape or not out.shape or not native_ops._static_shape(out):
             return False
         name = env[id(out)] = self.fresh(node.name)
+        self.c_order.add(name)
+        scalar = native_layout.filled_scalar(x, env)
+        if scalar is not None:    # a scalar made an array then broadcast: one np.full
+            self.emit(depth, f"{name} = np.full({tuple(out.shape)!r}, {scalar})")
+            return True
         self.emit(depth, f"{name} = np.empty({tuple(out.shape)!r}, "
                          f"{native_ops.dtype_name(out.dtype)})")
         fn = native_copies.put(self, "set", len(out.shape), len(x.shape))
         self.emit(depth, f"{fn}({name}, {ins[0]})")
-        self.c_order.add(name)
         return True
 
     def blas_operand(self, t, expr, env):
