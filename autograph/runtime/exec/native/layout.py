@@ -4,11 +4,10 @@ lowering leaves out `np.ascontiguousarray` where it would change nothing.
 BLAS (`matmul`, np.dot) wants C- or F-ordered operands and `reshape` a C-ordered array, so
 the lowering writes `np.ascontiguousarray(x)` around them. On an array Numba already types
 C-contiguous that call returns its argument as it is (numba's `_as_layout_array`), yet it
-is one more function Numba types, and links into the module and optimises, for every
-distinct argument type: in the RNN gradient under `jit_compile=True` (benchmark case 13e)
-the main function's first compile spent a good part of its time on such copies of the
-helper. The result is the same array, so leaving the call out changes no value (and no
-aliasing).
+is one more call Numba types and links into the module for every distinct argument
+type (LLVM then inlines it to nothing: the saving in compile time is small, docs/native.md),
+and noise in the generated source that `to_code()` readers see. The result is the same
+array, so leaving the call out changes no value (and no aliasing).
 
 A name is noted here when the expression bound to it makes a new C-ordered array: a fused
 kernel's outputs (each `np.empty` in the kernel; not a kernel writing into a Variable's
