@@ -172,6 +172,8 @@ class GradLowering:
             if not is_handle(value) and value.shape == ():
                 expr = native_ops.scalar_of(value, expr)
             emit(depth, f"{out} = {expr}")
+            if not is_handle(value) and value.shape:   # a row of the np.empty buffer
+                self.low.c_order.add(out)
             return
         p = self.low.fresh(f"{node.name}_at")
         emit(depth, f"{p} = {h} + {index}")

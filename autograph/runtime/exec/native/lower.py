@@ -29,6 +29,7 @@ from autograph.runtime.exec.native import bounds as native_bounds
 from autograph.runtime.exec.native import copies as native_copies
 from autograph.runtime.exec.native import fuse as native_fuse
 from autograph.runtime.exec.native import kernel as native_kernel
+from autograph.runtime.exec.native import layout as native_layout
 from autograph.runtime.exec.native import library as native_library
 from autograph.runtime.exec.native import ops as native_ops
 from autograph.runtime.exec.native.fills import chain_plan, fill_plan
@@ -71,6 +72,7 @@ class Lowering:
         self.kernel_names = {}     # a kernel module's name -> its local name here
         self.library = set()       # names of the shared library's helpers called (library.py)
         self.inplace = set()       # ids of Variables written in their own array (inplace.py)
+        self.c_order = set()       # names bound to arrays Numba types C-contiguous (layout.py)
 
     # -- names and lines --------------------------------------------------------------------
 
@@ -163,6 +165,7 @@ class Lowering:
                 if id(node) in kernels:        # a fused run, emitted at its last member
                     readers = native_kernel.emit_run(self, kernels[id(node)], graph, env,
                                                      depth, readers)
+                    native_layout.note_kernel(self, kernels[id(node)], env)
             elif op == "Const":
                 self.const(node, env)
             elif op == "Identity":
@@ -213,6 +216,7 @@ class Lowering:
         if expr is None:
             self.fail(node)
         out = node.outputs[0]
+        expr = native_layout.reshape_in_place(self, node, ins, expr)
         if node.op == "matmul" and expr.startswith("np.dot("):   # (library.py: per machine)
             expr = "matmul(" + expr[len("np.dot("):]
             self.library.add("matmul")
@@ -220,6 +224,7 @@ class Lowering:
             expr = native_ops.scalar_of(out, expr)
         name = env[id(out)] = self.fresh(node.name)
         self.emit(depth, f"{name} = {expr}")
+        native_layout.note(self, name, node, expr)
 
     def broadcast(self, node, ins, env, depth):
         """`broadcast_to` of an array to a static shape as a new array filled by a loop
@@ -229,6 +234,11 @@ class Lowering:
         if not x.shape or not out.shape or not native_ops._static_shape(out):
             return False
         name = env[id(out)] = self.fresh(node.name)
+        self.c_order.add(name)
+        scalar = native_layout.filled_scalar(x, env)
+        if scalar is not None:    # a scalar made an array then broadcast: one np.full
+            self.emit(depth, f"{name} = np.full({tuple(out.shape)!r}, {scalar})")
+            return True
         self.emit(depth, f"{name} = np.empty({tuple(out.shape)!r}, "
                          f"{native_ops.dtype_name(out.dtype)})")
         fn = native_copies.put(self, "set", len(out.shape), len(x.shape))
@@ -242,8 +252,8 @@ class Lowering:
         if producer.op == "permute_dims" and len(t.shape) == 2 and \
                 tuple(producer.attrs.get("axes", ())) == (1, 0) and \
                 id(producer.inputs[0]) in env:
-            return f"np.ascontiguousarray({env[id(producer.inputs[0])]}).T"
-        return f"np.ascontiguousarray({expr})"
+            return native_layout.contiguous(self, env[id(producer.inputs[0])]) + ".T"
+        return native_layout.contiguous(self, expr)
 
     def assign(self, depth, targets, values):
         pairs = [(t, v) for t, v in zip(targets, values) if t != v]

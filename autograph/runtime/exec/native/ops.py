@@ -161,13 +161,9 @@ def _matmul(node, ins, attrs):
     if a.dtype.kind not in "fc" or len(a.shape) > 2 or len(b.shape) > 2 or \
             not a.shape or not b.shape:
         return None            # Numba's np.dot: BLAS floats, 1-D and 2-D only
-    return f"np.dot({_contiguous(ins[0])}, {_contiguous(ins[1])})"
-
-
-def _contiguous(expr):
-    """np.dot wants C or F order: lower.blas_operand may have written the operand already."""
-    return expr if expr.startswith("np.ascontiguousarray(") else \
-        f"np.ascontiguousarray({expr})"
+    # np.dot wants C or F order: `ins` are lower.blas_operand's (made contiguous there,
+    # where native/layout.py does not know them C-ordered already)
+    return f"np.dot({ins[0]}, {ins[1]})"
 
 
 def index_bound(v, dyn):
