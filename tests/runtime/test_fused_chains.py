@@ -28,10 +28,18 @@ def _hot_at_once(monkeypatch):
     monkeypatch.delenv("AUTOGRAPH_FUSE", raising=False)
 
 
-def _check(fn, *args, chains, fused=True):
-    """`fn` traced on `args`: the generated code holds `chains` fused chains, and its
-    outputs (twice: nothing leaks into the next call) equal the interpreter's; the user's
-    arrays are unchanged."""
+def _same_bits(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))   # -0.0 vs 0.0
+
+
+def _check(fn, *args, chains, fused=True, left=()):
+    """`fn` traced on `args`: the generated code holds `chains` fused chains and the NumPy
+    calls named in `left`, and its outputs (twice: nothing leaks into the next call) equal
+    the interpreter's bit for bit; the user's arrays are unchanged. (test_fused_broadcasts
+    checks with it too.)"""
     kept = [np.array(a, copy=True) for a in args]
     g, _ = trace(fn, *args)
     src = codegen.source_of(g)
@@ -39,13 +47,13 @@ def _check(fn, *args, chains, fused=True):
     want = run(g, args, "interpreter")
     before = fused_kernel.stats()["fused_calls"]
     for _ in range(2):
-        got = run(g, args, "codegen")
-        for w, a in zip(want, got):
-            assert np.asarray(a).dtype == np.asarray(w).dtype
-            np.testing.assert_array_equal(a, w)
+        for w, a in zip(want, run(g, args, "codegen")):
+            _same_bits(a, w)
     assert fused_kernel.stats()["fused_calls"] - before == (2 * chains if fused else 0)
     for a, k in zip(args, kept):
         np.testing.assert_array_equal(a, k)
+    for call in left:
+        assert call in src, src
     return src
 
 

@@ -59,9 +59,10 @@ OPS.update({op: (f"{{0}} {c} {{1}}", f"{{0}} {c} {{1}}") for op, c in _COMPARE.i
 OPS.update({
     "sqrt": ("np.sqrt({0})", "np.sqrt({0})"),
     "where": ("({1} if {0} else {2})", "np.where({0}, {1}, {2})"),
-    # NumPy's maximum/minimum: NaN from either side propagates
-    "maximum": ("({0} if ({0} >= {1} or {0} != {0}) else {1})", "np.maximum({0}, {1})"),
-    "minimum": ("({0} if ({0} <= {1} or {0} != {0}) else {1})", "np.minimum({0}, {1})"),
+    # NumPy's maximum/minimum: NaN from either side propagates, and of two equal values
+    # (+0.0 and -0.0) the second is the result
+    "maximum": ("({0} if ({0} > {1} or {0} != {0}) else {1})", "np.maximum({0}, {1})"),
+    "minimum": ("({0} if ({0} < {1} or {0} != {0}) else {1})", "np.minimum({0}, {1})"),
     # a Variable's assign_add / assign_sub (update_variable): its value and the delta
     "update_add": ("{0} + {1}", "{0} + {1}"),
     "update_subtract": ("{0} - {1}", "{0} - {1}"),
