@@ -19,42 +19,12 @@ pytest.importorskip("numba")
 
 import autograph as ag  # noqa: E402
 from autograph.runtime.exec import codegen, fused_chains, fused_kernel  # noqa: E402
+from tests.runtime.test_fused_chains import (  # noqa: E402,F401 (an autouse fixture)
+    _check, _hot_at_once, _same_bits)
 from tests.runtime.tracing import run, trace  # noqa: E402
 
 RNG = np.random.default_rng(11)
 DTYPES = (np.float32, np.float64)
-
-
-@pytest.fixture(autouse=True)
-def _hot_at_once(monkeypatch):
-    """Fused from the first call, small arrays included."""
-    monkeypatch.setattr(fused_kernel, "HOT_AFTER", 0)
-    monkeypatch.setattr(fused_chains, "LARGE", 0)
-    monkeypatch.delenv("AUTOGRAPH_FUSE", raising=False)
-
-
-def _same_bits(got, want):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))   # -0.0 vs 0.0
-
-
-def _check(fn, *args, chains, left=()):
-    """`fn` traced on `args`: `chains` fused chains, none of the NumPy calls in `left`
-    ... only those; outputs equal the interpreter's bit for bit, twice."""
-    g, _ = trace(fn, *args)
-    src = codegen.source_of(g)
-    assert src.count("= k_chain") == chains, src
-    want = run(g, args, "interpreter")
-    before = fused_kernel.stats()["fused_calls"]
-    for _ in range(2):
-        for w, a in zip(want, run(g, args, "codegen")):
-            _same_bits(a, w)
-    assert fused_kernel.stats()["fused_calls"] - before == 2 * chains
-    for call in left:
-        assert call in src, src
-    return src
 
 
 PATTERNS = [   # (chain shape, broadcast operand shapes): every split and kind the loop takes
