@@ -100,8 +100,11 @@ def _on_device(xp, variable, name, function):
 
 def _read_kernel(xp, *, variable, name, function, **_):
     var = _on_device(xp, variable, name, function)
-    with var._lock:   # never while native code writes the array in place (native/inplace.py)
-        return var._value
+    lock = var._lock   # never while native code writes the array in place (native/inplace.py)
+    lock.acquire()     # (not `with`: this runs on every read of every call, ~0.1 us cheaper)
+    value = var._value
+    lock.release()
+    return value
 
 
 def _assign_kernel(xp, value, *, variable, name, function, **_):
