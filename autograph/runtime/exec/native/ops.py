@@ -120,6 +120,17 @@ def _astype(node, ins, attrs):
     return f"{ins[0]}.astype({dtype_name(dtype)})"
 
 
+def _extremum(ufunc):
+    """maximum/minimum with Numba's arguments swapped: of two equal values NumPy returns
+    the second and Numba the first, which differ in the sign of a zero
+    (`np.maximum(-0.0, 0.0)` is `0.0`). NaN propagates from either side in both."""
+    def rule(node, ins, attrs):
+        if attrs or len(ins) != 2:
+            return None
+        return f"np.{ufunc}({ins[1]}, {ins[0]})"
+    return rule
+
+
 def _where(node, ins, attrs):
     if all(is_scalar(t) for t in node.inputs):
         return f"({ins[1]} if {ins[0]} else {ins[2]})"
@@ -386,6 +397,7 @@ _RULES = {
     "floor_divide": _integer_division("//", "floor_divide"),
     "negative": _negative, "positive": _positive, "positive_bool": _positive,
     "logical_not": _not, "bitwise_invert": _invert,
+    "maximum": _extremum("maximum"), "minimum": _extremum("minimum"),
     "astype": _astype, "Cast": _astype, "where": _where, "matmul": _matmul,
     "getitem": _getitem, "reshape": _reshaped, "squeeze": _reshaped,
     "expand_dims": _reshaped,
