@@ -3,7 +3,9 @@
 A *stack* is the run-time list a forward loop pushes one value into per iteration (a
 reference: nothing is copied) and its backward loop reads back, last first. It is made
 before the loop: preallocated (`[None] * capacity`) when the trip count is known then,
-grown by appending otherwise.
+grown by appending otherwise. A preallocated stack of same-shaped arrays big enough to
+cost page faults keeps them in one contiguous buffer reused from call to call instead
+(stack_buffers.py).
 
 A *gradient list* is the cotangent of a list-like handle (a TensorArray or a stack): a
 dict {index: cotangent}. Rules for reads put into it, rules for writes pop from it.
@@ -14,6 +16,7 @@ in gradlists.py.
 
 import numpy as np
 
+from autograph.autodiff import stack_buffers
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.primitives import bind, bind1, register
 
@@ -22,10 +25,22 @@ INT = np.dtype(np.int64)
 
 
 class Stack:
-    __slots__ = ("items",)
+    """`items`: a list of references, or (stack_buffers.py) one contiguous array whose
+    rows are the values; `fresh`: nothing pushed yet into a preallocated stack (its first
+    push may choose a buffer); `row`: a buffer's (row shape, dtype)."""
+    __slots__ = ("items", "fresh", "row")
 
     def __init__(self, items):
         self.items = items
+        self.fresh = False
+
+    def __del__(self):
+        items = getattr(self, "items", None)
+        if items.__class__ is np.ndarray:
+            try:
+                stack_buffers.release(items)
+            except Exception:     # (interpreter shutdown: the module may be gone)
+                pass
 
     def __repr__(self):
         return f"<autodiff stack, {len(self.items)} slots>"
@@ -44,11 +59,36 @@ def _value_infer(*_, dtype, shape):
 
 
 def _stack_new_kernel(xp, *capacity):
-    return Stack([None] * max(int(capacity[0]), 0) if capacity else [])
+    if not capacity:
+        return Stack([])
+    stack = Stack([None] * max(int(capacity[0]), 0))
+    stack.fresh = True
+    return stack
+
+
+def _buffered_push(handle, i, value):
+    """Push into a stack whose first push chose a buffer (stack_buffers.py): False when
+    `value` does not fit, after turning the stack back into a list of references."""
+    items = handle.items
+    if i < len(items) and value.__class__ is np.ndarray and \
+            (value.shape, value.dtype) == handle.row:
+        items[i] = value
+        return True
+    handle.items = list(items)       # (views of the rows: the buffer is not reused)
+    return False
 
 
 def _stack_push_kernel(xp, handle, index, value):
-    items, i = handle.items, int(index)
+    i = int(index)
+    if handle.fresh:
+        handle.fresh = False
+        if i < len(handle.items):
+            buf = stack_buffers.buffer_for(len(handle.items), value)
+            if buf is not None:
+                handle.items, handle.row = buf, (value.shape, value.dtype)
+    if handle.items.__class__ is np.ndarray and _buffered_push(handle, i, value):
+        return handle
+    items = handle.items
     if i < len(items):
         items[i] = value
     else:
