@@ -1,0 +1,175 @@
+"""python -m benchmarks.loop_weight_gradients [--rounds N] [--json PATH] [--kept-heap]
+
+Benchmark case 11's RNN (`h = tanh(h @ W + x_t)`, T = 1000, H = 64, B = 32, float64):
+what storing the states costs, and what computing the weight gradient after the loop
+would be worth. One process, CPU time (user + system, `resource.getrusage`), BLAS pinned
+to one thread, medians of interleaved rounds; page faults per call counted
+(`ru_minflt`); the load average recorded.
+
+1. autograph: the forward pass, `value_and_grad` with its stacks in pooled contiguous
+   buffers (autodiff/stack_buffers.py, the default), and the same graph with the stacks as
+   lists of per-step arrays (the buffers turned off: `MIN_BYTES` raised), alternating.
+2. Hand-written backward loops over the states stored in one contiguous (T + 1, B, H)
+   buffer (what the stack buffers give), pricing issue 30's proposal to accumulate the
+   weight gradient `sum_t h[t-1].T @ dz[t]` after the loop:
+   - `per_step`: the product and the add in the loop (what autograph generates);
+   - `one_matmul_after`: dz written into a (T, B, H) buffer with `out=` (no copy), the
+     states buffer read as (T*B, H) without a copy, one (H, T*B) @ (T*B, H) product after
+     the loop: the proposal at its cheapest;
+   - `chunks_of_K`: dz into a K-step buffer that stays in cache, one (H, K*B) @ (K*B, H)
+     product per K steps over the matching K states (a view of the states buffer).
+"""
+
+import argparse
+import json
+import os
+import resource
+
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+              "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import numpy as np  # noqa: E402
+
+T, H, B = 1000, 64, 32
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((H, H)) / np.sqrt(H)
+    xs = 0.5 * rng.standard_normal((T, B, H))
+    return W, xs, np.zeros((B, H))
+
+
+def _autograph():
+    import autograph as ag
+    from autograph.autodiff import stack_buffers
+    from benchmarks.cases.rnn_grad import make_loss
+    W, xs, h0 = _data()
+    fwd, vg = ag.function(make_loss(ag)), ag.value_and_grad(make_loss(ag))
+    fwd(W, xs, h0), vg(W, xs, h0)
+    on = stack_buffers.MIN_BYTES
+
+    def lists():
+        stack_buffers.MIN_BYTES = 1 << 62
+        try:
+            return vg(W, xs, h0)
+        finally:
+            stack_buffers.MIN_BYTES = on
+    np.testing.assert_array_equal(lists()[1], vg(W, xs, h0)[1])
+    return {"forward": lambda: fwd(W, xs, h0),
+            "value_and_grad (stack buffers)": lambda: vg(W, xs, h0),
+            "value_and_grad (stacks as lists)": lists}
+
+
+def _hand():
+    W, xs, h0 = _data()
+    S = np.empty((T + 1, B, H))
+    S[0] = h = h0
+    for t in range(T):
+        m = h @ W
+        h = np.tanh(np.add(m, xs[t], out=m), out=m)
+        S[t + 1] = h
+    WT = np.ascontiguousarray(W.T)
+    dz_all = np.empty((T, B, H))
+
+    def per_step():
+        ct, acc = np.ones((B, H)), np.zeros((H, H))
+        for j in range(T, 0, -1):
+            g = S[j]
+            m = g * g
+            d = np.multiply(ct, np.subtract(1.0, m, out=m), out=m)
+            ct = d @ WT
+            p = S[j - 1].T @ d
+            acc = np.add(acc, p, out=p)
+        return acc
+
+    def one_matmul_after():
+        ct = np.ones((B, H))
+        for j in range(T, 0, -1):
+            g = S[j]
+            m = g * g
+            d = np.multiply(ct, np.subtract(1.0, m, out=m), out=dz_all[j - 1])
+            ct = d @ WT
+        return S[:T].reshape(-1, H).T @ dz_all.reshape(-1, H)
+
+    def chunks(K):
+        def run():
+            ct, acc = np.ones((B, H)), np.zeros((H, H))
+            buf = np.empty((K, B, H))
+            for j in range(T, 0, -1):
+                g = S[j]
+                m = g * g
+                k = (j - 1) % K
+                d = np.multiply(ct, np.subtract(1.0, m, out=m), out=buf[k])
+                ct = d @ WT
+                if k == 0:          # rows j-1 ... j-1+n-1 are in slots 0 ... n-1
+                    n = min(K, T - (j - 1))
+                    acc += S[j - 1:j - 1 + n].reshape(-1, H).T @ buf[:n].reshape(-1, H)
+            return acc
+        return run
+    want = per_step()
+    out = {"hand backward: per_step": per_step, "hand backward: one_matmul_after":
+           one_matmul_after}
+    for K in (8, 32):
+        out[f"hand backward: chunks_of_{K}"] = chunks(K)
+    for f in out.values():
+        np.testing.assert_allclose(f(), want, rtol=1e-10, atol=1e-12)
+    return out
+
+
+def _measure(fn):
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    fn()
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    return (r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime,
+            r1.ru_minflt - r0.ru_minflt)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.loop_weight_gradients")
+    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--json", default=None)
+    p.add_argument("--kept-heap", action="store_true",
+                   help="first allocate and free one 8 MB array: glibc then keeps freed "
+                        "heap memory (its trim threshold rises), as in `python -m "
+                        "benchmarks`, where numpy_hand's buffers do the same")
+    args = p.parse_args(argv)
+    if args.kept_heap:
+        big = np.ones((1 << 20,))
+        del big
+    samples, faults = {}, {}
+    load = [os.getloadavg()[0]]
+    # the autograph group first, in a process that has not yet freed a large array: glibc
+    # raises its trim threshold after the first free of a large (mmapped) block, after
+    # which freed heap memory is kept and the per-step arrays no longer fault; a user's
+    # process may or may not be in that state (the hand group's buffers put it there)
+    for make in (_autograph, _hand):
+        items = list(make().items())
+        for name, _ in items:
+            samples[name], faults[name] = [], []
+        for r in range(args.rounds):
+            for name, fn in (items if r % 2 == 0 else items[::-1]):
+                cpu, flt = _measure(fn)
+                samples[name].append(cpu)
+                faults[name].append(flt)
+    load.append(os.getloadavg()[0])
+    med = {k: float(np.median(v)) for k, v in samples.items()}
+    flt = {k: float(np.median(v)) for k, v in faults.items()}
+    print(f"T={T} H={H} B={B} float64, CPU (user+sys) medians of {args.rounds} interleaved "
+          f"rounds, load average {load[0]:.2f} -> {load[1]:.2f}")
+    for name, m in med.items():
+        print(f"  {name:40s} {m * 1e3:8.2f} ms  {flt[name]:7.0f} page faults")
+    fwd = med["forward"]
+    ratios = {k: med[k] / fwd for k in med if k.startswith("value_and_grad")}
+    for k, v in ratios.items():
+        print(f"{k} / forward: {v:.2f}x")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"T": T, "H": H, "B": B, "rounds": args.rounds, "load_average": load,
+                       "median_cpu_s": med, "median_page_faults": flt, "ratios": ratios,
+                       "samples_cpu_s": samples, "numpy": np.__version__}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
