@@ -27,12 +27,16 @@ INT = np.dtype(np.int64)
 class Stack:
     """`items`: a list of references, or (stack_buffers.py) one contiguous array whose
     rows are the values; `fresh`: nothing pushed yet into a preallocated stack (its first
-    push may choose a buffer); `row`: a buffer's (row shape, dtype)."""
-    __slots__ = ("items", "fresh", "row")
+    push may choose a buffer); `row`, `key`: a buffer's (row shape, dtype), (row shape,
+    dtype string); `high`: the highest
+    row pushed (a buffer's rows are written once each, in increasing order); `lent`,
+    `lent_i`: the row `next_row` handed out for the next push to be computed into."""
+    __slots__ = ("items", "fresh", "row", "key", "high", "lent", "lent_i")
 
     def __init__(self, items):
         self.items = items
         self.fresh = False
+        self.lent = None
 
     def __del__(self):
         items = getattr(self, "items", None)
@@ -68,14 +72,35 @@ def _stack_new_kernel(xp, *capacity):
 
 def _buffered_push(handle, i, value):
     """Push into a stack whose first push chose a buffer (stack_buffers.py): False when
-    `value` does not fit, after turning the stack back into a list of references."""
-    items = handle.items
-    if i < len(items) and value.__class__ is np.ndarray and \
+    `value` does not fit, after turning the stack back into a list of references. A row
+    is written once, and only above every row written before: a view of it (a read, or
+    the value computed into it) never changes under its reader."""
+    items, lent = handle.items, handle.lent
+    if lent is not None:
+        handle.lent = None
+        if value is lent and i == handle.lent_i:     # computed in its row: nothing to copy
+            handle.high = i
+            return True
+    elif handle.high < i < len(items) and value.__class__ is np.ndarray and \
             (value.shape, value.dtype) == handle.row:
         items[i] = value
+        handle.high = i
         return True
     handle.items = list(items)       # (views of the rows: the buffer is not reused)
     return False
+
+
+def next_row(handle, fallback, row):
+    """The memory for a value about to be pushed onto `handle` (exec/stack_rows.py): the
+    row above the highest pushed, when the stack is a buffer of `row` = (shape, dtype)
+    rows with one left and none lent; else `fallback` (None: a new array)."""
+    items = handle.items
+    if items.__class__ is np.ndarray and handle.lent is None and handle.key == row:
+        i = handle.high + 1
+        if i < len(items):
+            handle.lent, handle.lent_i = items[i], i
+            return handle.lent
+    return fallback
 
 
 def _stack_push_kernel(xp, handle, index, value):
@@ -86,6 +111,7 @@ def _stack_push_kernel(xp, handle, index, value):
             buf = stack_buffers.buffer_for(len(handle.items), value)
             if buf is not None:
                 handle.items, handle.row = buf, (value.shape, value.dtype)
+                handle.key, handle.high = (value.shape, value.dtype.str), -1
     if handle.items.__class__ is np.ndarray and _buffered_push(handle, i, value):
         return handle
     items = handle.items
@@ -219,6 +245,9 @@ register("ad_gl_pop_rows", _pop_rows_infer, _gl_pop_rows_kernel, effectful=True,
          doc="removes the first len(like) cotangents, stacked (zeros where none; joined "
              "like the elements of an optional TensorArray handle)")
 primitives.nondifferentiable("ad_stack_new", "ad_gl_new")
+# codegen finds the lending kernel through the push's (exec/stack_rows.py: runtime/exec
+# sits below autodiff and imports nothing from it)
+_stack_push_kernel.next_row = next_row
 
 
 # -- staging helpers --------------------------------------------------------------------------

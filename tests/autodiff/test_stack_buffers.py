@@ -185,3 +185,82 @@ def test_small_stacks_keep_references():
     assert isinstance(s.items, np.ndarray) and s.items.shape == (2,) + big.shape
     del s
     stack_buffers.clear()
+
+
+# -- values computed into their rows (runtime/exec/stack_rows.py) ---------------------------
+
+@pytest.fixture
+def lending(monkeypatch, buffered):
+    """Counts, for functions compiled from now on: rows lent, pushes that found their
+    value already in its row, pushes that copied into a buffer."""
+    seen = {"lent": 0, "in_place": 0, "copied": 0}
+    real_next, real_push = stacks.next_row, stacks._buffered_push
+
+    def next_row(handle, fallback, row):
+        out = real_next(handle, fallback, row)
+        seen["lent"] += out is not fallback
+        return out
+
+    def buffered_push(handle, i, value):
+        lent = handle.lent is not None and value is handle.lent
+        ok = real_push(handle, i, value)
+        seen["in_place" if lent else "copied"] += ok
+        return ok
+    monkeypatch.setattr(stacks._stack_push_kernel, "next_row", next_row)
+    monkeypatch.setattr(stacks, "_buffered_push", buffered_push)
+    return seen
+
+
+def test_an_rnn_state_is_computed_into_its_row(lending):
+    from autograph.runtime.exec import codegen
+    W, xs, h0, _ = _data(7, 2, 3, seed=5)
+    vg = ag.value_and_grad(rnn_for)
+    value, g = vg(W, xs, h0)
+    # the 7 new states were computed in their rows; h0 (pushed before the loop) copied
+    assert lending == {"lent": 7, "in_place": 7, "copied": 1}
+    cf = vg.__wrapped_function__.get_concrete_function(W, xs, h0)
+    assert "out=k_ad_stack_next(" in codegen.source_of(cf._graph_to_run())
+    np.testing.assert_allclose(g, fd(rnn_for, W, xs, h0), rtol=1e-6, atol=1e-8)
+
+
+def test_a_returned_state_keeps_its_value(lending):
+    """The final state is a view of the buffer and escapes: the next call must not take
+    that buffer (the reference count sees the view) nor change the value."""
+    def loss(W, xs, h0):
+        h = h0
+        for t in ag.range(xs.shape[0]):
+            h = np.tanh(h @ W + xs[t])
+        return np.sum(h), h
+    W, xs, h0, _ = _data(5, 2, 3, seed=6)
+    vg = ag.value_and_grad(loss, has_aux=True)
+    (_, h_first), g_first = vg(W, xs, h0)
+    kept = np.array(h_first)
+    assert lending["in_place"] == 5
+    for scale in (2.0, -1.0):
+        (_, h_again), _ = vg(W * scale, xs, h0)
+        assert not np.shares_memory(h_again, h_first)
+    np.testing.assert_array_equal(h_first, kept)
+    np.testing.assert_allclose(g_first, fd(lambda W, xs, h0: loss(W, xs, h0)[0], W, xs, h0),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_a_lent_row_pushed_elsewhere_is_never_written_again(buffered):
+    rows = [np.full((2, 3), float(i)) for i in range(5)]
+    s = _pushed(5, rows[:2])                        # rows 0, 1 written
+    key = ((2, 3), np.dtype(np.float64).str)
+    lent = stacks.next_row(s, None, key)
+    assert lent is not None and np.shares_memory(lent, s.items)
+    assert stacks.next_row(s, None, key) is None    # one row lent at a time
+    lent[...] = 7.0                                  # the value computed into it
+    s = stacks._stack_push_kernel(np, s, np.int64(3), lent)   # pushed at another index
+    assert isinstance(s.items, list)                 # the buffer is never written again
+    s = stacks._stack_push_kernel(np, s, np.int64(2), rows[4])
+    np.testing.assert_array_equal(lent, 7.0)
+    np.testing.assert_array_equal(s.items[3], 7.0)
+    np.testing.assert_array_equal(s.items[2], rows[4])
+    t = _pushed(3, rows[:1])
+    assert stacks.next_row(t, "fallback", ((3, 2), key[1])) == "fallback"   # other shape
+    assert stacks.next_row(t, "fallback", ((2, 3), "<f4")) == "fallback"   # other dtype
+    t = stacks._stack_push_kernel(np, t, np.int64(0), rows[1])   # a row written twice
+    assert isinstance(t.items, list)
+    np.testing.assert_array_equal(t.items[0], rows[1])
