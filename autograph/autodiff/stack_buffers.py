@@ -39,7 +39,7 @@ MAX_BYTES = 1 << 30         # a loose trip bound (maximum_iterations) must not r
 POOL_BYTES = 1 << 28
 _PER_SHAPE = 2
 
-_lock = threading.Lock()
+_lock = threading.RLock()     # (re-entrant: a collection inside `release` may end a stack)
 _pool = {}                  # (shape, dtype str) -> [buffer]
 _held = [0]                 # bytes in the pool
 counts = {"new": 0, "reused": 0}   # buffers allocated / taken from the pool (tests count)
