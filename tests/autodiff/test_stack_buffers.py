@@ -264,3 +264,28 @@ def test_a_lent_row_pushed_elsewhere_is_never_written_again(buffered):
     t = stacks._stack_push_kernel(np, t, np.int64(0), rows[1])   # a row written twice
     assert isinstance(t.items, list)
     np.testing.assert_array_equal(t.items[0], rows[1])
+
+
+def test_threads_share_the_pool(buffered):
+    """Calls in several threads at once: each stack has its own buffer (the pool hands a
+    buffer to one taker), and every gradient is the one a lone call gives."""
+    import threading
+    vg = ag.value_and_grad(rnn_for)
+    data = [_data(6, 2, 3, seed=s)[:3] for s in range(4)]
+    want = [vg(*d)[1] for d in data]
+    got, errors = {}, []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                got[k] = vg(*data[k])[1]
+                np.testing.assert_array_equal(got[k], want[k])
+        except Exception as exc:          # (reported below, in the test's thread)
+            errors.append(exc)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert buffered()["reused"] > 0
