@@ -1,4 +1,4 @@
-"""python -m benchmarks.loop_weight_gradients [--rounds N] [--json PATH] [--kept-heap]
+"""python -m benchmarks.loop_weight_gradients [--rounds N] [--json PATH] [--kept-heap] [--shapes]
 
 Benchmark case 11's RNN (`h = tanh(h @ W + x_t)`, T = 1000, H = 64, B = 32, float64):
 what storing the states costs, and what computing the weight gradient after the loop
@@ -18,6 +18,10 @@ to one thread, medians of interleaved rounds; page faults per call counted
      the loop: the proposal at its cheapest;
    - `chunks_of_K`: dz into a K-step buffer that stays in cache, one (H, K*B) @ (K*B, H)
      product per K steps over the matching K states (a view of the states buffer).
+3. `--shapes`: the weight gradient's accumulation alone, over factors already stored
+   (T, B, H), per step (`acc += h[t-1].T @ dz[t]`) against one product, at several shapes:
+   where B is small against H the per-step form is a rank-B update of the whole H x H
+   accumulator every step (memory-bound), and one product wins by far.
 """
 
 import argparse
@@ -118,6 +122,35 @@ def _hand():
     return out
 
 
+SHAPES = [(1000, 32, 64), (1000, 8, 128), (1000, 4, 256), (1000, 1, 256), (500, 1, 512),
+          (1000, 32, 256)]
+
+
+def _shapes(rounds):
+    print("weight-gradient accumulation alone, factors stored (CPU medians):")
+    rows = []
+    for t, b, h in SHAPES:
+        rng = np.random.default_rng(0)
+        S, D = np.tanh(rng.standard_normal((t + 1, b, h))), rng.standard_normal((t, b, h))
+
+        def per_step():
+            acc = np.zeros((h, h))
+            for j in range(t, 0, -1):
+                p = S[j - 1].T @ D[j - 1]
+                acc = np.add(acc, p, out=p)
+            return acc
+
+        def one_product():
+            return S[:t].reshape(-1, h).T @ D.reshape(-1, h)
+        np.testing.assert_allclose(per_step(), one_product(), rtol=1e-9, atol=1e-9)
+        a = float(np.median([_measure(per_step)[0] for _ in range(rounds)]))
+        c = float(np.median([_measure(one_product)[0] for _ in range(rounds)]))
+        print(f"  T={t} B={b} H={h}: per step {a * 1e3:8.2f} ms, one product "
+              f"{c * 1e3:7.2f} ms ({a / c:.1f}x)")
+        rows.append({"T": t, "B": b, "H": h, "per_step_s": a, "one_product_s": c})
+    return rows
+
+
 def _measure(fn):
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     fn()
@@ -134,7 +167,16 @@ def main(argv=None):
                    help="first allocate and free one 8 MB array: glibc then keeps freed "
                         "heap memory (its trim threshold rises), as in `python -m "
                         "benchmarks`, where numpy_hand's buffers do the same")
+    p.add_argument("--shapes", action="store_true",
+                   help="only the accumulation alone at several (T, B, H)")
     args = p.parse_args(argv)
+    if args.shapes:
+        rows = _shapes(max(3, args.rounds // 3))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"shapes": rows, "load_average": os.getloadavg()[0],
+                           "numpy": np.__version__}, f, indent=1)
+        return
     if args.kept_heap:
         big = np.ones((1 << 20,))
         del big
