@@ -18,10 +18,12 @@ to one thread, medians of interleaved rounds; page faults per call counted
      the loop: the proposal at its cheapest;
    - `chunks_of_K`: dz into a K-step buffer that stays in cache, one (H, K*B) @ (K*B, H)
      product per K steps over the matching K states (a view of the states buffer).
-3. `--shapes`: the weight gradient's accumulation alone, over factors already stored
-   (T, B, H), per step (`acc += h[t-1].T @ dz[t]`) against one product, at several shapes:
-   where B is small against H the per-step form is a rank-B update of the whole H x H
-   accumulator every step (memory-bound), and one product wins by far.
+3. `--shapes`: at several (T, B, H), the weight gradient's accumulation alone over factors
+   already stored, per step (`acc += h[t-1].T @ dz[t]`) against one product, and
+   autograph's whole value_and_grad with the weight gradient per step or deferred
+   (autodiff/loop_weight_grads.py; its rule `_pays` forced off while tracing the
+   per-step one). Where B is small against H the per-step form is a rank-B update of the
+   whole H x H accumulator every step (memory-bound), and one product wins by far.
 """
 
 import argparse
@@ -122,12 +124,27 @@ def _hand():
     return out
 
 
-SHAPES = [(1000, 32, 64), (1000, 8, 128), (1000, 4, 256), (1000, 1, 256), (500, 1, 512),
-          (1000, 32, 256)]
+SHAPES = [(1000, 32, 64), (1000, 8, 128), (1000, 4, 128), (1000, 1, 64), (1000, 1, 256),
+          (1000, 4, 256), (1000, 8, 256), (500, 1, 512)]
+
+
+def _loss(ag):
+    def loss(W, xs, h0):
+        h = h0
+        for t in ag.range(xs.shape[0]):
+            h = np.tanh(h @ W + xs[t])
+        return np.sum(h)
+    return loss
 
 
 def _shapes(rounds):
-    print("weight-gradient accumulation alone, factors stored (CPU medians):")
+    """Per shape: the accumulation alone (per step / one product over stored factors) and
+    autograph's whole value_and_grad with the weight gradient deferred or not (the rule
+    forced off while the per-step function is traced), interleaved."""
+    import autograph as ag
+    from autograph.autodiff import loop_weight_grads
+    print("T, B, H: accumulation alone (per step / one product); autograph value_and_grad "
+          "per step / deferred / forward (CPU medians)")
     rows = []
     for t, b, h in SHAPES:
         rng = np.random.default_rng(0)
@@ -143,11 +160,33 @@ def _shapes(rounds):
         def one_product():
             return S[:t].reshape(-1, h).T @ D.reshape(-1, h)
         np.testing.assert_allclose(per_step(), one_product(), rtol=1e-9, atol=1e-9)
-        a = float(np.median([_measure(per_step)[0] for _ in range(rounds)]))
-        c = float(np.median([_measure(one_product)[0] for _ in range(rounds)]))
-        print(f"  T={t} B={b} H={h}: per step {a * 1e3:8.2f} ms, one product "
-              f"{c * 1e3:7.2f} ms ({a / c:.1f}x)")
-        rows.append({"T": t, "B": b, "H": h, "per_step_s": a, "one_product_s": c})
+        W = rng.standard_normal((h, h)) / np.sqrt(h)
+        xs, h0 = 0.5 * rng.standard_normal((t, b, h)), np.zeros((b, h))
+        fwd, new = ag.function(_loss(ag)), ag.value_and_grad(_loss(ag))
+        real = loop_weight_grads._pays
+        loop_weight_grads._pays = lambda *a: False
+        try:
+            old = ag.value_and_grad(_loss(ag))
+            old(W, xs, h0)
+        finally:
+            loop_weight_grads._pays = real
+        fwd(W, xs, h0), new(W, xs, h0)
+        np.testing.assert_allclose(new(W, xs, h0)[1], old(W, xs, h0)[1], rtol=1e-10,
+                                   atol=1e-12)
+        fns = {"acc_per_step": per_step, "acc_one_product": one_product,
+               "vg_per_step": lambda: old(W, xs, h0), "vg_deferred": lambda: new(W, xs, h0),
+               "forward": lambda: fwd(W, xs, h0)}
+        got = {k: [] for k in fns}
+        for r in range(rounds):
+            for k, fn in (list(fns.items()) if r % 2 == 0 else list(fns.items())[::-1]):
+                got[k].append(_measure(fn)[0])
+        m = {k: float(np.median(v)) for k, v in got.items()}
+        deferred = bool(real(b, h, h, 8))
+        print(f"  T={t} B={b} H={h}: {m['acc_per_step'] * 1e3:8.2f} / "
+              f"{m['acc_one_product'] * 1e3:7.2f} ms; vg {m['vg_per_step'] * 1e3:8.2f} / "
+              f"{m['vg_deferred'] * 1e3:8.2f} / {m['forward'] * 1e3:7.2f} ms "
+              f"({'deferred by the rule' if deferred else 'left per step by the rule'})")
+        rows.append({"T": t, "B": b, "H": h, "median_cpu_s": m, "rule_defers": deferred})
     return rows
 
 
