@@ -2,7 +2,7 @@
 that pays: a small batch against the weight's size.
 
 A loop body `h = tanh(h @ W + x_t)` gives, per backward iteration, the cotangent of the
-captured weight `W` as `h_{t-1}.T @ dz_t`, (K, B) @ (B, H), and the backward loop adds it
+captured weight `W` (or of a watched `ag.Variable` read in the loop) as `h_{t-1}.T @ dz_t`, (K, B) @ (B, H), and the backward loop adds it
 into an accumulator. With a batch B much smaller than K and H that is a rank-B update of
 the whole K x H accumulator every step, memory-bound: at B = 1, H = 256, T = 1000, 298 ms
 for the accumulation, where one (K, T*B) @ (T*B, H) product over the stored factors

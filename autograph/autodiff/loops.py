@@ -353,7 +353,7 @@ def while_vjp(cts, node):
         outs = [jm1]
         for k, ph in zip(lv, ct_phs):
             outs.append(_fit(body_cts.get(id(bg.inputs[k])), ph))
-        deferred = []             # [(c, (X, G))]: weight gradients made after the loop
+        deferred = []             # [(c or v, (X, G))]: weight gradients made after the loop
         for c, ph in zip(cap_active, acc_phs):   # (rows of scatters added in place)
             ct = body_cts.get(id(bg.inputs[c]))
             pair = None if ph.dtype == HANDLE else loop_weight_grads.factors(ct, ph)
@@ -363,13 +363,18 @@ def while_vjp(cts, node):
                 continue
             outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph) if ph.dtype == HANDLE
                         else accumulate(ph, ct, _fit))
-        for v, ph in zip(var_ids, var_phs):
+        for v, ph in zip(var_ids, var_phs):     # (a watched Variable: the same)
+            pair = loop_weight_grads.factors(sub.var_cts.get(v), ph)
+            if pair is not None:
+                deferred.append((("variable", v), pair))
+                outs.append(ph)
+                continue
             outs.append(accumulate(ph, sub.var_cts.get(v), _fit))
         outs += [h for _, h in saved]
         row_phs = []              # two TensorArrays (X rows, G rows) per deferred weight
         for c, pair in deferred:
             for t in pair:
-                ph = bb.placeholder(f"rows_{c}", HANDLE, ())
+                ph = bb.placeholder("rows", HANDLE, ())
                 bb.inputs.pop()
                 row_phs.append(ph)
                 outs.append(loop_weight_grads.write_row(ph, jm1, t))
@@ -406,7 +411,11 @@ def while_vjp(cts, node):
         rows = back.outputs[len(back.outputs) - len(row_phs):]
         with cur.as_default():
             for i, (c, (x, g)) in enumerate(deferred):
-                in_cts[c] = loop_weight_grads.product(rows[2 * i], rows[2 * i + 1], x, g)
+                ct = loop_weight_grads.product(rows[2 * i], rows[2 * i + 1], x, g)
+                if isinstance(c, tuple):       # a Variable's (its accumulator stayed 0)
+                    ctx.var_cts[c[1]] = add_cts(ctx.var_cts.get(c[1]), ct)
+                else:
+                    in_cts[c] = ct
     return in_cts
 
 
