@@ -17,7 +17,7 @@ run on any device, and differentiated again (its stack reads have rules of their
 
 import numpy as np
 
-from autograph.autodiff import stacks
+from autograph.autodiff import loop_weight_grads, stacks
 from autograph.autodiff.accumulate import accumulate
 from autograph.autodiff.loop_reads import read_before
 from autograph.autodiff.transform import (Context, active_tensors, add_cts, backprop,
@@ -353,15 +353,34 @@ def while_vjp(cts, node):
         outs = [jm1]
         for k, ph in zip(lv, ct_phs):
             outs.append(_fit(body_cts.get(id(bg.inputs[k])), ph))
+        deferred = []             # [(c or v, (X, G))]: weight gradients made after the loop
         for c, ph in zip(cap_active, acc_phs):   # (rows of scatters added in place)
             ct = body_cts.get(id(bg.inputs[c]))
+            pair = None if ph.dtype == HANDLE else loop_weight_grads.factors(ct, ph)
+            if pair is not None:
+                deferred.append((c, pair))
+                outs.append(ph)
+                continue
             outs.append(ph if ct is None else _fit(add_cts(ph, ct), ph) if ph.dtype == HANDLE
                         else accumulate(ph, ct, _fit))
-        for v, ph in zip(var_ids, var_phs):
+        for v, ph in zip(var_ids, var_phs):     # (a watched Variable: the same)
+            pair = loop_weight_grads.factors(sub.var_cts.get(v), ph)
+            if pair is not None:
+                deferred.append((("variable", v), pair))
+                outs.append(ph)
+                continue
             outs.append(accumulate(ph, sub.var_cts.get(v), _fit))
         outs += [h for _, h in saved]
+        row_phs = []              # two TensorArrays (X rows, G rows) per deferred weight
+        for c, pair in deferred:
+            for t in pair:
+                ph = bb.placeholder("rows", HANDLE, ())
+                bb.inputs.pop()
+                row_phs.append(ph)
+                outs.append(loop_weight_grads.write_row(ph, jm1, t))
     saved = _single_states(saved, state_reads, bg, jm1)
     lv_phs += [h for _, h in saved]
+    lv_phs += row_phs
     bb.inputs = lv_phs + [inner for _, inner in bb.captures.values()]
     bb.outputs = [bb.capture(t) for t in outs]
 
@@ -385,8 +404,19 @@ def while_vjp(cts, node):
             var = ctx.variables[v]
             inits.append(primitives.const(np.zeros(var.shape, var.dtype)))
         inits += [outer_resolve(loop.outputs[k]) for k in stack_ks]
+        inits += [loop_weight_grads.new_rows(inits[0]) for _ in row_phs]
     back = count_down_loop(cur, bb, lv_phs, inits, loop.origin)
-    return input_cts(node, back.outputs, lv, cap_active, var_ids)
+    in_cts = input_cts(node, back.outputs, lv, cap_active, var_ids)
+    if deferred:
+        rows = back.outputs[len(back.outputs) - len(row_phs):]
+        with cur.as_default():
+            for i, (c, (x, g)) in enumerate(deferred):
+                ct = loop_weight_grads.product(rows[2 * i], rows[2 * i + 1], x, g)
+                if isinstance(c, tuple):       # a Variable's (its accumulator stayed 0)
+                    ctx.var_cts[c[1]] = add_cts(ctx.var_cts.get(c[1]), ct)
+                else:
+                    in_cts[c] = ct
+    return in_cts
 
 
 def count_down_loop(cur, bb, lv_phs, inits, origin):

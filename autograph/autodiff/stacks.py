@@ -3,7 +3,9 @@
 A *stack* is the run-time list a forward loop pushes one value into per iteration (a
 reference: nothing is copied) and its backward loop reads back, last first. It is made
 before the loop: preallocated (`[None] * capacity`) when the trip count is known then,
-grown by appending otherwise.
+grown by appending otherwise. A preallocated stack of same-shaped arrays big enough to
+cost page faults keeps them in one contiguous buffer reused from call to call instead
+(stack_buffers.py).
 
 A *gradient list* is the cotangent of a list-like handle (a TensorArray or a stack): a
 dict {index: cotangent}. Rules for reads put into it, rules for writes pop from it.
@@ -14,6 +16,7 @@ in gradlists.py.
 
 import numpy as np
 
+from autograph.autodiff import stack_buffers
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.primitives import bind, bind1, register
 
@@ -22,10 +25,26 @@ INT = np.dtype(np.int64)
 
 
 class Stack:
-    __slots__ = ("items",)
+    """`items`: a list of references, or (stack_buffers.py) one contiguous array whose
+    rows are the values; `fresh`: nothing pushed yet into a preallocated stack (its first
+    push may choose a buffer); `row`, `key`: a buffer's (row shape, dtype), (row shape,
+    dtype string); `high`: the highest
+    row pushed (a buffer's rows are written once each, in increasing order); `lent`,
+    `lent_i`: the row `next_row` handed out for the next push to be computed into."""
+    __slots__ = ("items", "fresh", "row", "key", "high", "lent", "lent_i")
 
     def __init__(self, items):
         self.items = items
+        self.fresh = False
+        self.lent = None
+
+    def __del__(self):
+        items = getattr(self, "items", None)
+        if items.__class__ is np.ndarray:
+            try:
+                stack_buffers.release(items)
+            except Exception:     # (interpreter shutdown: the module may be gone)
+                pass
 
     def __repr__(self):
         return f"<autodiff stack, {len(self.items)} slots>"
@@ -44,11 +63,58 @@ def _value_infer(*_, dtype, shape):
 
 
 def _stack_new_kernel(xp, *capacity):
-    return Stack([None] * max(int(capacity[0]), 0) if capacity else [])
+    if not capacity:
+        return Stack([])
+    stack = Stack([None] * max(int(capacity[0]), 0))
+    stack.fresh = True
+    return stack
+
+
+def _buffered_push(handle, i, value):
+    """Push into a stack whose first push chose a buffer (stack_buffers.py): False when
+    `value` does not fit, after turning the stack back into a list of references. A row
+    is written once, and only above every row written before: a view of it (a read, or
+    the value computed into it) never changes under its reader."""
+    items, lent = handle.items, handle.lent
+    if lent is not None:
+        handle.lent = None
+        if value is lent and i == handle.lent_i:     # computed in its row: nothing to copy
+            handle.high = i
+            return True
+    elif handle.high < i < len(items) and value.__class__ is np.ndarray and \
+            (value.shape, value.dtype) == handle.row:
+        items[i] = value
+        handle.high = i
+        return True
+    handle.items = list(items)       # (views of the rows: the buffer is not reused)
+    return False
+
+
+def next_row(handle, fallback, row):
+    """The memory for a value about to be pushed onto `handle` (exec/stack_rows.py): the
+    row above the highest pushed, when the stack is a buffer of `row` = (shape, dtype)
+    rows with one left and none lent; else `fallback` (None: a new array)."""
+    items = handle.items
+    if items.__class__ is np.ndarray and handle.lent is None and handle.key == row:
+        i = handle.high + 1
+        if i < len(items):
+            handle.lent, handle.lent_i = items[i], i
+            return handle.lent
+    return fallback
 
 
 def _stack_push_kernel(xp, handle, index, value):
-    items, i = handle.items, int(index)
+    i = int(index)
+    if handle.fresh:
+        handle.fresh = False
+        if i < len(handle.items):
+            buf = stack_buffers.buffer_for(len(handle.items), value)
+            if buf is not None:
+                handle.items, handle.row = buf, (value.shape, value.dtype)
+                handle.key, handle.high = (value.shape, value.dtype.str), -1
+    if handle.items.__class__ is np.ndarray and _buffered_push(handle, i, value):
+        return handle
+    items = handle.items
     if i < len(items):
         items[i] = value
     else:
@@ -179,6 +245,9 @@ register("ad_gl_pop_rows", _pop_rows_infer, _gl_pop_rows_kernel, effectful=True,
          doc="removes the first len(like) cotangents, stacked (zeros where none; joined "
              "like the elements of an optional TensorArray handle)")
 primitives.nondifferentiable("ad_stack_new", "ad_gl_new")
+# codegen finds the lending kernel through the push's (exec/stack_rows.py: runtime/exec
+# sits below autodiff and imports nothing from it)
+_stack_push_kernel.next_row = next_row
 
 
 # -- staging helpers --------------------------------------------------------------------------

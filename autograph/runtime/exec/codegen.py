@@ -199,6 +199,7 @@ class _Compiler:
         self.loop = -1             # the index of the loop whose lines are being written
         self.in_loop = []          # per line: the innermost loop it lies in, or -1
         self.into = {}             # id(node) -> the input whose dead memory takes its result
+        self.rows = {}             # id(node) -> the stack whose next row takes it (stack_rows)
 
     # -- names -------------------------------------------------------------------------------
 
@@ -305,6 +306,9 @@ class _Compiler:
                 and _has_arrays(graph):
             from autograph.runtime.exec import buffer_reuse
             self.into.update(buffer_reuse.plan(graph, self.device.kernels))
+            if any(nd.op == "ad_stack_push" for nd in graph.nodes):   # a gradient's loop
+                from autograph.runtime.exec import stack_rows
+                self.rows.update(stack_rows.plan(graph, self.device.kernels))
         for p, node in enumerate(graph.nodes):
             op = node.op
             if releases is not None and p:
@@ -380,7 +384,15 @@ class _Compiler:
 
     def call(self, node, ins, env, depth):
         into = self.into.pop(id(node), None)
-        if into is not None and ins[into].isidentifier():
+        stack = self.rows.pop(id(node), None)
+        if into is not None and not ins[into].isidentifier():
+            into = None
+        if stack is not None and env.get(id(stack), "").isidentifier():
+            # a value a loop stores, computed into its stack's next row (stack_rows)
+            from autograph.runtime.exec import stack_rows
+            expr = self.kernel_call(node, ins, into=stack_rows.out_expression(
+                self, node, env[id(stack)], None if into is None else ins[into]))
+        elif into is not None:
             # the result goes into a dead input's memory (buffer_reuse proved it unread)
             expr = self.kernel_call(node, ins, into=ins[into])
         else:
