@@ -16,8 +16,8 @@ import numpy as np
 
 from autograph import _bundle
 from autograph import config as _config
-from autograph.function import trace_type as tt
-from autograph.function.concrete import (
+from autograph.runtime import trace_type as tt
+from autograph.runtime.exec.calls import (
     FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, constant_outputs,
     fast_key, user_error)
 from autograph.runtime.ir import primitives
