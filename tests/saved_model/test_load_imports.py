@@ -32,7 +32,7 @@ SCRIPT = textwrap.dedent('''
                       {{n: os.path.getsize(f) for f, n in files.items()}}]))
 ''')
 
-# Measured when set (issue 30, goal 7): 36 modules of ours, 347 KB of source; 49 modules and
+# Measured when set (issue 30, goal 7): 36 modules of ours, 341 KB of source; 49 modules and
 # 593 KB before (the tracing machinery of autograph.function, the optimiser and code
 # generation, the writer, control flow, shape_ops and indexing). A change that pulls more
 # into a loading process fails here: raise a bound only with a reason, and prefer making
