@@ -10,6 +10,8 @@ This module holds the public API only. Names are imported on first use, so
 """
 
 import importlib
+import sys
+import types
 
 from autograph import _bundle
 
@@ -20,9 +22,10 @@ __version__ = "0.1.0"
 # public name -> (module, attribute); the module is imported on first access
 _EXPORTS = {
     # tf.function counterpart
+    "function": ("autograph.function", "function"),
     "Function": ("autograph.function", "Function"),
     "ConcreteFunction": ("autograph.function", "ConcreteFunction"),
-    "TensorSpec": ("autograph.function.trace_type", "TensorSpec"),
+    "TensorSpec": ("autograph.runtime.trace_type", "TensorSpec"),
     "config": ("autograph.config", None),
     "data": ("autograph.data", None),
     # the compiler
@@ -75,15 +78,7 @@ _EXPORTS = {
     "profile": ("autograph.explorer.profile", "profile"),
 }
 
-__all__ = sorted([*_EXPORTS, "function"])
-
-
-# `function` is both the decorator and the name of its module. Importing the module by name
-# (`from autograph.function import ConcreteFunction`) sets the package attribute
-# `autograph.function` to the module, but only on the module's first import: importing the
-# decorator here, eagerly, makes that first import happen now and then binds the name to the
-# decorator for good. Everything else stays lazy.
-from autograph.function import function  # noqa: E402
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name):
@@ -99,3 +94,21 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(list(globals()) + __all__)
+
+
+class _Package(types.ModuleType):
+    """`function` is both the decorator and the name of its module. Importing the module
+    (`from autograph.function import ConcreteFunction`, or loading anything that needs it)
+    makes the import system set this package's attribute `function` to the module; here it
+    gets the decorator instead, so `ag.function` is the decorator whatever was imported
+    first, and `import autograph` imports no tracing machinery (a process that only loads a
+    saved model never does)."""
+
+    def __setattr__(self, name, value):
+        if name == "function" and isinstance(value, types.ModuleType) \
+                and value.__name__ == "autograph.function":
+            value = value.function
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

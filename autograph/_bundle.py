@@ -114,6 +114,12 @@ class _Loader(_external.SourceFileLoader):
         return super().get_code(fullname)
 
 
+def _relative_path(name, is_package):
+    """Where module `name` of this package lives, relative to it (a/b.py, a/b/__init__.py)."""
+    parts = name.split(".")[1:]
+    return os.path.join(*parts, "__init__.py") if is_package else os.path.join(*parts) + ".py"
+
+
 class _Finder:
     """First on sys.meta_path: a spec for each module the file holds whose source is the
     one compiled (size and modification time), else nothing (the normal finders go on)."""
@@ -124,6 +130,8 @@ class _Finder:
         if entry is None:
             return None
         relative, mtime_ns, size, is_package, span = entry
+        if relative != _relative_path(name, is_package):
+            return None    # a module known by a second name (sys.modules alias): not ours to make
         origin = os.path.join(_PACKAGE, relative)
         try:
             st = os.stat(origin)
@@ -188,14 +196,19 @@ def _write():
            for name in list(sys.modules)):
         return   # all came from the file
     file = path()
+    # (a module under a second name, `sys.modules[alias] = module` as
+    # autograph.function.trace_type is, is kept under its own name only)
     here = [name for name, module in list(sys.modules.items())
-            if name.startswith("autograph.") and name != __name__ and _ours(module)]
+            if name.startswith("autograph.") and name != __name__ and _ours(module)
+            and module.__name__ == name]
     if file is None or all(name in _served for name in here):
         return
     old = _index
     index, blobs, offset = {}, [], 0
     for name in sorted(set(here) | set(old)):
         module = sys.modules.get(name)
+        if module is not None and module.__name__ != name:
+            continue
         origin = (os.path.abspath(module.__spec__.origin) if module is not None and _ours(module)
                   else os.path.join(_PACKAGE, old[name][0]))
         try:

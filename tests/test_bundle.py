@@ -29,7 +29,11 @@ SCRIPT = textwrap.dedent('''
     print(json.dumps({
         "result": result,
         "served": sorted(_bundle._served),
-        "loaded": sorted(m for m in sys.modules if m.startswith("autograph.")),
+        "loaded": sorted(m for m, mod in list(sys.modules.items())
+                         if m.startswith("autograph.") and mod.__name__ == m),
+        # a module under a second name stays one module (never made again from the file)
+        "one_trace_type": sys.modules["autograph.function.trace_type"]
+                          is sys.modules["autograph.runtime.trace_type"],
         "probe": getattr(control_flow, "BUNDLE_PROBE", None),
         "file": control_flow.__file__,
         "loader": type(control_flow.__spec__.loader).__name__,
@@ -69,6 +73,7 @@ def test_second_process_imports_from_the_bundle(package):
     assert first["bundle"].startswith(str(package / "autograph" / "__pycache__"))
     second = _run(package)
     assert second["result"] == 111
+    assert first["one_trace_type"] and second["one_trace_type"]
     # every module the first call loaded beyond the two that read the file
     expected = set(second["loaded"]) - {"autograph._bundle"}
     assert set(second["served"]) == expected and len(expected) >= 25

@@ -48,6 +48,10 @@ LAZY_EXCEPTIONS = {
     ("autograph.runtime.ir.primitives", "autograph.runtime.numpy.dispatch"):
         "the table fills as the NumPy families load; a saved model or a gradient rule may "
         "name a primitive before its family was used, and then the surface loads",
+    ("autograph.runtime.ir.primitives", "autograph.runtime.control_flow"):
+        "as the NumPy surface: Cast, cond and while_loop register when control flow is first "
+        "used, and a rule or a graph read back may name them before (a loaded model that "
+        "only reads its Variables never imports control flow)",
     ("autograph.runtime.ir.graph", "autograph.runtime.exec.dot"):
         "Graph.to_dot() and the notebook picture (public API on the IR record) draw with "
         "runtime/exec/dot.py, loaded when asked",
@@ -80,6 +84,10 @@ LAZY_EXCEPTIONS = {
         "a `for` over an ag.data.Dataset while tracing becomes one while_loop that "
         "autograph.data builds, imported only when the iterable is a Dataset; the way out "
         "is a lowering hook that autograph.data registers with the operators",
+    ("autograph.runtime.trace_type", "autograph.function.retracing"):
+        "the trace keys live in the runtime so that loading a saved model imports no "
+        "tracing machinery; ordering and explaining keys (retracing) stays with "
+        "ag.function, and trace_type forwards those names to it when first asked",
 }
 
 # `from autograph import __version__` reads a constant of the face, which is always

@@ -25,23 +25,16 @@ from autograph import config
 from autograph.config import _busy as BUSY
 from autograph.runtime import devices
 from autograph.runtime.ir import nest
-from autograph.runtime.ir import graph as graph_module
 from autograph.runtime.ir.graph import get_default_graph
+from autograph.runtime.exec.calls import (  # noqa: F401 (shared with Function; names kept here)
+    FAST_PATH, GRAPHS, SCOPES, _NUMERIC_SCALARS, _first, _fresh_constants, _make_runner,
+    choose_device, constant_outputs, fast_key, user_error)
 
 
 _FAST_ENTRIES = 256   # per ConcreteFunction
 
 
 # -- shared with Function ----------------------------------------------------------------------
-
-# The call fast paths (here and in autograph.function) ask "is a `with ag.device(...)` scope
-# open, or a graph being built, on this thread?" by reading the runtime's thread-local
-# stacks through their __dict__ (a missing thread-local attribute is slow to look up). If
-# the runtime ever keeps them differently, the fast paths are simply off (every call takes
-# the general path, which asks the public API).
-SCOPES = getattr(devices, "_scope", None)
-GRAPHS = getattr(graph_module, "_state", None)
-FAST_PATH = isinstance(SCOPES, _thread._local) and isinstance(GRAPHS, _thread._local)
 
 
 def _traced_object(key):
@@ -51,47 +44,6 @@ def _traced_object(key):
     if isinstance(key, tt.ObjectKey) and not key.identity_only:
         return key.obj
     return None
-
-
-# NumPy's numeric scalar types (np.int64, np.float32, np.bool_, ...): each has one dtype
-# (not timedelta64, an integer type whose dtype carries a unit)
-_NUMERIC_SCALARS = frozenset(t for t in np.sctypeDict.values()
-                             if issubclass(t, (np.bool_, np.number))
-                             and not issubclass(t, np.timedelta64))
-
-
-def fast_key(args):
-    """The fast paths' key: per argument its type, then dtype and shape for an array or the
-    value and None for a Python value. Only keys of arrays and Python primitives are ever
-    stored, so other objects (whose key parts mean nothing) simply miss. getattr with a
-    default does not raise internally, so this stays cheap for Python values too. One
-    NumPy numeric scalar is keyed by its type alone (it fixes dtype and shape; a bare type
-    never equals a tuple key)."""
-    if len(args) == 1:
-        a = args[0]
-        if type(a) in _NUMERIC_SCALARS:   # its type fixes its dtype and shape: the key
-            return type(a)
-        return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))
-    if len(args) == 2:
-        a, b = args
-        return (type(a), getattr(a, "dtype", a), getattr(a, "shape", None),
-                type(b), getattr(b, "dtype", b), getattr(b, "shape", None))
-    return tuple([x for a in args
-                  for x in (type(a), getattr(a, "dtype", a), getattr(a, "shape", None))])
-
-
-def choose_device(explicit, flat_inputs):
-    """Explicit device, else the scope's, else the first input array's, else the default."""
-    if explicit is not None:
-        return devices.get_device(explicit)
-    dev = devices.current_device()
-    if dev is not None:
-        return dev
-    for a in flat_inputs:
-        dev = devices.device_of(a)
-        if dev is not None:
-            return dev
-    return devices.get_device(None)
 
 
 class Signature:
@@ -181,18 +133,6 @@ def flat_arrays(values):
         elif nest.is_nested(value):
             out.extend(leaf for leaf in nest.flatten(value) if tt.is_array(leaf))
     return out
-
-
-def user_error(exc):
-    """Make an exception leaving an ag.function / ConcreteFunction call speak of the user's
-    code: its traceback starts at the user's call, converted code and a failing graph node
-    show as the user's lines, autograph's own frames are hidden (unless
-    ag.config.show_internal_frames(True)). See autograph.source.origin.user_traceback."""
-    try:
-        from autograph.source import origin
-    except ImportError:   # the front end is not part of this build: tracebacks as they are
-        return
-    origin.user_traceback(exc)
 
 
 # -- ConcreteFunction -----------------------------------------------------------------------------
@@ -398,10 +338,6 @@ class ConcreteFunction:
         return signatures.summary(self, with_prefix)
 
 
-def _first(outs):
-    return outs[0]
-
-
 # Python leaves of these exact types are mutable containers NumPy-free code makes fresh in
 # each call (`return {1, 2}`): each call gets its own shallow copy, like the lists around it.
 _COPIED_LEAVES = {set: set, bytearray: bytearray}
@@ -461,29 +397,6 @@ def _builder(s, leaf):
     return lambda outs: nest.rebuild(s, [k(outs) for k in kids])
 
 
-def constant_outputs(graph):
-    """The places of `graph`'s outputs that are constant arrays (not 0-d): see
-    _fresh_constants."""
-    return [i for i, t in enumerate(graph.outputs)
-            if t.node.op == "Const" and t.shape != () and t.shape is not None]
-
-
-def _fresh_constants(compiled, consts, dev):
-    """`compiled`, copying the outputs at `consts`, constants of the graph (`return
-    np.zeros(3)`): the graph holds one read-only array for them, while the Python function
-    makes a new writable array in every call. Graphs without such outputs run as they are."""
-    if not consts:
-        return compiled
-    xp = dev.xp
-
-    def run(*arrays):
-        outs = list(compiled(*arrays))
-        for i in consts:
-            outs[i] = xp.asarray(outs[i], copy=True)
-        return tuple(outs)
-    return run
-
-
 def _direct(make, unpack, inline=None):
     """The runner of native code for calls whose scalar arguments are NumPy scalars: the
     dispatcher called with them as given, the only output returned without a tuple. With
@@ -521,28 +434,3 @@ def direct_runner(runner, args):
     return direct
 
 
-def _make_runner(compiled, unpack, dev, outputs_mode, move, name):
-    to_host = dev.to_host if outputs_mode == "host" else None
-    if not move and to_host is None:
-        if unpack is _first:
-            def run(*arrays):
-                return compiled(*arrays)[0]
-        else:
-            def run(*arrays):
-                return unpack(compiled(*arrays))
-        return run
-
-    activate = dev.activate  # None, or a context making the device current (CuPy's GPU N)
-
-    def run(*arrays):
-        if move:
-            arrays = [devices.place(a, dev, f"an argument of {name}") for a in arrays]
-        if activate is None:
-            outs = compiled(*arrays)
-        else:
-            with activate:
-                outs = compiled(*arrays)
-        if to_host is not None:
-            outs = [to_host(o) for o in outs]
-        return unpack(outs)
-    return run

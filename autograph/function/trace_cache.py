@@ -236,7 +236,7 @@ def _describe_value(value):
         return f"np.{value.dtype.str}:{value.tobytes().hex()}"
     if isinstance(value, np.dtype) and value.kind not in "OV":
         return f"dtype:{value.str}"
-    if kind is types.ModuleType:
+    if issubclass(kind, types.ModuleType):   # (autograph's own packages are subclasses)
         return f"module:{value.__name__}" if _ours(value.__name__) else None
     ref = _reference(value)
     return None if ref is None else "ref:" + ":".join(ref)

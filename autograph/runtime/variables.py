@@ -34,8 +34,7 @@ import weakref
 import numpy as np
 
 from autograph.errors import AutographError, StagingError
-from autograph.runtime import control_flow
-from autograph.runtime.ir import nest, primitives  # noqa: F401 (registers Cast)
+from autograph.runtime.ir import nest, primitives
 from autograph.runtime.devices import DeviceError, device_of, get_device
 from autograph.runtime.ir import graph as graph_module
 from autograph.runtime.ir.graph import get_default_graph
@@ -261,6 +260,8 @@ class Variable:
         value = primitives.convert(value)
         self._check(value.dtype, value.shape, value.weak)
         if value.dtype != self._dtype:
+            from autograph.runtime import control_flow  # noqa: F401 (registers Cast; a
+            # loaded model that only reads its Variables never imports control flow)
             value = primitives.bind1("Cast", [value], {"dtype": self._dtype})
         primitives.bind("assign_variable", [value], self._attrs(value.graph),
                         node_name="AssignVariableOp")

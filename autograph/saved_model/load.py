@@ -15,7 +15,7 @@ import tokenize
 
 import numpy as np
 
-from autograph.function import trace_type as tt
+from autograph.runtime import trace_type as tt
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import DEFAULT_LIMITS, SavedModelError
 from autograph.saved_model.graphs import Reader

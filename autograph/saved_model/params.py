@@ -6,7 +6,7 @@ import inspect
 
 import numpy as np
 
-from autograph.function import trace_type as tt
+from autograph.runtime import trace_type as tt
 from autograph.runtime.ir.tensor import Tensor
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import SavedModelError

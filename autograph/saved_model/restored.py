@@ -16,8 +16,8 @@ import numpy as np
 
 from autograph import _bundle
 from autograph import config as _config
-from autograph.function import trace_type as tt
-from autograph.function.concrete import (
+from autograph.runtime import trace_type as tt
+from autograph.runtime.exec.calls import (
     FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, constant_outputs,
     fast_key, user_error)
 from autograph.runtime.ir import primitives
@@ -41,6 +41,7 @@ class RestoredConcrete:
         self._record = record
         self._unpack = _unpacker(outputs, len(graph.outputs), limits)
         self._runners = {}
+        self._interpreted = False   # the first call ran the graph through the interpreter
         # the graph holds its Variables weakly; the loaded function owns them
         self._owned = [r() for r in _graph_variables(graph)]
 
@@ -127,6 +128,12 @@ class RestoredConcrete:
         move = not (on_numpy and dev.name == "cpu")
         numerics = _config._check_numerics     # (compiled apart: runtime/exec/numerics.py)
         runner = self._runners.get((dev.name, move, numerics))
+        if runner is None and not self._runners and not self._interpreted and not move \
+                and not numerics:
+            # the process's first call of this trace: run the graph as it is (the reference
+            # interpreter) rather than optimise and compile it; a second call compiles
+            self._interpreted = True
+            return self._interpreting(dev)
         if runner is None or runner.__device__ is not dev:
             from autograph.runtime.exec import codegen, optimize
             graph = optimize.optimize(self.graph)
@@ -140,8 +147,51 @@ class RestoredConcrete:
                 _bundle.first_call_done()
         return runner
 
+    def _interpreting(self, dev):
+        """A runner that evaluates the saved graph node by node (runtime/exec/interpreter.py,
+        the executors' reference): what a one-shot call of a loaded model needs, without
+        importing and running the optimiser and code generation (~130 KB of Python, most of
+        a fresh process's cost where there is no bytecode). Not kept by the fast path."""
+        from autograph.runtime.exec import interpreter
+        graph = self.graph
+        scalars = _scalar_outputs(graph)
+
+        def evaluate(*arrays):
+            outs = interpreter._run(graph, list(arrays), dev)
+            for i in scalars:    # as codegen returns them (scalar_out): one graph, one type
+                if outs[i].__class__ is np.ndarray:
+                    outs[i] = outs[i][()]
+            return outs
+        runner = _make_runner(_fresh_constants(evaluate, _constant_outputs(graph), dev),
+                              self._unpack, dev, "device", False, self.name)
+        runner.__device__ = dev
+        runner.__numpy_cpu__ = False    # (so the fast path does not keep it)
+        if _bundle.pending:   # a process's first call: keep the bytecode it imported
+            _bundle.first_call_done()
+        return runner
+
     def __repr__(self):
         return f"<RestoredConcrete {self.signature()}>"
+
+
+def _source(t):
+    while t.node.op == "Identity" and t.node.inputs:
+        t = t.node.inputs[0]
+    return t
+
+
+def _constant_outputs(graph):
+    """concrete.constant_outputs of an unoptimised graph: an output may be the Identity
+    of a constant (the optimiser removes those before code generation)."""
+    return [i for i, t in enumerate(graph.outputs)
+            if _source(t).node.op == "Const" and t.shape != () and t.shape is not None]
+
+
+def _scalar_outputs(graph):
+    """The places of 0-d outputs that codegen returns as NumPy scalars (codegen's
+    scalar_out): all but an argument returned as it is."""
+    return [i for i, t in enumerate(graph.outputs)
+            if t.shape == () and not any(_source(t) is x for x in graph.inputs)]
 
 
 def _graph_variables(graph):

@@ -23,7 +23,7 @@ from autograph.runtime.ir.tensor import Tensor
 from autograph.saved_model import format as fmt
 from autograph.saved_model.format import SavedModelError
 from autograph.saved_model import seal, tree
-from autograph.saved_model.graphs import Writer
+from autograph.saved_model.graph_writer import Writer
 
 
 def save(obj, export_dir, signatures=None, key=None):

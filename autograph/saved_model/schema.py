@@ -334,7 +334,7 @@ PRIMITIVE_MODULES = ("autograph.runtime.control_flow", "autograph.runtime.tensor
                      "autograph.runtime.variables", "autograph.runtime.ops",
                      "autograph.operators.asserts", "autograph.operators.variables",
                      "autograph.runtime.exec.codegen", "autograph.runtime.exec.optimize",
-                     "autograph.runtime.progress")
+                     "autograph.runtime.progress", "autograph.saved_model.loop_limit")
 
 
 def register_all_primitives():

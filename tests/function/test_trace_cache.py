@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import autograph as ag
-function_module = sys.modules["autograph.function"]   # (ag.function is the decorator)
 from autograph.function import trace_cache, trace_type
+function_module = sys.modules["autograph.function"]   # (ag.function is the decorator)
 from autograph.source import cache_auth, disk_cache
 from benchmarks.cases.cliffs import SEARCH_RANGE
 from benchmarks.programs import COLLATZ

@@ -110,9 +110,11 @@ def lookup(name):
         return PRIMITIVES[name]
     except KeyError:
         pass
-    # the NumPy surface registers its families' primitives when first used: a graph read
-    # back (a saved model) or a gradient rule may name one before any was
+    # the NumPy surface registers its families' primitives when first used, control flow
+    # (Cast, cond, while_loop) when first staged: a graph read back (a saved model) or a
+    # gradient, JVP or batching rule may name one before any was
     import autograph.runtime.numpy.dispatch  # noqa: F401
+    import autograph.runtime.control_flow  # noqa: F401
     if name.startswith("special_"):   # SciPy's ufuncs: registered apart (no SciPy import)
         import autograph.runtime.numpy.scipy_special  # noqa: F401
     try:

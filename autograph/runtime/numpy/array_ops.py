@@ -7,12 +7,31 @@ import numpy as np
 from autograph.runtime.ir import dtypes, shapes
 from autograph.runtime.ir.dtypes import BOOL
 from autograph.runtime.numpy.elementwise import as_tensor, cast, common, operand_key, ufunc
-from autograph.runtime.numpy.indexing import getitem
 from autograph.runtime.ir.primitives import bind1, defvjp, nondifferentiable, register
-from autograph.runtime.numpy.shape_ops import (
-    broadcast_to, need_rank, ravel, reshape, run_shape, shape_arg, static_ints, static_shape,
-    transpose)
 from autograph.runtime.ir.tensor import Tensor
+
+
+# shape_ops and indexing (25 KB of source) are imported when a function here first needs
+# them: registering this file's primitives does not, and a saved model that only multiplies
+# matrices (an MLP) is then loaded without compiling them where there is no bytecode. Each
+# name below is a stand-in whose first call imports its module and puts the real function
+# in its place.
+def _later(name):
+    def first(*args, **kwargs):
+        if name == "getitem":
+            from autograph.runtime.numpy import indexing as module
+        else:
+            from autograph.runtime.numpy import shape_ops as module
+        real = globals()[name] = getattr(module, name)
+        return real(*args, **kwargs)
+    first.__name__ = first.__qualname__ = name
+    return first
+
+
+(getitem, broadcast_to, need_rank, ravel, reshape, run_shape, shape_arg, static_ints,
+ static_shape, transpose) = map(_later, (
+     "getitem", "broadcast_to", "need_rank", "ravel", "reshape", "run_shape", "shape_arg",
+     "static_ints", "static_shape", "transpose"))
 
 
 # -- creation: zeros, ones, full, arange and the *_like functions ----------------------------
