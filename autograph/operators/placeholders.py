@@ -35,7 +35,8 @@ def placeholder_like(value, exact=False):
                 return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}.get(v.dtype.kind, 0)
             shape = tuple(0 if d is None else d for d in (v.shape or ()))
             from autograph.runtime.ir import primitives
-            return primitives.constant(np.zeros(shape, dtype=v.dtype))
+            return primitives.constant(np.zeros(shape, dtype=v.dtype),
+                                       handle=v.dtype.kind == "O")
         if isinstance(v, (bool, int, float, complex, np.generic, np.ndarray)):
             return type(v)(0) if not isinstance(v, np.ndarray) else np.zeros_like(v)
         return v

@@ -120,6 +120,10 @@ def range_(*args):
     if _any_tensor(args):
         from autograph.runtime import ops
         return ops.range_(*args)
+    if any(a is None for a in args):     # (x.shape[0] of an unknown dimension, tracing)
+        from autograph.runtime.ir import primitives
+        if primitives.get_default_graph() is not None:
+            raise TypeError("range() bound: " + primitives.not_a_value(None))
     return builtins.range(*args)
 
 

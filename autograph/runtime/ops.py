@@ -167,7 +167,10 @@ primitives.register("range", _range_infer, kernel=_range_kernel,
 primitives.nondifferentiable("print", "range")   # an effect; integer counters
 
 
-def range_(start, limit=None, delta=1, dtype=None, progress=False):
+_ONE_BOUND = object()      # range_(n): the default `limit`, told apart from an explicit None
+
+
+def range_(start, limit=_ONE_BOUND, delta=1, dtype=None, progress=False):
     """`range` that also works on tensors.
 
     Eager Python ints give a Python `range`, other eager values (or a `dtype`) `np.arange`.
@@ -176,9 +179,13 @@ def range_(start, limit=None, delta=1, dtype=None, progress=False):
     without building the array. `progress=True` (or a description string) shows a
     progress bar as a `for` loop runs over it (autograph.runtime.progress); while tracing
     the loop is then staged even over Python ints, so the bar moves on every run."""
-    if limit is None:
+    if limit is _ONE_BOUND:
         start, limit = 0, start
     args = (start, limit, delta)
+    if any(a is None for a in args):         # (np.arange(0, None) would quietly be empty)
+        if get_default_graph() is not None:
+            raise TypeError("ag.range() bound: " + primitives.not_a_value(None))
+        raise TypeError(f"ag.range() bounds must be numbers or arrays, got {args}")
     staged_bar = progress is not False and progress is not None and \
         get_default_graph() is not None
     if not _tracing(args) and not staged_bar:

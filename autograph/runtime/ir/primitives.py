@@ -178,13 +178,16 @@ nondifferentiable("Placeholder", "Const")   # (no inputs: nothing flows through 
 _PY_SCALARS = (bool, int, float, complex)
 
 
-def const(value, weak=False, graph=None, name="Const", dtype=None):
-    """A Const node holding a snapshot of `value`.
+def const(value, weak=False, graph=None, name="Const", dtype=None, handle=False):
+    """A Const node holding a snapshot of `value`. Only `handle=True` (a placeholder for
+    a TensorArray's, a list's or a stack's handle) may hold Python objects.
 
     The graph keeps its own read-only copy: a global or captured array that the user
     changes after tracing does not change the traced function (values are read at trace
     time), and nothing that runs the graph can change the constant in place."""
     array = np.array(value, dtype=dtype, copy=True)
+    if array.dtype.kind == "O" and not handle:
+        raise TypeError(not_a_value(value))
     array.flags.writeable = False
     # bind1("Const", ...) without its generic steps: no inputs, and _const_infer's answer
     graph = graph or current_graph(())
@@ -192,11 +195,25 @@ def const(value, weak=False, graph=None, name="Const", dtype=None):
                           ((array.dtype, array.shape, weak),), name).outputs[0]
 
 
-def constant(value, dtype=None, graph=None, name="Const"):
+def not_a_value(value):
+    """Why `value` (NumPy makes it an object array) cannot be a constant of a graph."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()          # (np.asarray(None): say None)
+    if value is None:
+        return ("None cannot be a value in a graph while tracing. If it is a dimension of "
+                "x.shape, that dimension is unknown (the signature leaves it None): use "
+                "len(x) or np.size(x, axis), which are tensors then (docs/limitations.md).")
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return (f"{type(value).__name__} value {text} cannot be a value in a graph: only numbers, "
+            "booleans, strings and arrays of them can (an object array has no graph dtype).")
+
+
+def constant(value, dtype=None, graph=None, name="Const", handle=False):
     """A Const node for a Python or NumPy value. A bare Python scalar (no dtype asked for)
     makes a weak tensor that adopts the dtype of whatever array it meets (NEP 50)."""
     weak = dtype is None and type(value) in _PY_SCALARS
-    return const(value, weak, graph, name, dtype)
+    return const(value, weak, graph, name, dtype, handle)
 
 
 def convert(x, dtype=None, graph=None):
