@@ -42,6 +42,12 @@ def _child_fields(cls):
     return fields
 
 
+def child_fields(cls):
+    """The fields of node class `cls` that may hold child nodes (never a leaf)."""
+    fields = _CHILD_FIELDS.get(cls)
+    return _child_fields(cls) if fields is None else fields
+
+
 def walk(node, leaves=True):
     """Every node under `node` (a node or a list of nodes), depth first in field order;
     without the context/operator leaves when `leaves` is False."""
