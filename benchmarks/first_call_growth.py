@@ -8,7 +8,11 @@ the same with the node origins' lines read from `frame.f_lineno` as before issue
 fix (autograph/frames.py: f_lineno scans the code's line table from its start, so reading
 it for every node made tracing quadratic). The medians, microseconds per line and the
 growth exponents (100 -> 1,000 and 1,000 -> 3,000 statements) go to stdout and, with
---json, to a file. Threads pinned to 1.
+--json, to a file. Threads pinned to 1. Each sample starts after a full collection
+(untimed): a trace leaves its graph and syntax tree as cyclic garbage when its function is
+dropped, and autograph/gc_pause.py collects that with one full pass once a million objects
+have piled up, which would land on whichever later sample crosses the budget (0.5 s on a
+1,000-statement sample here), not on the one that made the garbage.
 
     python -m benchmarks.first_call_growth [--rounds 7] [--lines 100,300,1000,3000] [--json PATH]
 """
@@ -19,6 +23,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse   # noqa: E402
+import gc         # noqa: E402
 import json       # noqa: E402
 import time       # noqa: E402
 
@@ -38,6 +43,7 @@ def _first_call(source, variant):
     real = frames.frame_line
     if variant == "f_lineno":
         frames.frame_line = lambda frame: frame.f_lineno
+    gc.collect()   # (untimed) the earlier samples' garbage: see the module's docstring
     try:
         t = time.process_time()
         ag.function(fn)(np.float64(0.3))
