@@ -81,7 +81,8 @@ def user_position(depth=2):
     frame = user_frame(depth + 1)
     if frame is None:
         return None
-    return (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    code = frame.f_code
+    return (code.co_filename, frame_line(frame), code.co_name)
 
 
 def user_frame(depth=2):
@@ -102,6 +103,61 @@ def user_frame(depth=2):
             return frame
         frame = frame.f_back
     return None
+
+
+# -- the line a frame is at ----------------------------------------------------------------
+# `frame.f_lineno` is not stored: CPython finds it by scanning the code object's line table
+# from its start to the frame's instruction, so it costs time proportional to the function's
+# length. user_position asks it for every node a trace makes, nodes being made all along
+# the function: tracing an n-statement function read n lines of an n-long table, quadratic
+# (a 1,000-statement function: ~30 us a node, a third of its first call; issue 30). For a
+# long code object the lines of all its instructions are listed once (one pass over
+# `co_lines()`), and a frame's line is an index into that list by its instruction
+# (`f_lasti`, in bytes; 2 a code unit). Short code objects (most functions) are scanned.
+
+LINE_TABLE_ABOVE = 256   # bytes of `co_linetable` (~25 lines) above which lines are listed
+_line_tables = {}        # id(code) -> (weak reference to the code, its lines by code unit)
+
+
+def frame_line(frame):
+    """`frame.f_lineno`, in constant time for long functions (see above)."""
+    code = frame.f_code
+    if len(code.co_linetable) <= LINE_TABLE_ABOVE:
+        return frame.f_lineno
+    lasti = frame.f_lasti
+    entry = _line_tables.get(id(code))
+    if entry is None or entry[0]() is not code:
+        entry = _line_tables[id(code)] = (weakref.ref(code, _forget_lines(id(code))),
+                                         line_table(code))
+    lines = entry[1]
+    index = lasti >> 1
+    if frame.f_trace is not None or not 0 <= index < len(lines):
+        return frame.f_lineno     # a tracer may set the line (pdb's `jump`); before the start
+    return lines[index]
+
+
+def line_table(code):
+    """The line of each code unit (2 bytes) of `code`, as `f_lineno` reports it (None
+    where CPython has none: instructions the compiler added)."""
+    lines = []
+    for start, end, line in code.co_lines():
+        if len(lines) < start >> 1:      # (ranges are contiguous; a gap has no line)
+            lines.extend([None] * ((start >> 1) - len(lines)))
+        lines.extend([line] * ((end - start) >> 1))
+    return lines
+
+
+def line_tables_kept():
+    """How many code objects' line lists are kept (tests: none once the code is gone)."""
+    return len(_line_tables)
+
+
+def _forget_lines(key):
+    def forget(ref):
+        entry = _line_tables.get(key)
+        if entry is not None and entry[0] is ref:
+            del _line_tables[key]
+    return forget
 
 
 def is_user_code(code):

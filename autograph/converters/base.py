@@ -92,16 +92,17 @@ def find_outermost(root, wanted):
     found = []
     todo = [root]
     pop, push = todo.pop, todo.append
+    child_fields = traversal.child_fields   # (no field of these holds a leaf)
     while todo:
         parent = pop()
         d = parent.__dict__
-        for field in parent._fields:
+        for field in child_fields(parent.__class__):
             v = d.get(field)
-            if v is None or v.__class__ in traversal.LEAF_CLASSES:
+            if v is None:
                 continue
             if v.__class__ is list:
                 for index, child in enumerate(v):
-                    if child.__class__ in traversal.LEAF_CLASSES or not isinstance(child, gast.AST):
+                    if not isinstance(child, gast.AST):
                         continue
                     if wanted(child):
                         found.append((parent, field, index, child))
@@ -216,18 +217,23 @@ def local_names(fn_node):
         if a is not None:
             names.add(a.id)
     todo = list(fn_node.body) if isinstance(fn_node.body, list) else [fn_node.body]
+    children = traversal.children
     while todo:
         n = todo.pop()
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
-            names.add(n.id)
-        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        cls = n.__class__
+        if cls is gast.Name:
+            if n.ctx.__class__ is gast.Store or n.ctx.__class__ is gast.Del:
+                names.add(n.id)
+            if n.annotation is None:
+                continue   # (no child nodes)
+        elif cls in _GUARDED:
             names.add(n.name)
             continue
-        elif isinstance(n, gast.alias):
+        elif cls is gast.alias:
             names.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, gast.Lambda):
+        elif cls is gast.Lambda:
             continue
-        todo.extend(traversal.children(n))
+        todo.extend(children(n))
     return names
 
 

@@ -48,6 +48,70 @@ def test_children_are_iter_child_nodes_without_leaves():
         assert traversal.children(node) == want
 
 
+_EVERY_KIND = '''
+import os.path as p, sys
+from ..pkg import name as other, more
+global_value: int = 1
+async def g(x, /, y=2, *args, z: "int" = 3, **kw) -> None:
+    global global_value
+    async with x as (a, b), y:
+        async for i in aiter(x):
+            await i
+    def inner():
+        nonlocal y
+        y = yield from range(3)
+        yield y
+    try:
+        pass
+    except* (ValueError, TypeError) as group:
+        pass
+    else:
+        pass
+    finally:
+        del x, y
+    match x:
+        case [1, *rest] if rest:
+            pass
+        case {"k": v, **others}:
+            pass
+        case Point(x=0, y=yy) | None as whole:
+            pass
+        case _:
+            pass
+    s = f"{x!r:>{y}} {z=}" + rb"raw"
+    w = {k: v for k, v in kw.items()} | {*args} | {i for i in args}
+    v = x[1:2, ::3][...] if (n := len(args)) > 1 else -x @ y
+    assert x is not y, "message"
+    x.attr += 1; x[0] **= 2; x.b.c = 1 < 2 < 3
+    @decorator(1)
+    class C(Base, metaclass=Meta):
+        attr: int
+    return lambda q=1, *r, s, **t: (q, *r, s)
+'''
+
+
+def test_children_read_every_field_that_holds_nodes():
+    """children() and walk(leaves=False) read only the fields that may hold nodes
+    (traversal._CHILD_FIELDS): on trees of every kind of statement and expression, gast's
+    and ast's, and on one of this package's modules, they find what iter_child_nodes and
+    ast.walk find, less the leaves."""
+    import autograph.converters.control_flow as control_flow
+    sources = [_CODE, _EVERY_KIND] + [open(m.__file__).read() for m in (control_flow,)]
+    checked = set()
+    for source in sources:
+        for tree in (parser.parse_str(source), ast.parse(source)):
+            for node in ast.walk(tree):
+                want = [c for c in ast.iter_child_nodes(node)
+                        if not isinstance(c, traversal.LEAVES)]
+                assert traversal.children(node) == want, ast.dump(node)[:200]
+                checked.add(type(node).__name__)
+            everything = [n for n in ast.walk(tree) if not isinstance(n, traversal.LEAVES)]
+            assert sorted(map(id, traversal.walk(tree, leaves=False))) == \
+                sorted(map(id, everything))
+    assert {"Match", "MatchMapping", "TryStar", "JoinedStr", "FormattedValue", "ImportFrom",
+            "AsyncWith", "NamedExpr", "Nonlocal", "AnnAssign", "ExceptHandler"} <= checked
+
+
 class _Record(traversal.NodeVisitor):
     def __init__(self):
         self.seen = []
