@@ -21,7 +21,8 @@ import hashlib
 from autograph.runtime.exec.native import vector_math as native_math
 
 NAME = "fused"      # every kernel's name in its own module
-_HEAD = ["import math", "import numpy as np", "from numba import njit"]
+_HEAD = ["import math", "import numpy as np", "from numba import njit",
+         "from autograph.runtime.exec.native import unlinked"]
 
 
 class KernelModule:

@@ -122,7 +122,8 @@ def source():
     """The library's module source (fixed for a version of autograph)."""
     lines = ['"""autograph: native helpers shared by every generated module '
              '(runtime/exec/native/library.py)."""', "import numpy as np",
-             "from numba import njit", ""]
+             "from autograph.runtime.exec.native.unlinked import njit   # callers call these "
+             "by address (unlinked.py)", ""]
     lines += ("".join(HELPERS.values()) + MATMUL).split("\n")
     for fn, n in sorted(WRAPPED):
         lines += _wrapper_source(fn, n).split("\n")
