@@ -11,8 +11,9 @@ native cache dir as `ag_lib_<hash>.py` (the hash of its source and of Numba's an
 autograph's versions) and compiled with `cache=True`: the first program on a machine that
 needs a helper for some argument types compiles it once, every later program, in any
 process, loads its machine code from Numba's cache. A generated module imports what it
-uses (`from autograph_native_lib_<hash> import grow, put_set_2_2`), and Numba links
-their compiled code into the function that calls them.
+uses (`from autograph_native_lib_<hash> import grow, put_set_2_2`) and calls them
+through their address (they are unlinked.py's `njit`): their code is not linked, optimised
+and compiled again inside every program that calls them.
 
 The file is written and executed like a generated module (jit.py `_load`): only ever as
 the source this process generated, rewritten when its text differs.

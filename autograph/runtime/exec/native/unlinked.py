@@ -30,7 +30,8 @@ import sys
 
 from numba.core import cgutils, imputils, itanium_mangler
 from numba.core.base import OverloadSelector
-from numba.core.registry import CPUDispatcher
+
+from autograph.runtime.exec.native.cache_load import QuickLoadDispatcher, make
 
 __all__ = ["njit", "UnlinkedDispatcher", "symbol"]
 
@@ -39,9 +40,10 @@ _mapped = {}         # symbol -> the callee's CompileResult (keeps its code aliv
 _reloads = {}        # (module, name, argument types) -> the one `_reload` partial
 
 
-class UnlinkedDispatcher(CPUDispatcher):
+class UnlinkedDispatcher(QuickLoadDispatcher):
     """A CPU dispatcher whose compiled versions other Numba functions call through an
-    external symbol instead of linking their code."""
+    external symbol instead of linking their code (and whose disk cache loads quickly:
+    cache_load.py)."""
 
     def add_overload(self, cres):
         super().add_overload(cres)
@@ -56,15 +58,9 @@ class UnlinkedDispatcher(CPUDispatcher):
 
 def njit(fn=None, **options):
     """`numba.njit` making an `UnlinkedDispatcher`: `@njit` or `@njit(cache=True, ...)`."""
-    cache = options.pop("cache", False)
-    options["nopython"] = True
-
-    def wrap(fn):
-        disp = UnlinkedDispatcher(py_func=fn, locals={}, targetoptions=options)
-        if cache:
-            disp.enable_caching()
-        return disp
-    return wrap if fn is None else wrap(fn)
+    if fn is None:
+        return lambda fn: make(UnlinkedDispatcher, fn, options)
+    return make(UnlinkedDispatcher, fn, options)
 
 
 def symbol(module, name, argtypes):
