@@ -23,6 +23,10 @@ the process, so every path that links a caller maps its symbols first, or raises
 
 The price: the callee is not inlined into the caller (a call, a few ns, where LLVM would
 inline a one-line wrapper), which the programs' per-call times measure (docs/native.md).
+
+This leans on Numba's internals, as its own recursion support does (`call_unresolved`):
+the target context's implementations (`_defns`), a code library's `_reload_init` and the
+call convention; tests/runtime/test_native_unlinked.py checks them in fresh processes.
 """
 
 import functools
