@@ -19,12 +19,25 @@ Each process (threads pinned to 1) measures its own CPU time (`time.process_time
   name, then times a never-seen copy (what case 13e of `python -m benchmarks` times);
 - `run`: the minimum CPU time of 5 later calls.
 
+Each first call is split too (`... trace`: converting, tracing and differentiating, the
+Function's `_trace_or_load`; `... lower`: writing the Numba source; `... numba`: Numba's
+compile or cache load, helpers and kernels included): what a second process spends on
+tracing against loading (issue 30 goal 6's last clause).
+
+`--bytecode` lets the child processes write and read Python's bytecode (in a private
+`PYTHONPYCACHEPREFIX`, one warm-up process first) as an installed package would, where
+this machine sets PYTHONDONTWRITEBYTECODE=1: without it every process compiles autograph's
+and the benchmark's own modules from source, which the tracing times then carry.
+
 Trees alternate (A B A B ...) for `--rounds` rounds; medians are reported.
 
-    python -m benchmarks.jit_first_call TREE_A [TREE_B ...] [--rounds 3] [--json out.json]
+    python -m benchmarks.jit_first_call TREE_A [TREE_B ...] [--rounds 3] [--bytecode]
+        [--only rnn|mandelbrot] [--json out.json]
 """
 
 import argparse
+import collections
+import hashlib
 import json
 import os
 import statistics
@@ -47,6 +60,28 @@ class Count(event.Listener):
     def on_end(self, ev):
         pass
 event.register("numba:compile", Count())
+phases = {"trace": 0.0, "lower": 0.0, "numba": 0.0}
+
+
+def timed(owner, name, phase):
+    inner = getattr(owner, name, None)
+    if inner is None:     # (a tree without it)
+        return
+
+    def wrapper(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            phases[phase] += time.process_time() - start
+    setattr(owner, name, wrapper)
+
+
+from autograph.function import Function
+from autograph.runtime.exec.native import jit as native_jit, lower as native_lower
+timed(Function, "_trace_or_load", "trace")
+timed(native_lower.Lowering, "build", "lower")
+timed(native_jit._Runner, "compile_for", "numba")
 which, mode, k = sys.argv[1], sys.argv[2], sys.argv[3]
 if mode == "warm":
     numba.njit(lambda a: np.dot(a, a) + 1.0)(np.ones((2, 2)))
@@ -79,6 +114,7 @@ if mode == "again":     # the benchmark harness's case: this program compiled be
     other, args = program(str(k) + "_before")   # another name in this process
     other(*args)
     compiled.clear()
+    phases.update(dict.fromkeys(phases, 0.0))
 fn, args = program(k)
 t2 = time.process_time()
 fn(*args)
@@ -89,15 +125,19 @@ for _ in range(5):
     fn(*args)
     runs.append(time.process_time() - a)
 print(json.dumps({"import": t1 - t0, "first": t3 - t2, "run": min(runs),
-                  "compiled": len(compiled)}))
+                  "compiled": len(compiled), **phases}))
 '''
 
 ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
        "NUMBA_NUM_THREADS": "1"}
 
 
-def _child(tree, which, mode, k, cache):
+def _child(tree, which, mode, k, cache, bytecode=None):
     env = dict(os.environ, PYTHONPATH=tree, AUTOGRAPH_CACHE_DIR=cache, **ENV)
+    if bytecode is not None:    # a private bytecode cache per tree, as an install has
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(
+            bytecode, hashlib.sha256(tree.encode()).hexdigest()[:16])
     done = subprocess.run([sys.executable, "-c", CHILD, which, mode, str(k)], env=env,
                           capture_output=True, text=True, cwd=tree)   # (-c puts cwd first)
     if done.returncode:
@@ -106,35 +146,41 @@ def _child(tree, which, mode, k, cache):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def measure(trees, rounds):
+MODES = ("first", "cached", "new program", "warm", "again")
+
+
+def measure(trees, rounds, programs=("rnn", "mandelbrot"), bytecode=False):
     rows = {}
     k = 0
     with tempfile.TemporaryDirectory() as folder:
+        pyc = os.path.join(folder, "pyc") if bytecode else None
+        if bytecode:        # write each tree's bytecode once, outside the timed rounds
+            for tree in trees:
+                for which in programs:
+                    _child(tree, which, "first", 0, os.path.join(folder, "warmup"), pyc)
         for _ in range(rounds):
-            for which in ("rnn", "mandelbrot"):
+            for which in programs:
                 for tree in trees:
                     k += 1
                     cache = os.path.join(folder, f"c{k}")
-                    first = _child(tree, which, "first", k, cache)
-                    cached = _child(tree, which, "cached", k, cache)   # same program, cache
-                    other = _child(tree, which, "new", k + 5_000, cache)   # (library cached)
-                    warm = _child(tree, which, "warm", k + 10_000, os.path.join(folder, f"w{k}"))
-                    again = _child(tree, which, "again", k + 20_000,
-                                   os.path.join(folder, f"a{k}"))
-                    r = rows.setdefault((tree, which), {"import": [], "first": [], "warm": [],
-                                                        "new program": [], "again": [],
-                                                        "cached": [], "run": [],
-                                                        "compiled first": [],
-                                                        "compiled cached": []})
-                    r["import"].append(first["import"])
-                    r["first"].append(first["first"])
-                    r["warm"].append(warm["first"])
-                    r["cached"].append(cached["first"])
-                    r["new program"].append(other["first"])
-                    r["again"].append(again["first"])
-                    r["run"].append(min(first["run"], cached["run"], warm["run"]))
-                    r["compiled first"].append(first["compiled"])
-                    r["compiled cached"].append(cached["compiled"])
+                    got = {
+                        "first": _child(tree, which, "first", k, cache, pyc),
+                        "cached": _child(tree, which, "cached", k, cache, pyc),   # same program
+                        "new program": _child(tree, which, "new", k + 5_000, cache, pyc),
+                        "warm": _child(tree, which, "warm", k + 10_000,
+                                       os.path.join(folder, f"w{k}"), pyc),
+                        "again": _child(tree, which, "again", k + 20_000,
+                                        os.path.join(folder, f"a{k}"), pyc)}
+                    r = rows.setdefault((tree, which), collections.defaultdict(list))
+                    r["import"].append(got["first"]["import"])
+                    for mode in MODES:
+                        r[mode].append(got[mode]["first"])
+                    for mode in MODES:
+                        for phase in ("trace", "lower", "numba"):
+                            r[f"{mode} {phase}"].append(got[mode].get(phase, float("nan")))
+                    r["run"].append(min(got[m]["run"] for m in ("first", "cached", "warm")))
+                    r["compiled first"].append(got["first"]["compiled"])
+                    r["compiled cached"].append(got["cached"]["compiled"])
     return {f"{tree} {which}": {key: statistics.median(v) for key, v in r.items()}
             for (tree, which), r in rows.items()}
 
@@ -143,9 +189,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("trees", nargs="+")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", choices=("rnn", "mandelbrot"))
+    parser.add_argument("--bytecode", action="store_true")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
-    result = measure(args.trees, args.rounds)
+    result = measure(args.trees, args.rounds,
+                     (args.only,) if args.only else ("rnn", "mandelbrot"), args.bytecode)
     result["load average at the end"] = os.getloadavg()
     for name, r in result.items():
         print(name, r if not isinstance(r, dict) else

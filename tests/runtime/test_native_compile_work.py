@@ -96,3 +96,23 @@ def test_numpy_calls_go_through_the_library_without_literals():
     assert library.wrap("if np.all(x):") == ("if np.all(x):", ())   # not a whole statement
     assert library.wrap("y = np.tanh(x)") == ("y = np.tanh(x)", set())
     assert used <= library.names()
+
+
+def test_every_library_function_is_imported_from_the_part_that_defines_it():
+    """The library is written as parts (a process loads only those its programs import):
+    each function's import names a module whose source defines it, and the functions it
+    calls (grad_code.DEPENDS) are defined beside it."""
+    import ast
+    from autograph.runtime.exec.native import library
+    from autograph.runtime.exec.native.grad_code import DEPENDS
+    parts = library._part_of_module()
+    assert len(parts) > 3 and len(set(parts.values())) == len(parts)
+    for name in sorted(library.names()):
+        (line,) = library.import_lines({name})
+        module = line.split()[1]
+        defined = {n.name for n in ast.parse(library.source(parts[module])).body
+                   if isinstance(n, ast.FunctionDef)}
+        assert line == f"from {module} import {name}" and name in defined
+        assert set(DEPENDS.get(name, ())) <= defined
+    lines = library.import_lines({"grow", "put_set_2_2", "np_sum_1", "matmul"})
+    assert len(lines) == 3 and "import matmul, np_sum_1" in " ".join(lines)

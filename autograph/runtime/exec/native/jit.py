@@ -138,7 +138,7 @@ def _load(source, digest, name, kernels=()):
     (fused_kernel.py loads the chains of code without jit_compile through it too.)"""
     if "from autograph_native_lib_" in source:
         from autograph.runtime.exec.native import library
-        library.ensure_loaded()
+        library.ensure_loaded(source)
     if kernels:
         from autograph.runtime.exec.native import kernel_modules
         kernel_modules.ensure_loaded(kernels)

@@ -32,7 +32,7 @@ from autograph.runtime.exec.native import kernel_modules, vector_math as native_
 from autograph.runtime.exec.native.fuse import _REDUCTIONS, FLAT, FULL, scalar_expr
 from autograph.runtime.exec.native.ops import dtype_name, scalar_of
 
-_HEAD = "@njit(cache=True, error_model='numpy', boundscheck=False)"
+_HEAD = "@unlinked.njit(cache=True, error_model='numpy', boundscheck=False)"   # (unlinked.py)
 
 
 class _Body(list):

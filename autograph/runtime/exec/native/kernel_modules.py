@@ -7,9 +7,10 @@ next program, or the same layer in another model, has the very same kernel. So e
 kernel is written as a module of its own, `<cache dir>/ag_k_<hash>.py`, the hash taken
 over its text (with the function always named `fused`) and Numba's and autograph's
 versions, compiled with `cache=True`; the generated module imports it under its local
-name (`from autograph_native_k_<hash> import fused as fused_1`), and Numba links the
-kernel's machine code into the function that calls it. The first program on a machine
-that needs a kernel compiles it; every later one, in any process, loads it.
+name (`from autograph_native_k_<hash> import fused as fused_1`) and calls it through its
+address (`@unlinked.njit`: unlinked.py), so its code is not compiled again inside the
+caller. The first program on a machine that needs a kernel compiles it; every later one,
+in any process, loads it.
 
 The file is written and executed like a generated module (jit.py `_load_module`): only
 ever as the source this process generated, rewritten when its text differs, in the cache
@@ -21,7 +22,8 @@ import hashlib
 from autograph.runtime.exec.native import vector_math as native_math
 
 NAME = "fused"      # every kernel's name in its own module
-_HEAD = ["import math", "import numpy as np", "from numba import njit"]
+_HEAD = ["import math", "import numpy as np", "from numba import njit",
+         "from autograph.runtime.exec.native import unlinked"]
 
 
 class KernelModule:

@@ -6,13 +6,15 @@ calls of `WRAPPED` (`np.empty`, `np.full`, `np.sum`, `np.ascontiguousarray`, ...
 types and compiles each one's implementation again in every process, 0.05-0.3 s apiece)
 are the same text in every program.
 Written into each generated module, Numba would compile them again for every new
-program (~0.1-0.5 s each). Instead they live in one module of their own, written to the
-native cache dir as `ag_lib_<hash>.py` (the hash of its source and of Numba's and
+program (~0.1-0.5 s each). Instead they live in modules of their own (the library's parts:
+the handle helpers, the NumPy wrappers, each assignment loop), written to the native
+cache dir as `ag_lib_<hash>.py` (the hash of the part's source and of Numba's and
 autograph's versions) and compiled with `cache=True`: the first program on a machine that
 needs a helper for some argument types compiles it once, every later program, in any
 process, loads its machine code from Numba's cache. A generated module imports what it
-uses (`from autograph_native_lib_<hash> import grow, put_set_2_2`), and Numba links
-their compiled code into the function that calls them.
+uses (`from autograph_native_lib_<hash> import grow, put_set_2_2`) and calls them
+through their address (they are unlinked.py's `njit`): their code is not linked, optimised
+and compiled again inside every program that calls them.
 
 The file is written and executed like a generated module (jit.py `_load`): only ever as
 the source this process generated, rewritten when its text differs.
@@ -117,43 +119,76 @@ def _names():
     return frozenset(names())
 
 
+# The library is written as several modules, its parts, so that a process loads (compiles
+# to bytecode and executes) the parts a program calls, not all ~4,400 lines (~80 ms):
+# the handle helpers, which call one another; `matmul` and the NumPy wrappers; and each
+# assignment loop of copies.py on its own.
+_HEAD = ['"""autograph: native helpers shared by every generated module '
+         '(runtime/exec/native/library.py)."""', "import numpy as np",
+         "from autograph.runtime.exec.native.unlinked import njit   # callers call these "
+         "by address (unlinked.py)", ""]
+
+
 @functools.lru_cache(maxsize=None)
-def source():
-    """The library's module source (fixed for a version of autograph)."""
-    lines = ['"""autograph: native helpers shared by every generated module '
-             '(runtime/exec/native/library.py)."""', "import numpy as np",
-             "from numba import njit", ""]
-    lines += ("".join(HELPERS.values()) + MATMUL).split("\n")
-    for fn, n in sorted(WRAPPED):
-        lines += _wrapper_source(fn, n).split("\n")
+def _parts():
+    """{part: its functions' source text}, and {function: its part}."""
+    parts = {"handles": "".join(HELPERS.values()).split("\n"),
+             "numpy": MATMUL.split("\n") + [line for fn, n in sorted(WRAPPED)
+                                            for line in _wrapper_source(fn, n).split("\n")]}
     for op in copies.OPS:
         for d in range(1, RANKS + 1):
             for s in range(RANKS + 1):
-                lines += copies.source(copies.helper_name(op, d, s), op, d, s)
-    return "\n".join(lines) + "\n"
+                name = copies.helper_name(op, d, s)
+                parts[name] = copies.source(name, op, d, s)
+    where = dict.fromkeys(HELPERS, "handles")
+    where.update(dict.fromkeys(["matmul"] + [wrapper_name(fn, n) for fn, n in WRAPPED],
+                               "numpy"))
+    where.update((name, name) for name in parts if name not in ("handles", "numpy"))
+    return parts, where
 
 
 @functools.lru_cache(maxsize=None)
-def digest():
+def source(part):
+    """The source of one part of the library (fixed for a version of autograph)."""
+    return "\n".join(_HEAD + _parts()[0][part]) + "\n"
+
+
+@functools.lru_cache(maxsize=None)
+def digest(part):
     import numba
     from autograph import __version__ as ag_version
     return hashlib.sha256(
-        f"{numba.__version__}\0{ag_version}\0{source()}".encode()).hexdigest()
+        f"{numba.__version__}\0{ag_version}\0{source(part)}".encode()).hexdigest()
 
 
-def module_name():
-    return f"autograph_native_lib_{digest()[:32]}"
+def module_name(part):
+    return f"autograph_native_lib_{digest(part)[:32]}"
 
 
-def import_line(used):
-    """The generated module's import of the library functions in `used` (sorted)."""
-    return f"from {module_name()} import {', '.join(sorted(used))}"
+def import_lines(used):
+    """The generated module's imports of the library functions in `used` (sorted)."""
+    where = _parts()[1]
+    by_part = {}
+    for name in sorted(used):
+        by_part.setdefault(where[name], []).append(name)
+    return [f"from {module_name(part)} import {', '.join(names)}"
+            for part, names in sorted(by_part.items())]
 
 
-def ensure_loaded():
-    """Load the library module (writing its file when missing) before a generated module
-    that imports it runs; once per process."""
+@functools.lru_cache(maxsize=None)
+def _part_of_module():
+    return {module_name(part): part for part in _parts()[0]}
+
+
+def ensure_loaded(source_text):
+    """Load the library's parts that the generated module `source_text` imports (writing
+    their files when missing) before it runs; each once per process."""
     import sys
-    if module_name() not in sys.modules:
-        from autograph.runtime.exec.native import jit
-        jit._load_module(source(), module_name(), f"ag_lib_{digest()[:32]}.py")
+    parts = _part_of_module()
+    for line in source_text.split("\n"):
+        if line.startswith("from autograph_native_lib_"):
+            module = line.split()[1]
+            if module not in sys.modules:
+                from autograph.runtime.exec.native import jit
+                part = parts[module]
+                jit._load_module(source(part), module, f"ag_lib_{digest(part)[:32]}.py")

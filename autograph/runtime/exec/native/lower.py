@@ -132,8 +132,9 @@ class Lowering:
         self.lines.extend(body)
         self.made_by.extend(made_by)
         used = sorted(set(self.grad.header()) | self.library)
-        head = ["import math", "import numpy as np", "from numba import njit"] + (
-            [native_library.import_line(used)] if used else []) + [
+        head = ["import math", "import numpy as np",   # numba.njit, quicker from the cache:
+                "from autograph.runtime.exec.native.cache_load import njit"] + (
+            native_library.import_lines(used) if used else []) + [
             module.import_line(local) for module, local in self.kernels] + [""]
         checks = not native_bounds.in_bounds(g, self.consts)   # (native/bounds.py)
         tail = ["", "", f"@njit(cache=True, error_model='numpy', boundscheck={checks})"]
