@@ -41,7 +41,10 @@ class RestoredConcrete:
         self._record = record
         self._unpack = _unpacker(outputs, len(graph.outputs), limits)
         self._runners = {}
-        self._interpreted = False   # the first call ran the graph through the interpreter
+        # the first call runs through the interpreter (then True) only for a graph without
+        # loops or branches: the interpreter walks a loop's body node by node every
+        # iteration (a 100,000-step recurrence took 12.7 s there, 0.07 s compiled)
+        self._interpreted = any(graph.subgraphs(n) for n in graph.nodes)
         # the graph holds its Variables weakly; the loaded function owns them
         self._owned = [r() for r in _graph_variables(graph)]
 
@@ -130,8 +133,9 @@ class RestoredConcrete:
         runner = self._runners.get((dev.name, move, numerics))
         if runner is None and not self._runners and not self._interpreted and not move \
                 and not numerics:
-            # the process's first call of this trace: run the graph as it is (the reference
-            # interpreter) rather than optimise and compile it; a second call compiles
+            # the process's first call of a loop-free trace: run the graph as it is (the
+            # reference interpreter) rather than optimise and compile it; a second call
+            # compiles
             self._interpreted = True
             return self._interpreting(dev)
         if runner is None or runner.__device__ is not dev:
