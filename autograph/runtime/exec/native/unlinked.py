@@ -32,12 +32,13 @@ call convention; tests/runtime/test_native_unlinked.py checks them in fresh proc
 import functools
 import sys
 
+import numba
 from numba.core import cgutils, imputils, itanium_mangler
 from numba.core.base import OverloadSelector
 
 from autograph.runtime.exec.native.cache_load import QuickLoadDispatcher, make
 
-__all__ = ["njit", "UnlinkedDispatcher", "symbol"]
+__all__ = ["njit", "UnlinkedDispatcher", "symbol", "supported"]
 
 PREFIX = "autograph.native$"
 _mapped = {}         # symbol -> the callee's CompileResult (keeps its code alive)
@@ -60,11 +61,24 @@ class UnlinkedDispatcher(QuickLoadDispatcher):
             self.targetctx._defns[cres.entry_point] = chosen
 
 
+def supported(version=numba.__version__):
+    """Whether this Numba has what the unlinked call needs: a code library's reload-init
+    hooks came in Numba 0.63 (0.61's libraries have none: every call failed there); tested
+    on 0.65 and 0.68. Older versions link the callee's code as Numba always did."""
+    try:
+        return tuple(int(p) for p in version.split(".")[:2]) >= (0, 63)
+    except ValueError:
+        return False
+
+
 def njit(fn=None, **options):
-    """`numba.njit` making an `UnlinkedDispatcher`: `@njit` or `@njit(cache=True, ...)`."""
+    """`numba.njit` making an `UnlinkedDispatcher` (a `QuickLoadDispatcher`, whose callers
+    link its code, on a Numba without the hooks: `supported`): `@njit` or
+    `@njit(cache=True, ...)`."""
+    kind = UnlinkedDispatcher if supported() else QuickLoadDispatcher
     if fn is None:
-        return lambda fn: make(UnlinkedDispatcher, fn, options)
-    return make(UnlinkedDispatcher, fn, options)
+        return lambda fn: make(kind, fn, options)
+    return make(kind, fn, options)
 
 
 def symbol(module, name, argtypes):
