@@ -53,30 +53,18 @@ def walk(node, leaves=True):
     without the context/operator leaves when `leaves` is False."""
     todo = list(reversed(node)) if isinstance(node, list) else [node]
     pop, push, extend = todo.pop, todo.append, todo.extend
-    if not leaves:   # only the fields that may hold nodes (see children)
-        table = _CHILD_FIELDS
-        while todo:
-            n = pop()
-            yield n
-            fields = table.get(n.__class__)
-            if fields is None:
-                fields = _child_fields(n.__class__)
-            d = n.__dict__
-            for f in reversed(fields):
-                v = d.get(f)
-                if v is None:
-                    continue
-                if v.__class__ is list:
-                    if v:
-                        extend([x for x in reversed(v) if isinstance(x, _AST)])
-                elif isinstance(v, _AST):
-                    push(v)
-        return
+    table = None if leaves else _CHILD_FIELDS   # (without leaves: see children)
     while todo:
         n = pop()
         yield n
+        if table is None:
+            fields = n._fields
+        else:
+            fields = table.get(n.__class__)
+            if fields is None:
+                fields = _child_fields(n.__class__)
         d = n.__dict__
-        for f in reversed(n._fields):
+        for f in reversed(fields):
             v = d.get(f)
             if v is None:
                 continue

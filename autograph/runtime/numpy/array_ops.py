@@ -4,7 +4,7 @@ tensors."""
 
 import numpy as np
 
-from autograph.runtime.ir import dtypes, primitives, shapes
+from autograph.runtime.ir import dtypes, shapes
 from autograph.runtime.ir.dtypes import BOOL
 from autograph.runtime.numpy.elementwise import as_tensor, cast, common, operand_key, ufunc
 from autograph.runtime.ir.primitives import bind1, defvjp, nondifferentiable, register
@@ -158,8 +158,6 @@ def arange(start, stop=None, step=None, dtype=None):
     if step is None:
         step = 1
     bounds = (start, stop, step)
-    if any(b is None for b in bounds):       # (x.shape[0] of an unknown dimension)
-        raise TypeError("np.arange bound: " + primitives.not_a_value(None))
     if dtype is None:
         dtype = dtypes.result_type(tuple(dtypes.default_dtype(operand_key(b)[0])
                                          for b in bounds))
