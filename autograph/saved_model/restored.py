@@ -19,7 +19,7 @@ from autograph import config as _config
 from autograph.runtime import trace_type as tt
 from autograph.runtime.exec.calls import (
     FAST_PATH, GRAPHS, SCOPES, _fresh_constants, _make_runner, choose_device, constant_outputs,
-    fast_key, user_error)
+    fast_key, unwrapped, user_error)
 from autograph.runtime.ir import primitives
 from autograph.runtime.ir.graph import Graph, get_default_graph
 from autograph.runtime.ir.tensor import Tensor
@@ -166,7 +166,7 @@ class RestoredConcrete:
                 if outs[i].__class__ is np.ndarray:
                     outs[i] = outs[i][()]
             return outs
-        runner = _make_runner(_fresh_constants(evaluate, _constant_outputs(graph), dev),
+        runner = _make_runner(_fresh_constants(evaluate, constant_outputs(graph), dev),
                               self._unpack, dev, "device", False, self.name)
         runner.__device__ = dev
         runner.__numpy_cpu__ = False    # (so the fast path does not keep it)
@@ -178,24 +178,11 @@ class RestoredConcrete:
         return f"<RestoredConcrete {self.signature()}>"
 
 
-def _source(t):
-    while t.node.op == "Identity" and t.node.inputs:
-        t = t.node.inputs[0]
-    return t
-
-
-def _constant_outputs(graph):
-    """concrete.constant_outputs of an unoptimised graph: an output may be the Identity
-    of a constant (the optimiser removes those before code generation)."""
-    return [i for i, t in enumerate(graph.outputs)
-            if _source(t).node.op == "Const" and t.shape != () and t.shape is not None]
-
-
 def _scalar_outputs(graph):
     """The places of 0-d outputs that codegen returns as NumPy scalars (codegen's
     scalar_out): all but an argument returned as it is."""
     return [i for i, t in enumerate(graph.outputs)
-            if t.shape == () and not any(_source(t) is x for x in graph.inputs)]
+            if t.shape == () and not any(unwrapped(t) is x for x in graph.inputs)]
 
 
 def _graph_variables(graph):

@@ -88,11 +88,19 @@ def _first(outs):
     return outs[0]
 
 
+def unwrapped(t):
+    """`t` without Identity nodes around it (an unoptimised graph, as a saved model's
+    first call runs it, may return the Identity of a constant or an argument)."""
+    while t.node.op == "Identity" and t.node.inputs:
+        t = t.node.inputs[0]
+    return t
+
+
 def constant_outputs(graph):
     """The places of `graph`'s outputs that are constant arrays (not 0-d): see
     _fresh_constants."""
     return [i for i, t in enumerate(graph.outputs)
-            if t.node.op == "Const" and t.shape != () and t.shape is not None]
+            if unwrapped(t).node.op == "Const" and t.shape != () and t.shape is not None]
 
 
 def _fresh_constants(compiled, consts, dev):
