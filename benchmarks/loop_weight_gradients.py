@@ -52,7 +52,7 @@ def _autograph():
     from autograph.autodiff import stack_buffers
     from benchmarks.cases.rnn_grad import make_loss
     W, xs, h0 = _data()
-    fwd, vg = ag.function(make_loss(ag)), ag.value_and_grad(make_loss(ag))
+    fwd, vg = ag.function(makemake_loss(ag)), ag.value_and_grad(makemake_loss(ag))
     fwd(W, xs, h0), vg(W, xs, h0)
     on = stack_buffers.MIN_BYTES
 
@@ -128,21 +128,13 @@ SHAPES = [(1000, 32, 64), (1000, 8, 128), (1000, 4, 128), (1000, 1, 64), (1000, 
           (1000, 4, 256), (1000, 8, 256), (500, 1, 512)]
 
 
-def _loss(ag):
-    def loss(W, xs, h0):
-        h = h0
-        for t in ag.range(xs.shape[0]):
-            h = np.tanh(h @ W + xs[t])
-        return np.sum(h)
-    return loss
-
-
 def _shapes(rounds):
     """Per shape: the accumulation alone (per step / one product over stored factors) and
     autograph's whole value_and_grad with the weight gradient deferred or not (the rule
     forced off while the per-step function is traced), interleaved."""
     import autograph as ag
     from autograph.autodiff import loop_weight_grads
+    from benchmarks.cases.rnn_grad import make_loss
     print("T, B, H: accumulation alone (per step / one product); autograph value_and_grad "
           "per step / deferred / forward (CPU medians)")
     rows = []
@@ -162,11 +154,11 @@ def _shapes(rounds):
         np.testing.assert_allclose(per_step(), one_product(), rtol=1e-9, atol=1e-9)
         W = rng.standard_normal((h, h)) / np.sqrt(h)
         xs, h0 = 0.5 * rng.standard_normal((t, b, h)), np.zeros((b, h))
-        fwd, new = ag.function(_loss(ag)), ag.value_and_grad(_loss(ag))
+        fwd, new = ag.function(make_loss(ag)), ag.value_and_grad(make_loss(ag))
         real = loop_weight_grads._pays
         loop_weight_grads._pays = lambda *a: False
         try:
-            old = ag.value_and_grad(_loss(ag))
+            old = ag.value_and_grad(make_loss(ag))
             old(W, xs, h0)
         finally:
             loop_weight_grads._pays = real
