@@ -181,8 +181,8 @@ def test_typing_error_takes_the_innermost_generated_line():
     kernel = types.SimpleNamespace(file_name="ag_k_77ee.py", made_by=[None] * 5)
     kernel.made_by[3] = ("kernel_node", "kernel_op", None)   # a fused loop's own module
     runner = types.SimpleNamespace(function_name="f", dispatcher=types.SimpleNamespace(
-        py_func=py_func), lowering=types.SimpleNamespace(made_by=made_by,
-                                                         kernels=[(kernel, "fused_1")]))
+        py_func=py_func), plan=types.SimpleNamespace(
+            made_by={"": made_by, kernel.file_name: kernel.made_by}))
     message = ("No implementation of function Function(<ufunc 'x'>) found for signature\n"
                'File "numba/core/typing/npydecl.py", line 3, in generic\n'
                "During: typing of intrinsic-call at /cache/native/ag_0123abcd.py (7)\n\n"

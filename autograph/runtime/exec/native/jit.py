@@ -118,13 +118,89 @@ def _build(graph, function_name):
     source = lowering.build()
     _stats["lowered"] += 1
     digest = hashlib.sha256(f"{numba.__version__}\0{ag_version}\0{source}".encode()).hexdigest()
+    kernels = [m for m, _ in lowering.kernels]
     dispatcher = _modules.get(digest)
     if dispatcher is None:
-        dispatcher = _modules[digest] = _load(source, digest, lowering.name,
-                                              [m for m, _ in lowering.kernels])
+        dispatcher = _modules[digest] = _load(source, digest, lowering.name, kernels)
     # what source_of shows: the fused kernels' modules (kernel_modules.py), then the function
-    shown = "".join(f"# {m.file_name}\n{m.text}\n" for m, _ in lowering.kernels) + source
-    return _Runner(graph, lowering, dispatcher, shown, function_name).make()
+    shown = "".join(f"# {m.file_name}\n{m.text}\n" for m in kernels) + source
+    plan = Plan.of(graph, lowering)
+    run = _Runner(plan, dispatcher, shown, function_name).make()
+    if not lowering.variables:   # what the trace cache keeps to load it in a later process
+        run.__recipe__ = {"source": source, "digest": digest, "name": lowering.name,
+                          "kernels": [(m.module_name, m.file_name, m.text) for m in kernels],
+                          "plan": plan.data()}
+    return run
+
+
+def load_recipe(recipe, function_name):
+    """The runner `_build` made, from its `__recipe__` (the trace cache: a later process
+    runs the trace's native code without tracing and lowering its graph again). The
+    recipe's code is executed, so it must be what this user's autograph wrote
+    (trace_cache reads only signed entries)."""
+    _import_numba()
+    source, digest, name = recipe["source"], recipe["digest"], recipe["name"]
+    kernels = [_KernelText(*k) for k in recipe["kernels"]]
+    with _lock:
+        dispatcher = _modules.get(digest)
+        if dispatcher is None:
+            dispatcher = _modules[digest] = _load(source, digest, name, kernels)
+    shown = "".join(f"# {m.file_name}\n{m.text}\n" for m in kernels) + source
+    run = _Runner(Plan.from_data(recipe["plan"]), dispatcher, shown, function_name).make()
+    run.__recipe__ = recipe
+    return run
+
+
+class _KernelText:
+    """A fused kernel's module as a recipe names it (kernel_modules.KernelModule's fields)."""
+
+    def __init__(self, module_name, file_name, text):
+        self.module_name, self.file_name, self.text = module_name, file_name, text
+
+
+class Plan:
+    """What the Python around a native function needs of its graph and lowering: which
+    inputs are scalars (`in_scalar`), each output's source (`outs`: the index of the input
+    it returns as it is, or None) and scalar dtype (None: an array), whether the function
+    returns one value bare (`single`), the constants it is passed (`const_args`), the
+    Variables it reads, writes in place and assigns (lowering's `variables`, `inplace`,
+    `assigned`), the nodes behind the lines of each generated file (`made_by`, for typing
+    errors) and the graph's node count (logged)."""
+
+    def __init__(self, in_scalar, outs, single, const_args, variables=None, inplace=(),
+                 assigned=(), made_by=None, nodes=0):
+        self.in_scalar, self.outs, self.single = in_scalar, outs, single
+        self.const_args = const_args
+        self.variables, self.inplace, self.assigned = variables or {}, inplace, assigned
+        self.made_by, self.nodes = made_by or {}, nodes
+
+    @classmethod
+    def of(cls, graph, lowering):
+        passed = {id(t): i for i, t in enumerate(graph.inputs)}
+        outs = []
+        for t in graph.outputs:
+            source = t
+            while source.node.op == "Identity":
+                source = source.node.inputs[0]
+            outs.append((passed.get(id(source)), t.dtype.str if t.shape == () else None))
+        made_by = {"": lowering.made_by}   # "": the function's own file
+        made_by.update((m.file_name, m.made_by) for m, _ in lowering.kernels)
+        return cls([t.shape == () for t in graph.inputs], outs, lowering.single,
+                   [value for _, value in lowering.const_args], lowering.variables,
+                   lowering.inplace, lowering.assigned, made_by,
+                   sum(1 for _ in graph.walk()))
+
+    def data(self):
+        """The plan as marshal data (a plan without Variables: they live in this process)."""
+        consts = [(v.dtype.str, v.shape, v.tobytes()) for v in self.const_args]
+        return {"in_scalar": self.in_scalar, "outs": self.outs, "single": self.single,
+                "consts": consts, "nodes": self.nodes}
+
+    @classmethod
+    def from_data(cls, d):
+        consts = [np.frombuffer(b, dtype).reshape(shape) for dtype, shape, b in d["consts"]]
+        return cls(list(d["in_scalar"]), [tuple(o) for o in d["outs"]], d["single"], consts,
+                   nodes=d["nodes"])
 
 
 def _identifier(name):
@@ -176,8 +252,8 @@ class _Runner:
     constants and Variable values appended, scalar results back as NumPy scalars of the
     graph's dtypes, assigned Variables written back."""
 
-    def __init__(self, graph, lowering, dispatcher, source, function_name):
-        self.graph, self.lowering, self.dispatcher = graph, lowering, dispatcher
+    def __init__(self, plan, dispatcher, source, function_name):
+        self.plan, self.dispatcher = plan, dispatcher
         self.source, self.function_name = source, function_name
 
     def make(self):
@@ -206,7 +282,7 @@ class _Runner:
         NumPy scalars need no `x[()]` (scalars_as_arrays=False: every scalar input is one),
         and a caller that wants the only output gets it without a tuple (first_only). The
         dispatcher is called with the arguments as given; Numba checks their types."""
-        if first_only and len(self.graph.outputs) != 1:
+        if first_only and len(self.plan.outs) != 1:
             raise ValueError("first_only needs a graph with one output")
         return self._python(ns, scalars_as_arrays, first_only)
 
@@ -222,7 +298,7 @@ class _Runner:
         values = self._passed(ns, args)
         self.compile_for(values)
         if all(isinstance(a, np.generic) for a in args) and all(
-                attrs.get("shape") == () for _, _, attrs in self.lowering.variables.values()):
+                attrs.get("shape") == () for _, _, attrs in self.plan.variables.values()):
             numba = _import_numba()
             overload = self.dispatcher.overloads.get(tuple(numba.typeof(a) for a in values))
             ns["native"] = getattr(overload, "entry_point", None) or self.dispatcher
@@ -230,28 +306,28 @@ class _Runner:
 
     def _passed(self, ns, args):
         """What the body passes to native code now: `args`, constants, Variables' values."""
-        values = list(args) + [ns[f"c{i}"] for i in range(len(self.lowering.const_args))]
-        if self.lowering.variables:
+        values = list(args) + [ns[f"c{i}"] for i in range(len(self.plan.const_args))]
+        if self.plan.variables:
             from autograph.runtime import variables as var_module
-            for _, ref, attrs in self.lowering.variables.values():
+            for _, ref, attrs in self.plan.variables.values():
                 value = var_module._deref(ref, attrs["name"], self.function_name)._value
                 values.append(value[()] if attrs.get("shape") == () else value)
         return values
 
     def _python(self, ns, scalars_as_arrays, first_only):
-        params = [f"a{i}" for i in range(len(self.graph.inputs))]
+        params = [f"a{i}" for i in range(len(self.plan.in_scalar))]
         lines = [f"def run({', '.join(params)}):"]
         lines += ["    " + line for line in self._body(ns, params, scalars_as_arrays, first_only)]
         local = {}   # the function's globals are `ns`, shared by every variant
-        exec(compile("\n".join(lines) + "\n", f"{GLUE_PREFIX}: native {self.graph.name}>", "exec"),
-             ns, local)
+        exec(compile("\n".join(lines) + "\n", f"{GLUE_PREFIX}: native {self.function_name}>",
+                     "exec"), ns, local)
         return local["run"]
 
     def _body(self, ns, params, scalars_as_arrays, first_only):
-        g, low = self.graph, self.lowering
-        args = [f"{p}[()]" if t.shape == () and scalars_as_arrays else p
-                for p, t in zip(params, g.inputs)]
-        for i, (_, value) in enumerate(low.const_args):
+        low = self.plan
+        args = [f"{p}[()]" if scalar and scalars_as_arrays else p
+                for p, scalar in zip(params, low.in_scalar)]
+        for i, value in enumerate(low.const_args):
             ns[f"c{i}"] = value[()] if value.ndim == 0 else np.array(value)
             args.append(f"c{i}")
         lines = []
@@ -281,23 +357,20 @@ class _Runner:
             lines.append("try:")
         body_start = len(lines)
         lines.append(f"r = native({', '.join(args)})")
-        shape0 = g.outputs[0].shape if g.outputs else None   # None: a Variable's value
-        bare = first_only and low.single and shape0 != ()
-        if low.single and not bare and shape0 != ():
+        scalar0 = bool(low.outs) and low.outs[0][1] is not None   # (no outputs: Variables)
+        bare = first_only and low.single and not scalar0
+        if low.single and not bare and not scalar0:
             lines.append("r = (r,)")
         outs = []
-        passed = {id(t): p for p, t in zip(params, g.inputs)}
-        for i, t in enumerate(g.outputs):
-            source = t
-            while source.node.op == "Identity":
-                source = source.node.inputs[0]
-            if id(source) in passed:   # an argument returned as it is: the same object, as
-                outs.append(passed[id(source)])   # the interpreter gives (0-d arrays too)
-            elif t.shape == ():   # Numba returns a Python scalar: the graph's NumPy scalar
-                outs.append(_boxed(ns, f"t{i}", t.dtype, "r" if low.single else f"r[{i}]"))
+        for i, (arg, scalar) in enumerate(low.outs):
+            if arg is not None:   # an argument returned as it is: the same object, as
+                outs.append(params[arg])   # the interpreter gives (0-d arrays too)
+            elif scalar is not None:   # Numba returns a Python scalar: the graph's NumPy scalar
+                outs.append(_boxed(ns, f"t{i}", np.dtype(scalar),
+                                   "r" if low.single else f"r[{i}]"))
             else:
                 outs.append(f"r[{i}]")
-        k = len(g.outputs)
+        k = len(low.outs)
         order = [next(j for j, v in enumerate(low.variables) if v == vid)
                  for vid in low.assigned]
         for n, j in enumerate(order):
@@ -336,7 +409,7 @@ class _Runner:
         _stats["cache_hits" if hit else "compiled"] += 1
         log(1, "jit_compile: %s %s in %.1f ms (%d nodes)", self.function_name,
             "loaded from the disk cache" if hit else "compiled to native code", ms,
-            sum(1 for _ in self.graph.walk()))
+            self.plan.nodes)
 
     def typing_error(self, exc):
         """Numba's typing error, naming the node (and the user's line) of the innermost
@@ -346,9 +419,9 @@ class _Runner:
         never line numbers of Numba's own files that the message may quote."""
         import re
         message = str(exc)
-        files = {os.path.basename(self.dispatcher.py_func.__code__.co_filename):
-                 self.lowering.made_by}
-        files.update((m.file_name, m.made_by) for m, _ in self.lowering.kernels)
+        files = dict(self.plan.made_by)
+        files[os.path.basename(self.dispatcher.py_func.__code__.co_filename)] = \
+            files.pop("", [])
         made_by = None
         pattern = "(" + "|".join(map(re.escape, files)) + r')(?:", line | \()(\d+)'
         for m in re.finditer(pattern, message):
