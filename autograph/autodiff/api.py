@@ -78,7 +78,9 @@ def value_and_grad(f, argnums=0, has_aux=False, checkpoints=None):
         return ((value, aux), g) if has_aux else (value, g)
 
     staged.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
-    return _wrap(_staged(staged), f)
+    call = _wrap(_staged(staged), f)
+    call.__ag_transform__ = ("value_and_grad", f, argnums, has_aux, checkpoints)
+    return call
 
 
 def grad(f, argnums=0, has_aux=False, checkpoints=None):
@@ -91,7 +93,22 @@ def grad(f, argnums=0, has_aux=False, checkpoints=None):
         return (gr, out[1]) if has_aux else gr
     g = functools.wraps(f)(g) if callable(f) and hasattr(f, "__name__") else g
     g.__ag_grad__ = (f, argnums, has_aux)    # what ag.vmap reads (batching/of_grad.py)
+    g.__ag_transform__ = ("grad", vg, has_aux)
+    _TRANSFORMS.add(g.__code__)
     return g
+
+
+# the code of the functions value_and_grad and grad return: `transform_of` trusts the
+# `__ag_transform__` of those alone (any function may carry an attribute of that name)
+_TRANSFORMS = set()
+
+
+def transform_of(fn):
+    """(name, f, *options) when `fn` is a function `value_and_grad(f, ...)` or `grad` made
+    (a function of `f` and those options alone: the trace cache keys it by them), else
+    None."""
+    transform = getattr(fn, "__ag_transform__", None)
+    return transform if getattr(fn, "__code__", None) in _TRANSFORMS else None
 
 
 def _wrap(fn, f):
@@ -102,6 +119,7 @@ def _wrap(fn, f):
     except AttributeError:
         pass
     call.__wrapped_function__ = fn
+    _TRANSFORMS.add(call.__code__)
     return call
 
 

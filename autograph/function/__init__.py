@@ -509,7 +509,7 @@ class Function:
         """The ConcreteFunction of a new trace key: from the trace cache where it has the
         trace (a later process), else traced, and kept there if it may be (see
         autograph.function.trace_cache: plain functions converted by autograph, on the cpu)."""
-        if not self._autograph or self._jit_compile or self._device is not None or \
+        if not self._autograph or self._device is not None or \
                 self._instance_ref is not None or not config.disk_cache_enabled():
             return self._trace(names, values, key)
         from autograph.function import trace_cache

@@ -305,9 +305,8 @@ class ConcreteFunction:
         if runner is not None and runner.__device__ is dev:
             return runner
         with self._lock, gc_pause.paused():   # compiling: see autograph.gc_pause
-            if self._program is not None and dev.name == "cpu" and not self._jit_compile \
-                    and not numerics:
-                compiled, consts = self._program
+            if self._program is not None and dev.name == "cpu" and not numerics:
+                compiled, consts = self._program   # (native code for jit_compile=True)
             else:
                 graph = self._graph_to_run()
                 consts = constant_outputs(graph)
@@ -318,9 +317,9 @@ class ConcreteFunction:
                 else:
                     from autograph.runtime.exec import codegen
                     compiled = codegen.compile_graph(graph, dev, numerics)
-                    if self._cache_key is not None and dev.name == "cpu" and not numerics:
-                        from autograph.function import trace_cache
-                        trace_cache.store(self, compiled, consts)
+                if self._cache_key is not None and dev.name == "cpu" and not numerics:
+                    from autograph.function import trace_cache
+                    trace_cache.store(self, compiled, consts)
             fresh = _fresh_constants(compiled, consts, dev)
             runner = _make_runner(fresh, self._unpack, dev, outputs_mode, move,
                                   self._function_name)

@@ -86,12 +86,13 @@ def trace(function, names, values, key):
     if concrete is not None:
         function._traced(names, key, "loaded the trace of")
         return concrete
-    if function._traceable() is function._python_function:   # (it warned, saying why)
+    chain = _chain(function._python_function)   # a gradient: its code is autograph's
+    if len(chain) == 1 and function._traceable() is function._python_function:
         log(2, "trace cache: %s is traced each process: it could not be converted",
-            function.__name__)
+            function.__name__)    # (it warned, saying why)
         return function._trace(names, values, key)
     from autograph.operators import calls
-    record = _Record(function._python_function)
+    record = _Record(chain)
     before, calls._state.watch = calls._state.watch, record.watch
     try:
         concrete = function._trace(names, values, key)
@@ -116,19 +117,38 @@ def cache_key(function, names, key):
         raise _NotKept("the disk cache is off")
     if os.environ.get("AUTOGRAPH_TRACE_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
         raise _NotKept("AUTOGRAPH_TRACE_CACHE is off")
-    fn = function._python_function
-    if type(fn) is not types.FunctionType:
-        raise _NotKept("not a plain function")
-    base = disk_cache.key(fn)
-    if base is None:
-        raise _NotKept("a lambda, or no source file")
-    parts = [base, str(FORMAT), _MAGIC, np.__version__, str(sys.flags.optimize), _checkout(),
-             str(function._outputs), ",".join(names)]
+    parts, conversion = _function_parts(function._python_function)
+    parts += [str(FORMAT), _MAGIC, np.__version__, str(sys.flags.optimize), _checkout(),
+              str(function._outputs), ",".join(names), _native_version(function)]
     for name, k in zip(names, key):
         described = _describe_key(k)
         if described is None:
             raise _NotKept(f"argument {name} is not an array or a Python primitive")
         parts.append(described)
+    h = disk_cache._Hash()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return h.hexdigest(), conversion
+
+
+def _function_parts(fn):
+    """(what names plain function `fn` across processes, the disk cache's key of its
+    conversion); a gradient of one (autodiff.api.transform_of) is named by the transform,
+    its options and the function it differentiates."""
+    transform = _transform(fn)
+    if transform is not None:
+        name, f, *options = transform
+        described = [_describe_value(o) for o in options]
+        if None in described:
+            raise _NotKept(f"{name} has options that cannot be named")
+        parts, conversion = _function_parts(f)
+        return [f"{name}({','.join(described)})"] + parts, conversion
+    if type(fn) is not types.FunctionType:
+        raise _NotKept("not a plain function")
+    base = disk_cache.key(fn)
+    if base is None:
+        raise _NotKept("a lambda, or no source file")
+    parts = [base]
     code, closure = fn.__code__, dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     if _acts_outside(code, bool(code.co_freevars)):
         raise _NotKept("it imports, or writes a global or nonlocal variable")
@@ -146,10 +166,21 @@ def cache_key(function, names, key):
             raise _NotKept(f"{name} is a {type(value).__name__} (it could change between "
                            "processes without changing the key)")
         parts.append(f"{name}={described}")
-    h = disk_cache._Hash()
-    for part in parts:
-        h.update(part.encode("utf-8", "surrogatepass") + b"\0")
-    return h.hexdigest(), base
+    return parts, base
+
+
+def _transform(fn):
+    if getattr(fn, "__ag_transform__", None) is None:   # (autodiff is not imported for
+        return None                                     # a function that is no gradient)
+    from autograph.autodiff import api
+    return api.transform_of(fn)
+
+
+def _chain(fn):
+    """[fn, the function it differentiates, ..., the user's function]: `fn` and, when it is
+    a gradient, the functions the key names behind it."""
+    transform = _transform(fn)
+    return [fn] if transform is None else [fn] + _chain(transform[1])
 
 
 # compiled code is marshalled in this interpreter's bytecode format: another one never reads it
@@ -340,13 +371,15 @@ class _Record:
     """What a trace called: `pure` stays True while every callee is one a later process
     may skip calling (operators.calls.converted_call shows `watch` each callee)."""
 
-    def __init__(self, fn):
+    def __init__(self, chain):
+        fn = chain[-1]
         self.pure = True   # else the first callee that was not
         self.inner = f"{fn.__qualname__}.<locals>."   # functions defined inside the traced one
         self.module = fn.__module__
+        self.keyed = {id(f) for f in chain}   # the traced function, and those it differentiates
 
     def watch(self, f):
-        if self.pure is True and not self._skippable(f):
+        if self.pure is True and id(f) not in self.keyed and not self._skippable(f):
             self.pure = f
 
     def _skippable(self, f):
@@ -404,7 +437,10 @@ def store(concrete, compiled, consts):
     if path is None:
         return
     try:
-        entry = _entry(concrete, compiled, consts, k, conversion)
+        if concrete._jit_compile:
+            entry = _native_entry(concrete, compiled, consts, k)
+        else:
+            entry = _entry(concrete, compiled, consts, k, conversion)
     except _NotKept as why:
         log(2, "trace cache: %s is traced each process: its code holds %s", concrete.name, why)
         return
@@ -413,8 +449,9 @@ def store(concrete, compiled, consts):
         return
     # the module files are listed when the file is written (at exit, mostly): listing them
     # walks sys.modules, ~0.7 ms per trace in a process beside TensorFlow and JAX
+    code = (lambda: None) if "native" in entry else (lambda: _module_code(entry["source"]))
     disk_cache.later(path, lambda: marshal.dumps({**entry, "files": _files_now(),
-                                                  "code": _module_code(entry["source"])}))
+                                                  "code": code()}))
 
 
 def _module_code(source):
@@ -465,6 +502,30 @@ def _entry(concrete, compiled, consts, k, conversion):
             "consts": list(consts), "conversion": (conversion, next(iter(generated), ""))}
 
 
+def _native_entry(concrete, compiled, consts, k):
+    """The entry of a `jit_compile=True` trace: the recipe of its native code
+    (native/jit.py `load_recipe`), whose machine code Numba's own cache keeps."""
+    recipe = getattr(compiled, "__recipe__", None)
+    if recipe is None:
+        raise _NotKept("Variables")
+    return {"format": FORMAT, "key": k, "native": recipe,
+            "structure": _encode_structure(concrete._structure, set(concrete._tensor_slots),
+                                           itertools.count()),
+            "tensor_slots": list(concrete._tensor_slots), "consts": list(consts)}
+
+
+def _native_version(function):
+    """Numba's version for a `jit_compile=True` function ('' for others): native code
+    lowered for one Numba may not run on another."""
+    if not function._jit_compile:
+        return ""
+    try:
+        import numba
+    except ImportError:
+        raise _NotKept("jit_compile=True without Numba") from None
+    return "numba " + numba.__version__
+
+
 def _describe_global(value):
     if isinstance(value, types.ModuleType):
         if not _ours(value.__name__):
@@ -488,8 +549,8 @@ def _describe_global(value):
 
 
 def _plain(value):
-    """`value` as marshal data: None, bools, numbers, strings, bytes, and tuples, lists,
-    dicts and slices of them (tagged)."""
+    """`value` as marshal data: None, bools, numbers, strings, bytes, NumPy dtypes, and
+    tuples, lists, dicts and slices of them (tagged)."""
     kind = type(value)
     if kind in _PLAIN or value is Ellipsis:
         return value
@@ -499,6 +560,8 @@ def _plain(value):
         return ("dict", [[_plain(k), _plain(v)] for k, v in value.items()])
     if kind is slice:
         return ("slice", [_plain(value.start), _plain(value.stop), _plain(value.step)])
+    if isinstance(value, np.dtype) and value.kind in "biufcmM":   # (a tuple of dtypes: a
+        return ("dtype", value.str)                               # checkpointed loop's)
     raise _NotKept
 
 
@@ -532,7 +595,11 @@ def _load(function, k, names, values, key):
         if type(entry) is not dict or entry.get("format") != FORMAT or entry.get("key") != k \
                 or not _unchanged(entry["files"]):
             return None
-        program = _program(entry)
+        if "native" in entry:
+            from autograph.runtime.exec.native import jit
+            program = jit.load_recipe(entry["native"], function.__name__)
+        else:
+            program = _program(entry)
         structure = _decode_structure(entry["structure"])
     except Exception:   # no file, another format, damaged: trace as if there were none
         return None
@@ -661,6 +728,8 @@ def _decode_global(d):
 def _unplain(value):
     if type(value) is tuple:
         kind, items = value
+        if kind == "dtype":
+            return np.dtype(items)
         if kind == "dict":
             return {_unplain(k): _unplain(v) for k, v in items}
         items = [_unplain(v) for v in items]

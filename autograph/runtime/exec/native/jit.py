@@ -33,11 +33,15 @@ import numpy as np
 
 from autograph.frames import GLUE_PREFIX
 from autograph.log import log
-from autograph.runtime.exec.native.lower import Lowering, NativeLoweringError
 from autograph.runtime.exec.codegen_shapes import box as _box, boxed as _boxed
 from autograph.source import cache_auth, disk_cache
 
 __all__ = ["compile_graph", "source_of", "stats", "NativeLoweringError", "available"]
+
+
+class NativeLoweringError(NotImplementedError):
+    """`jit_compile=True` met an operation it cannot compile to native code."""
+
 
 _cache = weakref.WeakKeyDictionary()      # graph -> compiled runner
 _modules = {}                             # source hash -> the njit dispatcher
@@ -114,6 +118,7 @@ def _import_numba():
 def _build(graph, function_name):
     numba = _import_numba()
     from autograph import __version__ as ag_version
+    from autograph.runtime.exec.native.lower import Lowering   # (not for a loaded recipe)
     lowering = Lowering(graph, "native_" + _identifier(graph.name))
     source = lowering.build()
     _stats["lowered"] += 1

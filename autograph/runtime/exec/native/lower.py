@@ -34,10 +34,7 @@ from autograph.runtime.exec.native import library as native_library
 from autograph.runtime.exec.native import ops as native_ops
 from autograph.runtime.exec.native.fills import chain_plan, fill_plan
 from autograph.runtime.exec.native.grad import GradLowering
-
-
-class NativeLoweringError(NotImplementedError):
-    """`jit_compile=True` met an operation it cannot compile to native code."""
+from autograph.runtime.exec.native.jit import NativeLoweringError
 
 
 _HINTS = {
