@@ -11,7 +11,8 @@ Each process (threads pinned to 1) measures its own CPU time (`time.process_time
 - `warm`: the same first call of a never-seen copy of the program in a process where
   Numba already compiled something else (a small array function): the compile alone;
 - `cached`: a second process with the first one's cache dir: the machine code loaded,
-  and how many functions Numba compiled there (0: nothing typed);
+  and how many functions Numba compiled there (0: nothing typed) and graphs autograph
+  lowered (0: the trace came from the trace cache, not traced);
 - `new program`: a fresh process with that cache dir and a never-seen copy of the
   program: what a new program pays on a machine whose shared helpers (native/library.py)
   and fused loops (native/kernel_modules.py) are compiled already;
@@ -86,7 +87,21 @@ which, mode, k = sys.argv[1], sys.argv[2], sys.argv[3]
 if mode == "warm":
     numba.njit(lambda a: np.dot(a, a) + 1.0)(np.ones((2, 2)))
     compiled.clear()
-from benchmarks.programs import MANDELBROT, fresh_function
+from benchmarks.programs import MANDELBROT
+
+
+def fresh_function(text, name, namespace):
+    """`name` from a module file of its own, named by the program's number: the second
+    process of a program reads the same file (the trace cache's key names the file)."""
+    import importlib.util, os
+    path = os.path.join(os.environ["AG_BENCH_SRC"], f"{name}.py")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write("import numpy as np\nimport autograph as ag\n" + text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
 
 
 def program(k):
@@ -125,7 +140,8 @@ for _ in range(5):
     fn(*args)
     runs.append(time.process_time() - a)
 print(json.dumps({"import": t1 - t0, "first": t3 - t2, "run": min(runs),
-                  "compiled": len(compiled), **phases}))
+                  "compiled": len(compiled), "lowered": native_jit.stats()["lowered"],
+                  **phases}))
 '''
 
 ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
@@ -133,7 +149,8 @@ ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "
 
 
 def _child(tree, which, mode, k, cache, bytecode=None):
-    env = dict(os.environ, PYTHONPATH=tree, AUTOGRAPH_CACHE_DIR=cache, **ENV)
+    env = dict(os.environ, PYTHONPATH=tree, AUTOGRAPH_CACHE_DIR=cache,
+               AG_BENCH_SRC=os.path.join(os.path.dirname(cache), "src"), **ENV)
     if bytecode is not None:    # a private bytecode cache per tree, as an install has
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = os.path.join(
@@ -153,6 +170,7 @@ def measure(trees, rounds, programs=("rnn", "mandelbrot"), bytecode=False):
     rows = {}
     k = 0
     with tempfile.TemporaryDirectory() as folder:
+        os.mkdir(os.path.join(folder, "src"))
         pyc = os.path.join(folder, "pyc") if bytecode else None
         if bytecode:        # write each tree's bytecode once, outside the timed rounds
             for tree in trees:
@@ -181,6 +199,7 @@ def measure(trees, rounds, programs=("rnn", "mandelbrot"), bytecode=False):
                     r["run"].append(min(got[m]["run"] for m in ("first", "cached", "warm")))
                     r["compiled first"].append(got["first"]["compiled"])
                     r["compiled cached"].append(got["cached"]["compiled"])
+                    r["lowered cached"].append(got["cached"].get("lowered", float("nan")))
     return {f"{tree} {which}": {key: statistics.median(v) for key, v in r.items()}
             for (tree, which), r in rows.items()}
 

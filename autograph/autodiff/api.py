@@ -12,6 +12,7 @@ import functools
 
 import numpy as np
 
+from autograph.function import transforms
 from autograph.runtime.ir import nest, primitives
 from autograph.runtime.ir.graph import get_default_graph
 from autograph.runtime.ir.tensor import Tensor
@@ -79,7 +80,7 @@ def value_and_grad(f, argnums=0, has_aux=False, checkpoints=None):
 
     staged.__name__ = f"value_and_grad_{getattr(f, '__name__', 'f')}"
     call = _wrap(_staged(staged), f)
-    call.__ag_transform__ = ("value_and_grad", f, argnums, has_aux, checkpoints)
+    transforms.register(call, "value_and_grad", f, argnums, has_aux, checkpoints)
     return call
 
 
@@ -93,22 +94,8 @@ def grad(f, argnums=0, has_aux=False, checkpoints=None):
         return (gr, out[1]) if has_aux else gr
     g = functools.wraps(f)(g) if callable(f) and hasattr(f, "__name__") else g
     g.__ag_grad__ = (f, argnums, has_aux)    # what ag.vmap reads (batching/of_grad.py)
-    g.__ag_transform__ = ("grad", vg, has_aux)
-    _TRANSFORMS.add(g.__code__)
+    transforms.register(g, "grad", vg, has_aux)   # (the trace cache's key: transforms.py)
     return g
-
-
-# the code of the functions value_and_grad and grad return: `transform_of` trusts the
-# `__ag_transform__` of those alone (any function may carry an attribute of that name)
-_TRANSFORMS = set()
-
-
-def transform_of(fn):
-    """(name, f, *options) when `fn` is a function `value_and_grad(f, ...)` or `grad` made
-    (a function of `f` and those options alone: the trace cache keys it by them), else
-    None."""
-    transform = getattr(fn, "__ag_transform__", None)
-    return transform if getattr(fn, "__code__", None) in _TRANSFORMS else None
 
 
 def _wrap(fn, f):
@@ -119,7 +106,6 @@ def _wrap(fn, f):
     except AttributeError:
         pass
     call.__wrapped_function__ = fn
-    _TRANSFORMS.add(call.__code__)
     return call
 
 

@@ -13,9 +13,13 @@ nothing a later process would miss.** Every trace is checked; nothing is kept on
 
 - the function: a plain `def` with a source file (the disk cache's key: the file's text, the
   function's line, names and flags, autograph's and Python's versions), in an ag.function
-  with autograph on, no `jit_compile`, no device, not a method; NumPy's version; in a
-  checkout (not an installed package) the file holds the size and time of each of
-  autograph's modules the tracing process had imported, and a load checks them;
+  with autograph on, no device, not a method; NumPy's version; with `jit_compile=True`,
+  Numba's; in a checkout (not an installed package) the file holds the size and time of
+  each of autograph's modules the tracing process had imported, and a load checks them;
+- or a gradient of one: a function `ag.value_and_grad` or `ag.grad` made of such a `def`
+  (or of another gradient), named by the transform, its options (`argnums`, `has_aux`,
+  `checkpoints`) and the function it differentiates (function/transforms.py: only
+  functions of autodiff's own code are taken for gradients);
 - the arguments: arrays (dtype and shape) and Python primitives (type and value);
 - each global, closure or builtin name the function's code reads: a module of NumPy, math,
   cmath or autograph, an attribute of one of those by name (`from numpy import where`), or
@@ -25,8 +29,9 @@ nothing a later process would miss.** Every trace is checked; nothing is kept on
   change between processes without changing the key;
 - every call the converted code made while tracing was to a graph operation, a NumPy
   function (but those reading or writing files or NumPy's global state), a method of a
-  tensor or of a Python value, a pure builtin (`len`, `range`, `isinstance`, ...) or a
-  function defined inside the traced one. `print`, `open`, `id`, anything else: not kept,
+  tensor or of a Python value, a pure builtin (`len`, `range`, `isinstance`, ...), a
+  function defined inside the traced one, or one the key names (a gradient calls the
+  function it differentiates). `print`, `open`, `id`, anything else: not kept,
   because Python's side effects run when tracing (TensorFlow's rule), and a process that
   loads the trace would skip them (examples/fizzbuzz.py prints "Tracing ..." every run);
 - tracing made no Variables and warned nothing;
@@ -40,7 +45,12 @@ another device): the function is traced then, as it would have been. It counts a
 The file (`<key>.agt` in the disk cache's directory, same switches; `AUTOGRAPH_TRACE_CACHE=0`
 turns off this cache alone) is marshal data:
 generated source and its compiled code (in this interpreter's bytecode format, which the key
-names), numbers, strings and array bytes. Like the disk cache's converted source
+names), numbers, strings and array bytes. A `jit_compile=True` trace's entry holds instead
+its native recipe (native/jit.py `load_recipe`): the generated Numba module's source, its
+fused kernels' modules and what the Python around the call needs (which arguments are
+scalars, the outputs' dtypes, the constants); Numba's own cache beside those modules keeps
+the machine code, so a later process neither traces, lowers nor compiles. A trace reading
+Variables is not kept (they live in the process). Like the disk cache's converted source
 (and Python's own .pyc files) its code is compiled and run, so it is read only through
 disk_cache.read: from a directory no one else may write, signed with this user's key
 (autograph.source.cache_auth); a file anyone else wrote or changed is ignored.
@@ -133,7 +143,7 @@ def cache_key(function, names, key):
 
 def _function_parts(fn):
     """(what names plain function `fn` across processes, the disk cache's key of its
-    conversion); a gradient of one (autodiff.api.transform_of) is named by the transform,
+    conversion); a gradient of one (function/transforms.py) is named by the transform,
     its options and the function it differentiates."""
     transform = _transform(fn)
     if transform is not None:
@@ -170,10 +180,10 @@ def _function_parts(fn):
 
 
 def _transform(fn):
-    if getattr(fn, "__ag_transform__", None) is None:   # (autodiff is not imported for
-        return None                                     # a function that is no gradient)
-    from autograph.autodiff import api
-    return api.transform_of(fn)
+    if getattr(fn, "__ag_transform__", None) is None:   # (a plain function: nothing to
+        return None                                     # import)
+    from autograph.function import transforms
+    return transforms.transform_of(fn)
 
 
 def _chain(fn):

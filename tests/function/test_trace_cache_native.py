@@ -355,11 +355,12 @@ heavy = [m for m in ("autograph.api", "autograph.autodiff.transform",
 print("imported:", heavy, "compiled:", len(compiled))
 ''')
     env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"),
-               AUTOGRAPH_CACHE_KEY=str(tmp_path / "key" / "cache-key"),
+               AUTOGRAPH_CACHE_KEY=str(tmp_path / "key" / "cache-key"), AUTOGRAPH_VERBOSITY="2",
                NUMBA_CACHE_DIR=str(tmp_path / "numba"),
                PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    runs = [subprocess.run([sys.executable, str(source)], env=env, capture_output=True,
-                           text=True, check=True).stdout.splitlines() for _ in range(2)]
+    done = [subprocess.run([sys.executable, str(source)], env=env, capture_output=True,
+                           text=True, check=True) for _ in range(2)]
+    runs = [d.stdout.splitlines() for d in done]
     assert runs[0][0] == runs[1][0]                   # the same value and gradient
     assert runs[0][1] != "imported: [] compiled: 0"   # the first process traced and compiled
-    assert runs[1][1] == "imported: [] compiled: 0", runs[1]
+    assert runs[1][1] == "imported: [] compiled: 0", (runs[1], done[1].stderr[-3000:])
