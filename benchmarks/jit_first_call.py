@@ -20,10 +20,12 @@ Each process (threads pinned to 1) measures its own CPU time (`time.process_time
   name, then times a never-seen copy (what case 13e of `python -m benchmarks` times);
 - `run`: the minimum CPU time of 5 later calls.
 
-Each first call is split too (`... trace`: converting, tracing and differentiating, the
-Function's `_trace_or_load`; `... lower`: writing the Numba source; `... numba`: Numba's
-compile or cache load, helpers and kernels included): what a second process spends on
-tracing against loading (issue 30 goal 6's last clause).
+Each first call is split too (`... trace`: converting, tracing and differentiating, or
+loading the trace from the trace cache, the Function's `_trace_or_load`; `... tracing`:
+the part of it spent tracing, `_trace_graph`, 0 for a loaded trace; `... lower`: writing
+the Numba source; `... numba`: Numba's compile or cache load, helpers and kernels
+included): what a second process spends on tracing against loading (issue 30 goal 6's
+last clause).
 
 `--bytecode` lets the child processes write and read Python's bytecode (in a private
 `PYTHONPYCACHEPREFIX`, one warm-up process first) as an installed package would, where
@@ -61,7 +63,7 @@ class Count(event.Listener):
     def on_end(self, ev):
         pass
 event.register("numba:compile", Count())
-phases = {"trace": 0.0, "lower": 0.0, "numba": 0.0}
+phases = {"trace": 0.0, "lower": 0.0, "numba": 0.0, "tracing": 0.0}
 
 
 def timed(owner, name, phase):
@@ -81,6 +83,7 @@ def timed(owner, name, phase):
 from autograph.function import Function
 from autograph.runtime.exec.native import jit as native_jit, lower as native_lower
 timed(Function, "_trace_or_load", "trace")
+timed(Function, "_trace_graph", "tracing")
 timed(native_lower.Lowering, "build", "lower")
 timed(native_jit._Runner, "compile_for", "numba")
 which, mode, k = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -194,7 +197,7 @@ def measure(trees, rounds, programs=("rnn", "mandelbrot"), bytecode=False):
                     for mode in MODES:
                         r[mode].append(got[mode]["first"])
                     for mode in MODES:
-                        for phase in ("trace", "lower", "numba"):
+                        for phase in ("trace", "tracing", "lower", "numba"):
                             r[f"{mode} {phase}"].append(got[mode].get(phase, float("nan")))
                     r["run"].append(min(got[m]["run"] for m in ("first", "cached", "warm")))
                     r["compiled first"].append(got["first"]["compiled"])
