@@ -18,6 +18,7 @@ from autograph.function import trace_cache
 from autograph.runtime.ir import nest
 from autograph.source import disk_cache
 from tests.conftest import load_module
+from tests.function.test_trace_cache import _same
 
 function_module = sys.modules["autograph.function"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -98,22 +99,6 @@ def _traced_then_loaded(tmp_path, monkeypatch, name, args, transform=None, jit=T
         loaded = second(*args)
     assert second.experimental_get_tracing_count() == 1
     return traced, second, loaded
-
-
-def _same(a, b):
-    if isinstance(a, dict):
-        assert type(b) is dict and list(a) == list(b)
-        for k in a:
-            _same(a[k], b[k])
-    elif isinstance(a, (list, tuple)):
-        assert type(a) is type(b) and len(a) == len(b)
-        for x, y in zip(a, b):
-            _same(x, y)
-    elif isinstance(a, (np.ndarray, np.generic)):
-        assert type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_array_equal(a, b)
-    else:
-        assert type(a) is type(b) and a == b
 
 
 def _rnn_args(seed=0):
