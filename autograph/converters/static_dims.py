@@ -86,8 +86,9 @@ def _check_key(target, key):
 
 
 def _is_numpy(func, ctx):
-    """Whether `func` is an attribute of the numpy module (np.clip, np.random.normal),
-    looked up in the function's globals (a local or closure name may be anything)."""
+    """Whether `func` is an attribute of the numpy module (np.clip, np.random.normal) or a
+    method of a NumPy object (a global Generator's rng.normal), looked up in the function's
+    globals (a local or closure name may be anything)."""
     parts = []
     while isinstance(func, gast.Attribute):
         parts.append(func.attr)
@@ -97,8 +98,10 @@ def _is_numpy(func, ctx):
     code = getattr(ctx.fn, "__code__", None)
     if code is not None and func.id in code.co_varnames + code.co_freevars:
         return False
-    module = ctx.namespace[func.id]
-    return isinstance(module, type(sys)) and module.__name__.split(".")[0] == "numpy"
+    root = ctx.namespace[func.id]
+    if isinstance(root, type(sys)):
+        return root.__name__.split(".")[0] == "numpy"
+    return (type(root).__module__ or "").split(".")[0] == "numpy"   # a Generator, an array
 
 
 def transform(node, ctx):

@@ -309,14 +309,25 @@ def test_an_operator_refuses_a_none_operand(fn):
     assert "unsupported operand" not in text
 
 
-def test_python_arithmetic_on_none_keeps_pythons_error():
-    def f(x, step):          # no tensor involved: Python's own error, at the user's line
-        return x[: x.shape[0] * 2]
+def _python_arithmetic(x, step):
+    return x[: x.shape[0] * 2]
 
+
+def _python_counter(x, step):
+    i, s = 0, 0.0
+    while i < x.shape[0]:
+        s += x[i]
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("fn", [_python_arithmetic, _python_counter], ids=lambda f: f.__name__)
+def test_python_operators_on_none_keep_pythons_error(fn):
+    # no tensor involved: Python's own TypeError about NoneType, at the user's line
     with pytest.raises(TypeError, match="NoneType") as info:
-        ag.function(f, input_signature=VEC)(X, STEP)
+        ag.function(fn, input_signature=VEC)(X, STEP)
     frames = traceback.extract_tb(info.value.__traceback__)
-    assert any(fr.filename == __file__ and fr.name == "f" for fr in frames)
+    assert any(fr.filename == __file__ and fr.name == fn.__name__ for fr in frames)
 
 
 def test_equality_with_none_keeps_pythons_answer():
