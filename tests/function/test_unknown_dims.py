@@ -24,7 +24,7 @@ def _function(fn, jit, signature=VEC):
     return ag.function(fn, input_signature=signature, jit_compile=jit)
 
 
-def _refused(fn, args, signature=VEC, match="is None|unknown dimension|None"):
+def _refused(fn, args, signature=VEC, match="None"):
     """fn traced on `args` raises a TypeError naming len(x), raised in fn's own frame."""
     with pytest.raises(TypeError, match=match) as info:
         ag.function(fn, input_signature=signature)(*args)
@@ -134,8 +134,9 @@ REFUSED_LOOPS = [_named_stop_tensor_step, _named_tensor_start, _named_py_bounds,
 @pytest.mark.parametrize("fn", REFUSED_LOOPS, ids=lambda f: f.__name__)
 def test_a_none_bound_is_refused_at_the_users_line(fn):
     text = _refused(fn, (X, STEP))
-    if "_named" in fn.__name__:   # (the message says where, inline, as well)
-        assert "numpy.arange" in text and f"{__file__}:" in text, text
+    assert f"{__file__}:" in text, text        # (the message says where, inline, as well)
+    if "_named" in fn.__name__:
+        assert "numpy.arange" in text, text
 
 
 def _fixed_stop_py_step(x, step):
@@ -305,8 +306,8 @@ def _while_tensor_counter(x, step):
 @pytest.mark.parametrize("fn", [_times, _plus_reflected, _minus, _power, _while_tensor_counter],
                          ids=lambda f: f.__name__)
 def test_an_operator_refuses_a_none_operand(fn):
-    text = _refused(fn, (X, STEP), match="None")
-    assert "unsupported operand" not in text
+    text = _refused(fn, (X, STEP))
+    assert "unsupported operand" not in text and f"{__file__}:" in text, text
 
 
 def _python_arithmetic(x, step):
