@@ -239,6 +239,18 @@ def test_a_none_length_is_refused(name):
     text = str(info.value)
     assert "len(x)" in text and f"{__file__}:" in text, text
     assert "NoneType" not in text, text
+    if "num" in name:   # linspace's count must be a Python int: the message says so
+        assert "np.arange(n)" in text, text
+
+
+def test_linspace_with_a_length_known_when_the_graph_runs():
+    def points(x):        # what the refusal of np.linspace(0.0, 1.0, x.shape[0]) suggests
+        n = len(x)
+        return 0.0 + np.arange(n) * ((1.0 - 0.0) / (n - 1)) + x
+
+    f = ag.function(points, input_signature=[ag.TensorSpec([None], np.float64)])
+    for n in (2, 5, 9):
+        np.testing.assert_allclose(f(np.zeros(n)), np.linspace(0.0, 1.0, n), rtol=1e-15)
 
 
 FIXED_LENGTHS = {

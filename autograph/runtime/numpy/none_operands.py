@@ -79,12 +79,20 @@ def check(f, args, kwargs):
             raise TypeError(message(f"numpy.{name}", param, value))
 
 
+# where len(x) is not the fix: these counts must be Python ints while tracing
+_COUNT_HINT = (" Here num must be a Python int while tracing (a length known only when the "
+               "graph runs cannot be it): for n points from a to b write "
+               "a + np.arange(n) * ((b - a) / (n - 1)), with n = len(x).")
+_HINTS = {("numpy.linspace", "num"): _COUNT_HINT, ("numpy.logspace", "num"): _COUNT_HINT,
+          ("numpy.geomspace", "num"): _COUNT_HINT}
+
+
 def message(call, param, value):
     """The refusal of a None `value` (or a shape holding one) given as `param` of `call`."""
     from autograph.runtime.ir import tensor
     if value is None:
         return (f"{call}{tensor.where(' at ')}: its argument {param} is None. "
-                + primitives.not_a_value(None))
+                + primitives.not_a_value(None) + _HINTS.get((call, param), ""))
     return (f"{call}{tensor.where(' at ')}: the shape {value!r} (argument {param}) has an "
             f"unknown dimension (None). A dimension that is only known when the graph runs "
             f"(a None in a TensorSpec) shows as None in x.shape; give its length as a "
