@@ -280,13 +280,17 @@ def test_reshape_and_broadcast_with_none_are_refused():
     def reshape(x):
         return x.reshape((x.shape[0], 1))
 
+    def reshape_to_none(x):           # (NumPy's a.reshape(None) keeps a's shape)
+        return x.reshape(x.shape[0])
+
     def broadcast(x):
         n, m = x.shape
         return np.broadcast_to(x[0], (n, m))
 
-    for fn in (reshape, broadcast):
-        with pytest.raises(ValueError, match="entry None.*len\\(x\\)"):
+    for fn in (reshape, reshape_to_none, broadcast):
+        with pytest.raises(ValueError, match="entry None.*len\\(x\\)") as info:
             ag.function(fn, input_signature=MAT)(M)
+        assert f"{__file__}:" in str(info.value)
 
 
 # -- Python operators and comparisons ----------------------------------------------------------
