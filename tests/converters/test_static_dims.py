@@ -66,7 +66,17 @@ def _item_update(x):
     return z
 
 
-REFUSED = [_upper_of_another, _lower_of_its_own, _negative_step, _index, _tuple_index, _clip,
+def _names_into_another(x):
+    n, m = x.shape                        # names bound only to static dimensions
+    return Y[:n]
+
+
+def _name_into_numpy(x):
+    n = x.shape[0]
+    return np.clip(x, 0.0, n)
+
+
+REFUSED = [_names_into_another, _name_into_numpy, _upper_of_another, _lower_of_its_own, _negative_step, _index, _tuple_index, _clip,
            _random_size, _generator_size, _shape_in_a_tuple, _eye_m, _item_update]
 
 
@@ -93,7 +103,9 @@ def test_known_dimensions_pass_through_natively():
 
 
 def _own_lengths(x):
-    return x[:x.shape[0]] * 2.0 + x[:, :x.shape[1]] + x[:x.shape[0], :x.shape[1]:2].sum()
+    n, m = x.shape
+    return x[:x.shape[0]] * 2.0 + x[:, :x.shape[1]] + x[:x.shape[0], :x.shape[1]:2].sum() + \
+        x[:n, :m]
 
 
 def test_a_slice_to_its_own_length_is_left_alone():
@@ -119,7 +131,18 @@ def _passes_to_a_helper(x):
     return _helper(x, x.shape[0])          # a user function may take None on purpose
 
 
-@pytest.mark.parametrize("fn", [_named, _passes_to_a_helper], ids=lambda f: f.__name__)
+def _named_or(x):
+    n = x.shape[0] or len(x)
+    return np.ravel(x)[:n]
+
+
+def _tested_for_truth(x):
+    n = x.shape[0]
+    return np.ravel(x)[:n if n else len(x)]
+
+
+@pytest.mark.parametrize("fn", [_named, _passes_to_a_helper, _named_or, _tested_for_truth],
+                         ids=lambda f: f.__name__)
 def test_reads_that_may_be_none_on_purpose_are_unchanged(fn):
     code = ag.to_code(fn)
     assert "known_dim" not in code, code
@@ -140,6 +163,7 @@ def test_a_slice_of_the_shape_is_a_tuple_left_alone():
 def test_generated_code_shows_the_check():
     code = ag.to_code(_upper_of_another)
     assert "Y[:ag__.known_dim(x.shape[0])]" in code, code
+    assert "Y[:ag__.known_dim(n)]" in ag.to_code(_names_into_another)
     assert "np.clip(x, 0.0, ag__.known_dim(x.shape[0]))" in ag.to_code(_clip)
 
 
@@ -150,5 +174,5 @@ class _Shaped:
 def test_converted_code_run_eagerly_keeps_pythons_meaning():
     for fn in (_upper_of_another, _index, _tuple_index):
         np.testing.assert_array_equal(ag.to_graph(fn)(_Shaped()), fn(_Shaped()))
-    for fn in REFUSED[:5] + [_clip, _eye_m, _item_update]:
+    for fn in REFUSED[:7] + [_clip, _eye_m, _item_update]:
         np.testing.assert_array_equal(ag.to_graph(fn)(M), fn(M))
