@@ -52,7 +52,7 @@ def _is_none(node):
     return isinstance(node, gast.Constant) and node.value is None
 
 
-def _dim_names(fn):
+def _dim_names(nodes):
     """{name: (array, axis)} for the names every binding of which reads a static dimension
     (`n = x.shape[0]`, `n, m = x.shape`) and which no code tests for None or for truth
     (`if n is None: n = len(x)`, `n or len(x)` keep their meaning)."""
@@ -62,7 +62,7 @@ def _dim_names(fn):
         bindings.add(id(target))
         found[target.id] = owner if found.get(target.id, owner) == owner else _NO_OWNER
 
-    for n in traversal.walk(fn, leaves=False):
+    for n in nodes:
         if isinstance(n, gast.Assign) and len(n.targets) == 1:
             target, value = n.targets[0], n.value
             if isinstance(target, gast.Name) and _is_static_dim(value):
@@ -75,7 +75,9 @@ def _dim_names(fn):
                     bind(e, _owner(value, axis))
         elif isinstance(n, (gast.Global, gast.Nonlocal)):
             bad.update(n.names)
-    for n in traversal.walk(fn, leaves=False):
+    if not found:
+        return found
+    for n in nodes:
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             if id(n) not in bindings:      # a parameter, a loop variable, `n += 1`, ...
                 bad.add(n.id)
@@ -176,8 +178,9 @@ def transform(node, ctx):
     """Wrap the static dimensions of subscripts and NumPy calls under `node`."""
     if not base.may_contain(ctx, "shape"):
         return node
-    wrap = _Wrapper(_dim_names(node))
-    for n in list(traversal.walk(node, leaves=False)):
+    nodes = list(traversal.walk(node, leaves=False))
+    wrap = _Wrapper(_dim_names(nodes))
+    for n in nodes:
         if isinstance(n, gast.Subscript) and not _is_static_dim(n):
             wrap.check_key(n.value, n.slice)
             wrap.check_slots(n, ("slice",))
