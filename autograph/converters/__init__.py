@@ -6,6 +6,8 @@
     return_statements        returns anywhere -> returns at the end (if/else or a flag)
     break_statements         break -> a flag joining the loop condition
     continue_statements      continue -> a flag guarding the rest of the body
+    static_dims              y[:x.shape[0]], np.clip(v, 0, x.shape[0]) -> ag__.known_dim(x.shape[0])
+                             (a None from an unknown dimension refused while tracing)
     item_updates             x[i] = v, x[i] += v, np.add.at(x, i, v) -> x = ag__.setitem(x, i, v)...
     formatting               f-strings, literal "...".format(...) and "..." % ... ->
                              ag__.str_format / str_mod (staged on tensors); print -> ag__.py_print

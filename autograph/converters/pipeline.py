@@ -5,7 +5,8 @@ conversion in the disk cache (autograph.source.disk_cache) never loads the passe
 from autograph.converters import (asserts, break_statements, call_trees,  # noqa: F401
                                   conditional_expressions, continue_statements, control_flow,
                                   declarations, formatting, item_updates, lists, locals_calls,
-                                  logical_expressions, return_statements, variables)
+                                  logical_expressions, return_statements, static_dims,
+                                  variables)
 import gast
 
 from autograph.converters import base
@@ -41,6 +42,7 @@ PIPELINE = (
     return_statements.transform,
     break_statements.transform,
     continue_statements.transform,
+    static_dims.transform,
     item_updates.transform,
     lists.transform,
     formatting.transform,

@@ -31,6 +31,8 @@ symbolic Tensor (it builds `cond` / `while_loop` nodes through autograph.runtime
     str_format(template, *a, **k), str_mod(template, values)   f-strings, .format and % (text
                                                          formatted from tensors is staged)
     py_print(*args, **kwargs)                            Python's print (warns on tensors)
+    known_dim(x.shape[k])                                a static length used as an index,
+                                                         slice bound or NumPy argument
 """
 
 import importlib
@@ -94,6 +96,7 @@ _FROM = {
     "is_undefined": ("variables", "is_undefined"), "ld": ("variables", "ld"),
     "ldu": ("variables", "ldu"), "retval": ("variables", "retval"),
     "user_locals": ("variables", "user_locals"),
+    "known_dim": ("static_dims", "known_dim"),
 }
 
 
@@ -119,5 +122,5 @@ __all__ = [
     "inplace_call", "setitem_attr", "list_append", "list_extend", "list_insert", "list_pop",
     "list_iadd",
     "range", "len", "enumerate", "zip", "abs", "int", "float", "bool", "min", "max",
-    "str_format", "any_format", "str_mod", "py_print",
+    "str_format", "any_format", "str_mod", "py_print", "known_dim",
 ]

@@ -123,7 +123,7 @@ def range_(*args):
     if any(a is None for a in args):     # (x.shape[0] of an unknown dimension, tracing)
         from autograph.runtime.ir import primitives
         if primitives.get_default_graph() is not None:
-            raise TypeError("range() bound: " + primitives.not_a_value(None))
+            raise TypeError(f"range() bound{where()}: " + primitives.not_a_value(None))
     return builtins.range(*args)
 
 

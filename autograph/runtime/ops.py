@@ -184,7 +184,9 @@ def range_(start, limit=_ONE_BOUND, delta=1, dtype=None, progress=False):
     args = (start, limit, delta)
     if any(a is None for a in args):         # (np.arange(0, None) would quietly be empty)
         if get_default_graph() is not None:
-            raise TypeError("ag.range() bound: " + primitives.not_a_value(None))
+            from autograph.runtime.ir import tensor
+            raise TypeError(f"ag.range() bound{tensor.where(' at ')}: "
+                            + primitives.not_a_value(None))
         raise TypeError(f"ag.range() bounds must be numbers or arrays, got {args}")
     staged_bar = progress is not False and progress is not None and \
         get_default_graph() is not None

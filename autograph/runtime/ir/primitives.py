@@ -187,7 +187,8 @@ def const(value, weak=False, graph=None, name="Const", dtype=None, handle=False)
     time), and nothing that runs the graph can change the constant in place."""
     array = np.array(value, dtype=dtype, copy=True)
     if array.dtype.kind == "O" and not handle:
-        raise TypeError(not_a_value(value))
+        from autograph.runtime.ir import tensor
+        raise TypeError(not_a_value(value) + tensor.where(" At "))
     array.flags.writeable = False
     # bind1("Const", ...) without its generic steps: no inputs, and _const_infer's answer
     graph = graph or current_graph(())

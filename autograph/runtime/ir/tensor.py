@@ -47,25 +47,39 @@ _OPERANDS = (int, float, complex, bool, np.ndarray, np.generic, list, tuple)
 _ORDERING = ("lt", "gt", "le", "ge")
 
 
-def _unknown_length(self):
-    """`x.shape[0] > n` where the length is unknown while tracing (None): say so."""
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+            "pow": "**", "matmul": "@", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
+            "rshift": ">>"}
+
+
+def _unknown_length(self, name):
+    """`x.shape[0] > n` or `t * x.shape[0]` where the length is unknown while tracing
+    (None): say so, instead of Python's "unsupported operand type(s)"."""
+    verb = "compare None with" if name in _ORDERING else \
+        f"apply `{_SYMBOLS.get(name, name)}` to None and"
     raise TypeError(
-        f"Cannot compare None with the tensor {self!r}: None is probably a length "
+        f"Cannot {verb} the tensor {self!r}: None is probably a length "
         f"from x.shape that is unknown while tracing (a dimension that changes in a loop, or "
         f"a None in a TensorSpec). Use len(x) or np.size(x, axis), which give the length "
         f"when the graph runs.{where(' At ')}")
 
 
 def _binary(ufunc, name):
+    # `t == None` stays False and `t != None` True (Python's fallback); every other
+    # operator refuses a None operand by name
+    none_refused = name not in ("eq", "ne")
+
     def op(self, other):
         if not isinstance(other, _ACCEPTED):
-            if other is None and name in _ORDERING:
-                _unknown_length(self)
+            if other is None and none_refused:
+                _unknown_length(self, name)
             return NotImplemented
         return _ew.ufunc(ufunc, self, other)
 
     def rop(self, other):
         if not isinstance(other, _ACCEPTED):
+            if other is None and none_refused:
+                _unknown_length(self, name)
             return NotImplemented
         return _ew.ufunc(ufunc, other, self)
     op.__name__, rop.__name__ = f"__{name}__", f"__r{name}__"

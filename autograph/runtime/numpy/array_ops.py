@@ -151,13 +151,23 @@ def _arange_kernel(xp, start, stop, step, *, dtype, length=None):
 register("arange", _arange_infer, _arange_kernel, doc="numpy.arange")
 
 
-def arange(start, stop=None, step=None, dtype=None):
-    """np.arange; the bounds may be symbolic (then the length is unknown while tracing)."""
-    if stop is None:
+_ONE_BOUND = object()   # arange(n): the default stop, told apart from an explicit None
+
+
+def arange(start, stop=_ONE_BOUND, step=1, dtype=None):
+    """np.arange; the bounds may be symbolic (then the length is unknown while tracing).
+
+    A None bound is refused, never read as NumPy reads a None stop (the one-argument
+    form: np.arange(0, None, 2) is empty): while tracing it is an unknown dimension,
+    `x.shape[0]` (none_operands)."""
+    if stop is _ONE_BOUND:
         start, stop = 0, start
-    if step is None:
-        step = 1
     bounds = (start, stop, step)
+    if any(b is None for b in bounds):
+        from autograph.runtime.numpy import none_operands
+        raise TypeError(none_operands.message(
+            "numpy.arange", ("start", "stop", "step")[[b is None for b in bounds].index(True)],
+            None))
     if dtype is None:
         dtype = dtypes.result_type(tuple(dtypes.default_dtype(operand_key(b)[0])
                                          for b in bounds))

@@ -23,6 +23,7 @@ import numpy as np
 
 from autograph.runtime.ir import dtypes
 from autograph.runtime.ir.tensor import Tensor
+from autograph.runtime.numpy import none_operands
 
 _SEQUENCES = (list, tuple)
 
@@ -107,10 +108,11 @@ _SHAPE_FIRST = {f for f in map(_fn, ("zeros", "ones", "empty", "full", "arange")
 class _Converts:
     """NumPy functions converted code always calls through converted_call (see
     call_trees): they make arrays from their arguments without NumPy's dispatch ever seeing
-    a tensor (np.array, np.zeros, np.eye, np.hamming, np.fromiter, ...)."""
+    a tensor (np.array, np.zeros, np.eye, np.hamming, np.fromiter, ...), and those whose
+    lengths none_operands checks while tracing (np.linspace)."""
 
     def __contains__(self, f):
-        if f in _ARRAY or f in _SHAPE_FIRST or f is np.fromiter:
+        if f in _ARRAY or f in _SHAPE_FIRST or f is np.fromiter or f in none_operands.CHECKED:
             return True
         from autograph.runtime.numpy import dispatch
         return dispatch.undispatched(f) is not None or dispatch.meaningless(f) is not None
@@ -128,23 +130,13 @@ def is_numpy_callable(f):
         and callable(f) and not isinstance(f, type)
 
 
-def _has_unknown(shape):
-    return shape is None or (type(shape) in _SEQUENCES and any(d is None for d in shape))
-
-
 def _packed(x):
     return pack(x) if not isinstance(x, Tensor) and contains_tensor(x) else x
 
 
 def call(f, args, kwargs):
     """`f(*args, **kwargs)` for a NumPy callable `f`, with tensors inside sequences packed."""
-    if f in _SHAPE_FIRST and f is not np.arange and args and _has_unknown(args[0]):
-        from autograph.runtime.ir import tensor
-        raise TypeError(
-            f"numpy.{f.__name__}{tensor.where(' at ')}: the shape {args[0]!r} has an unknown "
-            f"dimension (None). A dimension that is only known when the graph runs (a None in "
-            f"a TensorSpec) shows as None in x.shape; give its length as a tensor instead: "
-            f"len(x) or np.size(x, axis), or use np.zeros_like(x) / np.full_like(x, value).")
+    none_operands.check(f, args, kwargs)   # (while tracing: x.shape[0] of an unknown length)
     if f is np.fromiter and args:   # an iterable of tensors: np.array of its items
         args = (list(args[0]),) + tuple(args[1:])
         if contains_tensor(args[0]):

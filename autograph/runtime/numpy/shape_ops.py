@@ -19,7 +19,8 @@ from autograph.runtime.ir.tensor import Tensor
 def static_ints(value, what):
     """`value` (an int or a sequence of ints) as a tuple of Python ints, or a clear error
     when it holds symbolic tensors (shapes must be known while tracing)."""
-    items = (value,) if isinstance(value, (int, np.integer, Tensor)) else tuple(value)
+    items = (value,) if value is None or isinstance(value, (int, np.integer, Tensor)) \
+        else tuple(value)   # (a None: x.shape[0] of an unknown dimension, refused below)
     if any(isinstance(d, Tensor) for d in items):
         raise NotImplementedError(
             f"{what} must be made of Python ints while tracing, got {describe(items)}")
@@ -28,7 +29,7 @@ def static_ints(value, what):
                          "dimension unknown while tracing. Use -1 for one inferred "
                          "dimension of a reshape, len(x) inside an autograph-converted "
                          "function (a length computed when the graph runs), or a TensorSpec "
-                         "whose dimension is known")
+                         f"whose dimension is known{shapes.where()}")
     return tuple(int(d) for d in items)
 
 
@@ -37,7 +38,8 @@ def shape_arg(value, what):
     the graph runs): returns (spec, tensors), where `spec` holds the Python ints and, for
     the j-th tensor, the marker ("d", j). The tensors become node inputs; kernels read them
     back with `run_shape`."""
-    items = (value,) if isinstance(value, (int, np.integer, Tensor)) else tuple(value)
+    items = (value,) if value is None or isinstance(value, (int, np.integer, Tensor)) \
+        else tuple(value)   # (a None: x.shape[0] of an unknown dimension, refused below)
     dynamic = [d for d in items if isinstance(d, Tensor)]
     if not dynamic:
         return static_ints(items, what), ()
