@@ -349,3 +349,45 @@ print("imported:", heavy, "compiled:", len(compiled))
     assert runs[0][0] == runs[1][0]                   # the same value and gradient
     assert runs[0][1] != "imported: [] compiled: 0"   # the first process traced and compiled
     assert runs[1][1] == "imported: [] compiled: 0", (runs[1], done[1].stderr[-3000:])
+
+
+# -- every gradient sample, kept and loaded ------------------------------------------------------
+
+def _samples(tmp_path):
+    from tests.autodiff import samples
+    with open(samples.__file__) as f:
+        return load_module(tmp_path, f.read(), "samples_again")
+
+
+def _sample_args(name):
+    from tests.autodiff import samples
+    rng = np.random.default_rng(3)
+    if name in [f.__name__ for f in samples.MATRIX]:   # (their x holds one value per step)
+        return rng.uniform(0.2, 0.9, 3), rng.standard_normal((3, 3)) / 3
+    return (rng.uniform(0.2, 0.9, 4),)
+
+
+def _sample_names():
+    from tests.autodiff import samples
+    return [f.__name__ for f in samples.VECTOR + samples.MATRIX]
+
+
+# under jit_compile=True a sample of them (each is a Numba compile, 1-10 s: all 13 passed
+# when this was written, 26 s of CPU more)
+JIT_SAMPLES = ("serial_for", "break_in_loop", "continue_in_loop", "data_dependent_while")
+
+
+@pytest.mark.parametrize("name,jit", [(n, False) for n in _sample_names()] +
+                         [(n, True) for n in JIT_SAMPLES])
+def test_every_gradient_sample_loads_bit_for_bit(tmp_path, cache_dir, monkeypatch, name, jit):
+    """The class, not the RNN alone: each gradient sample (Python loops, conditionals,
+    break/continue/return, TensorArrays) traced in one 'process' is loaded in the next,
+    without tracing or lowering, and gives the very bits the traced one gave."""
+    if jit:
+        pytest.importorskip("numba")
+    monkeypatch.setattr(sys.modules[__name__], "_module", _samples)
+    args = _sample_args(name)
+    traced, fn, loaded = _traced_then_loaded(tmp_path, monkeypatch, name, args,
+                                             ag.value_and_grad, jit)
+    _same(traced, loaded)
+    _same(loaded, fn(*args))
