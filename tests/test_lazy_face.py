@@ -58,3 +58,33 @@ def test_the_face_is_lazy_and_every_name_resolves(tmp_path, first):
     assert got["function_is_decorator"] and got["call"] == 6.0
     assert got["save_load"] == ["function", "function"]
     assert got["one_trace_type"] and got["spec"]
+
+
+IMPORT_AS = textwrap.dedent('''
+    import json, pkgutil, sys, types
+    {first}
+    import autograph.function as package_or_decorator   # (the decorator: `ag.function`)
+    names = sorted(m.name for m in pkgutil.iter_modules(
+        sys.modules["autograph.function"].__path__))
+    got = {{}}
+    for name in names:
+        exec(f"import autograph.function.{{name}} as m", globals())
+        got[name] = m is sys.modules[f"autograph.function.{{name}}"]
+    import autograph as ag
+    print(json.dumps({{"got": got, "decorator": isinstance(ag.function, types.FunctionType),
+                      "calls": ag.function(lambda x: x + 1)(2) == 3}}))
+''')
+
+
+@pytest.mark.parametrize("first", ["", "import autograph", "import autograph.function.concrete"])
+def test_import_a_submodule_of_function_as_a_name(tmp_path, first):
+    """`import autograph.function.X as Y` reads `function` of autograph, which is the
+    decorator, then `X` of it: each of the package's submodules must be found there,
+    whatever was imported first (fresh processes)."""
+    env = dict(os.environ, PYTHONPATH=ROOT, AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", IMPORT_AS.format(first=first)], env=env,
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.splitlines()[-1])
+    assert len(result["got"]) >= 8 and all(result["got"].values()), result["got"]
+    assert result["decorator"] and result["calls"]

@@ -678,3 +678,25 @@ def _placeholder(graph, name, leaf, specs):
     spec = next(specs)
     label = leaf.name if isinstance(leaf, tt.TensorSpec) and leaf.name else name
     return graph.placeholder(label, spec.dtype, spec.shape)
+
+
+class _Package(types.ModuleType):
+    """`import autograph.function.concrete as c` reads attribute `function` of `autograph`,
+    which is the decorator (autograph/__init__.py), and then attribute `concrete` of that.
+    So each submodule the import system sets on this package is set on the decorator too,
+    and the statement finds it (as `ag.function.concrete` does once it is imported)."""
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        _mirror(self, name, value)
+
+
+def _mirror(package, name, value):
+    if isinstance(value, types.ModuleType) and \
+            sys.modules.get(f"{package.__name__}.{name}") is value:
+        setattr(function, name, value)
+
+
+for _name, _value in list(globals().items()):   # the submodules imported before this line
+    _mirror(sys.modules[__name__], _name, _value)
+sys.modules[__name__].__class__ = _Package
