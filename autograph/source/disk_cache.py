@@ -195,20 +195,35 @@ def _autograph_fingerprint():
         root = checkout_root()
         parts = [getattr(autograph, "__version__", "?")]
         if root:
-            for sub in ("converters", "analysis", "source"):
+            for sub in CONVERSION_CODE:
+                path = os.path.join(root, sub)
+                if sub.endswith(".py"):
+                    parts.append(_stamp(sub, path))
+                    continue
                 try:
-                    entries = sorted(os.scandir(os.path.join(root, sub)), key=_name)
+                    entries = sorted(os.scandir(path), key=_name)
                 except OSError:
                     continue
                 for entry in entries:
                     if entry.name.endswith(".py"):
-                        try:
-                            st = entry.stat()
-                        except OSError:
-                            continue
-                        parts.append(f"{sub}/{entry.name}:{st.st_size}:{st.st_mtime_ns}")
+                        parts.append(_stamp(f"{sub}/{entry.name}", entry.path))
         _fingerprint = "|".join(parts)
     return _fingerprint
+
+
+# the code whose decisions are written into converted source: the converters and analyses,
+# and the tables they read (runtime/numpy's CONVERTS, in-place functions, random and SciPy
+# functions called directly, the builtins operators replace, which files are libraries)
+CONVERSION_CODE = ("converters", "analysis", "source", "runtime/numpy",
+                   "operators/py_builtins.py", "frames.py", "api.py")
+
+
+def _stamp(name, path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return f"{name}:-"
+    return f"{name}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def checkout_root():

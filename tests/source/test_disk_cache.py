@@ -97,9 +97,11 @@ def test_an_edited_converter_changes_the_key_in_a_checkout(tmp_path, cache_dir, 
     version alone (no scan of its files)."""
     from autograph import frames
     root = tmp_path / "checkout" / "autograph"
-    for sub in ("converters", "analysis", "source"):
+    for sub in ("converters", "analysis", "source", "runtime/numpy"):
         (root / sub).mkdir(parents=True)
         (root / sub / "a_pass.py").write_text("x = 1\n")
+    (root / "operators").mkdir()
+    (root / "operators" / "py_builtins.py").write_text("BUILTINS = {}\n")
     (root / "__init__.py").write_text("")
     monkeypatch.setattr(ag, "__file__", str(root / "__init__.py"))
     mod = _module(tmp_path)
@@ -120,6 +122,16 @@ def test_an_edited_converter_changes_the_key_in_a_checkout(tmp_path, cache_dir, 
     os.utime(root / "analysis" / "a_pass.py", ns=(1, 1))   # same size, another time
     edited = key_now()
     assert edited != before
+    # the tables conversion reads: packing's CONVERTS, the builtins operators replace
+    (root / "runtime" / "numpy" / "a_pass.py").write_text("CONVERTS = 2\n")
+    assert key_now() != edited
+    edited = key_now()
+    (root / "operators" / "py_builtins.py").write_text("BUILTINS = {1: 2}\n")
+    assert key_now() != edited
+    edited = key_now()
+    (root / "frames.py").write_text("LIBRARY = 1\n")     # a file that was missing
+    assert key_now() != edited
+    edited = key_now()
     # an installed autograph: its version alone, without statting its files
     monkeypatch.setattr(disk_cache, "_installed", lambda root, frames: True)
     monkeypatch.setattr(disk_cache.os, "scandir", None)    # a scan would fail here
