@@ -152,11 +152,25 @@ def _staged_if(pred, if_true, if_false, state, names, bindable=None):
         true_fn, false_fn = _placeholders().filling_each_other(true_fn, false_fn, names, unbound)
     out = _cond(pred, true_fn, false_fn,
                 _leaf_names(state, names) + [f"<'{names[i]}' has a value>" for i in unbound])
-    out = tuple(out)
+    out = list(out)
     for k, i in enumerate(unbound):
         if is_tensor(out[n + k]):   # (True: bound on both paths; False: on neither)
+            out[i] = _carrying_flag(out[i])
             mark_unbound(out[i], out[n + k], _placeholders().one_branch_message(names[i]))
-    return _result(out[:n], n)
+    return _result(tuple(out[:n]), n)
+
+
+def _carrying_flag(value):
+    """`value`, a variable that one branch gave its first value, as tensors that can carry
+    the flag of whether it has one. A Python number that branch assigned (`u = b // 6`,
+    with `b` a Python int) comes out of `cond` as it went in, since the other branch's
+    placeholder equals it: it becomes a constant tensor, or the mark (and the check where
+    it is read) would be lost and the program read a value Python never gave it."""
+    from autograph.operators import variables
+    if variables._tensors_of(value):
+        return value
+    # (a value no tensor holds, a string or an object, was refused by name before `cond`)
+    return _placeholders().as_loop_tensors(value)
 
 
 # names of the flat outputs of an `if` whose branches return the function's value
