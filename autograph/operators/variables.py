@@ -190,6 +190,24 @@ for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", 
     setattr(Undefined, f"__i{_op}__", _read_by_augmented_assignment)
 
 
+def _read_as_free_variable(self, *args):
+    # `u + 1` on an Undefined itself: a read converted code did not wrap in `ld`, which is
+    # a nested function's or lambda's read of the enclosing function's variable (its body
+    # runs later, so no analysis can say whether `u` has a value by then). Python raises
+    # NameError there, not the TypeError an Undefined operand would give
+    raise _unbound_here(self.symbol_name, free=True)
+
+
+for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "pow",
+            "lshift", "rshift", "and", "xor", "or"):
+    setattr(Undefined, f"__{_op}__", _read_as_free_variable)
+    setattr(Undefined, f"__r{_op}__", _read_as_free_variable)
+for _op in ("lt", "le", "gt", "ge", "neg", "pos", "abs", "invert", "call", "getitem",
+            "index", "int", "float", "complex"):   # (not ==, hash, len or iter: the
+    setattr(Undefined, f"__{_op}__", _read_as_free_variable)   # operators compare and
+#                                                                 flatten state holding it)
+
+
 class UndefinedReturnValue(Undefined):
     """The return value of a function that has not executed a `return` yet."""
 
@@ -202,23 +220,27 @@ class UndefinedReturnValue(Undefined):
         return "UndefinedReturnValue()"
 
 
-def _unbound(name):
+def _unbound(name, free=False):
+    if free:   # (Python's own words for a closure's variable read before it has a value)
+        return NameError(f"cannot access free variable '{name}' where it is not associated "
+                         f"with a value in enclosing scope")
     return UnboundLocalError(
         f"cannot access local variable '{name}' where it is not associated with a value")
 
 
-def _unbound_here(name):
-    """Python's UnboundLocalError; inside a branch or loop body that is being traced for a
-    tensor condition, a refusal that says why (the path may never run)."""
+def _unbound_here(name, free=False):
+    """Python's UnboundLocalError (NameError for a `free` variable, read by a nested
+    function); inside a branch or loop body that is being traced for a tensor condition, a
+    refusal that says why (the path may never run)."""
     from autograph.runtime.ir.graph import get_default_graph
     graph = get_default_graph()
     if graph is None or graph.parent is None:
-        return _unbound(name)
+        return _unbound(name, free)
     from autograph import errors
     from autograph.operators.location import where
     return errors.UnboundInGraph(
-        f"'{name}' has no value where it is read{where()}: Python raises UnboundLocalError "
-        f"if this path runs. It sits in a branch or loop whose condition is a tensor, which "
+        f"'{name}' has no value where it is read{where()}: Python raises "
+        f"{'NameError' if free else 'UnboundLocalError'} if this path runs. It sits in a branch or loop whose condition is a tensor, which "
         f"the graph holds whether or not it runs, so it needs a value there: assign '{name}' "
         f"before the `if` or loop.")
 

@@ -98,3 +98,43 @@ def test_converted_code_run_eagerly_keeps_pythons_behaviour():
         converted = ag.to_graph(f)
         for x, n in [(5, 4), (5, 2), (-3, 1), (5, -1)]:
             assert _python(converted, x, n) == _python(f, x, n), f.__name__
+
+
+def reads_in_a_nested_function(x, n):
+    a = x
+    for i in range(3):
+        if 2 < n <= 9:
+            u = n
+
+        def h(z):
+            return z + u
+        a = h(a)
+    return a
+
+
+def reads_in_a_lambda(x, n):
+    if n > 3:
+        u = 2
+    g = lambda: u * 2   # noqa: E731
+    return x + g()
+
+
+@pytest.mark.parametrize("f", [reads_in_a_nested_function, reads_in_a_lambda],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", [0, 5])
+def test_a_nested_functions_read_of_an_unassigned_variable_raises_pythons_name_error(f, n):
+    """A nested function or lambda reads the enclosing function's variable when it runs,
+    which no analysis places: converted code leaves the read as written, and the
+    Undefined it may find raises Python's NameError (not a TypeError about `Undefined`)."""
+    try:
+        expected = f(7, n)
+    except NameError as e:
+        expected = e
+    converted = ag.to_graph(f)
+    if isinstance(expected, NameError):
+        with pytest.raises(NameError) as info:
+            converted(7, n)
+        assert type(info.value) is type(expected) and str(info.value) == str(expected)
+    else:
+        assert converted(7, n) == expected
+        assert ag.function(f)(np.int64(7), n) == expected   # (n a Python value: unrolled)
