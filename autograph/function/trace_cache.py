@@ -459,9 +459,9 @@ def store(concrete, compiled, consts):
         return
     # the module files are listed when the file is written (at exit, mostly): listing them
     # walks sys.modules, ~0.7 ms per trace in a process beside TensorFlow and JAX
-    code = (lambda: None) if "native" in entry else (lambda: _module_code(entry["source"]))
-    disk_cache.later(path, lambda: marshal.dumps({**entry, "files": _files_now(),
-                                                  "code": code()}))
+    disk_cache.later(path, lambda: marshal.dumps({
+        **entry, "files": _files_now(),
+        "code": None if "native" in entry else _module_code(entry["source"])}))
 
 
 def _module_code(source):
@@ -502,14 +502,10 @@ def _entry(concrete, compiled, consts, k, conversion):
     if len(generated) > 1:
         raise _NotKept("nodes made by more than one function")
     made_by = [None if m is None else (m[0], m[1], _write_origin(m[2])) for m in where.made_by]
-    slots = set(concrete._tensor_slots)
-    structure = _encode_structure(concrete._structure, slots, itertools.count())
-    return {"format": FORMAT, "key": k, "source": compiled.__source__, "name": name,
+    return {**_outputs(concrete, consts, k), "source": compiled.__source__, "name": name,
             "graph_name": where.graph_name, "globals": globals_, "made_by": made_by,
             "loops": [(p, n, _write_origin(o), *rest) for p, n, o, *rest in where.loops],
-            "in_loop": list(where.in_loop),
-            "structure": structure, "tensor_slots": list(concrete._tensor_slots),
-            "consts": list(consts), "conversion": (conversion, next(iter(generated), ""))}
+            "in_loop": list(where.in_loop), "conversion": (conversion, next(iter(generated), ""))}
 
 
 def _native_entry(concrete, compiled, consts, k):
@@ -518,9 +514,15 @@ def _native_entry(concrete, compiled, consts, k):
     recipe = getattr(compiled, "__recipe__", None)
     if recipe is None:
         raise _NotKept("Variables")
-    return {"format": FORMAT, "key": k, "native": recipe,
-            "structure": _encode_structure(concrete._structure, set(concrete._tensor_slots),
-                                           itertools.count()),
+    return {**_outputs(concrete, consts, k), "native": recipe}
+
+
+def _outputs(concrete, consts, k):
+    """What every entry holds: its format and key, and how the function's result is built
+    from the graph's outputs (`consts`: those that are constants)."""
+    structure = _encode_structure(concrete._structure, set(concrete._tensor_slots),
+                                  itertools.count())
+    return {"format": FORMAT, "key": k, "structure": structure,
             "tensor_slots": list(concrete._tensor_slots), "consts": list(consts)}
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from autograph import errors
 from autograph.operators import calls
 from autograph.operators.variables import Tracker, Undefined, UndefinedReturnValue, mark as mark_unbound
+from autograph.operators.variables import _tensors_of
 from autograph.runtime.ir import nest
 from autograph.runtime.ir.tensor import is_tensor
 
@@ -166,8 +167,7 @@ def _carrying_flag(value):
     with `b` a Python int) comes out of `cond` as it went in, since the other branch's
     placeholder equals it: it becomes a constant tensor, or the mark (and the check where
     it is read) would be lost and the program read a value Python never gave it."""
-    from autograph.operators import variables
-    if variables._tensors_of(value):
+    if _tensors_of(value):
         return value
     # (a value no tensor holds, a string or an object, was refused by name before `cond`)
     return _placeholders().as_loop_tensors(value)

@@ -33,6 +33,7 @@ import numpy as np
 
 from autograph.frames import GLUE_PREFIX
 from autograph.log import log
+from autograph.runtime.exec.calls import unwrapped
 from autograph.runtime.exec.codegen_shapes import box as _box, boxed as _boxed
 from autograph.source import cache_auth, disk_cache
 
@@ -124,13 +125,8 @@ def _build(graph, function_name):
     _stats["lowered"] += 1
     digest = hashlib.sha256(f"{numba.__version__}\0{ag_version}\0{source}".encode()).hexdigest()
     kernels = [m for m, _ in lowering.kernels]
-    dispatcher = _modules.get(digest)
-    if dispatcher is None:
-        dispatcher = _modules[digest] = _load(source, digest, lowering.name, kernels)
-    # what source_of shows: the fused kernels' modules (kernel_modules.py), then the function
-    shown = "".join(f"# {m.file_name}\n{m.text}\n" for m in kernels) + source
     plan = Plan.of(graph, lowering)
-    run = _Runner(plan, dispatcher, shown, function_name).make()
+    run = _runner(source, digest, lowering.name, kernels, plan, function_name)
     if not lowering.variables:   # what the trace cache keeps to load it in a later process
         run.__recipe__ = {"source": source, "digest": digest, "name": lowering.name,
                           "kernels": [(m.module_name, m.file_name, m.text) for m in kernels],
@@ -144,16 +140,24 @@ def load_recipe(recipe, function_name):
     recipe's code is executed, so it must be what this user's autograph wrote
     (trace_cache reads only signed entries)."""
     _import_numba()
-    source, digest, name = recipe["source"], recipe["digest"], recipe["name"]
     kernels = [_KernelText(*k) for k in recipe["kernels"]]
     with _lock:
-        dispatcher = _modules.get(digest)
-        if dispatcher is None:
-            dispatcher = _modules[digest] = _load(source, digest, name, kernels)
-    shown = "".join(f"# {m.file_name}\n{m.text}\n" for m in kernels) + source
-    run = _Runner(Plan.from_data(recipe["plan"]), dispatcher, shown, function_name).make()
+        run = _runner(recipe["source"], recipe["digest"], recipe["name"], kernels,
+                      Plan.from_data(recipe["plan"]), function_name)
     run.__recipe__ = recipe
     return run
+
+
+def _runner(source, digest, name, kernels, plan, function_name):
+    """The runner of the njit function `name` that `source` defines (loaded once per
+    process, by `digest`), after the fused kernels' modules (`kernels`) it imports; the
+    caller holds `_lock`."""
+    dispatcher = _modules.get(digest)
+    if dispatcher is None:
+        dispatcher = _modules[digest] = _load(source, digest, name, kernels)
+    # what source_of shows: the fused kernels' modules (kernel_modules.py), then the function
+    shown = "".join(f"# {m.file_name}\n{m.text}\n" for m in kernels) + source
+    return _Runner(plan, dispatcher, shown, function_name).make()
 
 
 class _KernelText:
@@ -182,12 +186,8 @@ class Plan:
     @classmethod
     def of(cls, graph, lowering):
         passed = {id(t): i for i, t in enumerate(graph.inputs)}
-        outs = []
-        for t in graph.outputs:
-            source = t
-            while source.node.op == "Identity":
-                source = source.node.inputs[0]
-            outs.append((passed.get(id(source)), t.dtype.str if t.shape == () else None))
+        outs = [(passed.get(id(unwrapped(t))), t.dtype.str if t.shape == () else None)
+                for t in graph.outputs]
         made_by = {"": lowering.made_by}   # "": the function's own file
         made_by.update((m.file_name, m.made_by) for m, _ in lowering.kernels)
         return cls([t.shape == () for t in graph.inputs], outs, lowering.single,
